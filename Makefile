@@ -1,0 +1,92 @@
+# vcpuplace: placement daemon, CLI, kernel series and simulator for KVM hosts.
+#
+#   make          build the binaries into build/
+#   make check    install missing Debian packages, then run every test
+#   make demo     tiny QEMU VMs under libvirt, placed by the daemon
+#   make install  DESTDIR= PREFIX=/usr/local
+#
+# Everything builds out of tree into $(B); `make check` builds a second
+# copy with ASan+UBSan into $(B)/asan and runs the unit tests there too.
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+B ?= build
+
+CC ?= cc
+PKGS := hwloc json-c check
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
+	-Wstrict-prototypes -Wmissing-prototypes -Idaemon $(PKG_CFLAGS)
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+
+LIB_HWLOC := $(shell pkg-config --libs hwloc 2>/dev/null)
+LIB_JSON := $(shell pkg-config --libs json-c 2>/dev/null)
+LIB_CHECK := $(shell pkg-config --libs check 2>/dev/null)
+
+# The placement core: pure C, no I/O (see daemon/vcpuplace.h).
+CORE_SRCS := $(addprefix daemon/,features.c cpuset.c topo.c cpulist.c \
+	idlemask.c policy.c prio.c scan.c place.c plan.c)
+# Adapters shared by the daemon, the CLI, the tests and the benchmarks.
+ADAPT_SRCS := daemon/hwtopo.c
+CTL_SRCS := $(addprefix daemon/,vcpuplacectl.c ctl_topology.c ctl_plan.c \
+	scenario.c)
+UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
+
+obj = $(patsubst %.c,$(1)/%.o,$(2))
+
+.PHONY: all check check-unit check-asan check-cli deps install clean \
+	bench-scan demo
+all: $(B)/vcpuplacectl $(B)/test-unit $(B)/bench-scan
+
+$(B)/%.o: %.c $(wildcard daemon/*.h tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/asan/%.o: %.c $(wildcard daemon/*.h tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+
+$(B)/vcpuplacectl: $(call obj,$(B),$(CORE_SRCS) $(ADAPT_SRCS) $(CTL_SRCS))
+	$(CC) $(CFLAGS) -o $@ $^ $(LIB_HWLOC) $(LIB_JSON)
+
+$(B)/test-unit: $(call obj,$(B),$(CORE_SRCS) $(ADAPT_SRCS) $(UNIT_SRCS))
+	$(CC) $(CFLAGS) -o $@ $^ $(LIB_HWLOC) $(LIB_CHECK)
+
+$(B)/asan/test-unit: $(call obj,$(B)/asan,$(CORE_SRCS) $(ADAPT_SRCS) \
+		$(UNIT_SRCS))
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LIB_HWLOC) $(LIB_CHECK)
+
+$(B)/bench-scan: $(call obj,$(B),$(CORE_SRCS) $(ADAPT_SRCS) bench/scan_bench.c)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIB_HWLOC)
+
+# Installs the Debian packages the build and the tests need, only those
+# that are missing, so a second run does nothing.
+deps:
+	@sh tests/deps.sh
+
+check: deps
+	$(MAKE) check-unit check-asan check-cli
+
+# Unit tests find the topologies through VP_TOPOLOGY_DIR.
+check-unit: $(B)/test-unit
+	VP_TOPOLOGY_DIR=tests/topologies $(B)/test-unit
+
+check-asan: $(B)/asan/test-unit
+	VP_TOPOLOGY_DIR=tests/topologies \
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		$(B)/asan/test-unit
+
+check-cli: $(B)/vcpuplacectl
+	sh tests/cli/run.sh $(B)/vcpuplacectl
+
+bench-scan: $(B)/bench-scan
+	$(B)/bench-scan tests/topologies
+
+install: $(B)/vcpuplacectl
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(B)/vcpuplacectl $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf $(B)

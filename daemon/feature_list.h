@@ -1,0 +1,20 @@
+/*
+ * feature_list.h - every placement heuristic is a named switch.
+ *
+ * Modelled on kernel/sched/features.h: one line per heuristic, with the
+ * reason it exists.  Benchmarks and tests toggle them; status and metrics
+ * list them.  A feature that is off makes its helper return VP_PU_NONE, so
+ * callers never need an #ifdef.
+ *
+ * VP_FEATURE(NAME, default, "why")
+ */
+VP_FEATURE(SIS_CORE, 1,
+	"scan a per-LLC idle mask holding at most one PU per core (seed 000)")
+VP_FEATURE(SIS_CACHE, 1,
+	"a short sleeper wakes on its cache-hot previous PU (seed 001)")
+VP_FEATURE(CLUSTER_FIRST, 1,
+	"scans start at the first PU of the home cluster (seed 003)")
+VP_FEATURE(SMT_PRIO, 1,
+	"a PU whose SMT siblings are busy is worth less (seed 002)")
+VP_FEATURE(FAIL_PRONE, 1,
+	"a PU whose last scan failed also probes SMT siblings next time")

@@ -1,0 +1,57 @@
+/*
+ * vcpuplacectl - the command-line client of vcpuplace.
+ *
+ *   vcpuplacectl topology [--topology FILE.xml] [--json]
+ *   vcpuplacectl plan [--topology FILE.xml] --scenario FILE.json [--json]
+ *
+ * Exit status: 0 success, 1 bad input or failure, 2 usage.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "hwtopo.h"
+
+static void
+usage(FILE *f)
+{
+	fputs("usage: vcpuplacectl topology [--topology FILE.xml] [--json]\n"
+	    "       vcpuplacectl plan [--topology FILE.xml] "
+	    "--scenario FILE.json [--json]\n", f);
+}
+
+int
+ctl_load_topo(const char *path, struct vp_topo **ret_topo)
+{
+	int r;
+
+	r = path ? hwtopo_load_xml(path, ret_topo) :
+	    hwtopo_load_host(ret_topo);
+	if (r < 0)
+		fprintf(stderr, "vcpuplacectl: topology %s: %s\n",
+		    path ? path : "(live host)",
+		    r == -EINVAL ? "hwloc cannot load it, or it has no PU" :
+		    strerror(-r));
+	return r;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "topology"))
+		return ctl_topology(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "plan"))
+		return ctl_plan(argc - 1, argv + 1);
+	fprintf(stderr, "vcpuplacectl: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,31 @@
+/*
+ * main.c - runs every unit-test suite of the placement core in one
+ * SRunner.  The topologies are read from $VP_TOPOLOGY_DIR.
+ */
+#include <stdlib.h>
+
+#include <check.h>
+
+#include "suites.h"
+
+int main(void)
+{
+	SRunner *sr;
+	int failed;
+
+	sr = srunner_create(features_suite());
+	srunner_add_suite(sr, cpuset_suite());
+	srunner_add_suite(sr, cpulist_suite());
+	srunner_add_suite(sr, topo_suite());
+	srunner_add_suite(sr, idlemask_suite());
+	srunner_add_suite(sr, prio_suite());
+	srunner_add_suite(sr, scan_suite());
+	srunner_add_suite(sr, place_suite());
+	srunner_add_suite(sr, plan_suite());
+	srunner_add_suite(sr, policy_suite());
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

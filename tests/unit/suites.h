@@ -1,0 +1,18 @@
+/* suites.h - one Check suite per file of the placement core. */
+#ifndef SUITES_H
+#define SUITES_H
+
+#include <check.h>
+
+Suite *features_suite(void);
+Suite *cpuset_suite(void);
+Suite *cpulist_suite(void);
+Suite *topo_suite(void);
+Suite *idlemask_suite(void);
+Suite *prio_suite(void);
+Suite *scan_suite(void);
+Suite *place_suite(void);
+Suite *plan_suite(void);
+Suite *policy_suite(void);
+
+#endif /* SUITES_H */
