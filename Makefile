@@ -84,6 +84,18 @@ check-cli: $(B)/vcpuplacectl
 bench-scan: $(B)/bench-scan
 	$(B)/bench-scan tests/topologies
 
+# Until the daemon lands (issue 3), the demo is the planner's dry run on
+# real machines: where every vCPU of a mixed set of VMs would live, why.
+demo: deps $(B)/vcpuplacectl
+	@for f in g4dnmetal.xml Intel-RaptorLake-Corei7-1370P.xml \
+	    128arm-2pa2n8cluster4co.xml; do \
+		echo "== $$f"; \
+		$(B)/vcpuplacectl topology --topology tests/topologies/$$f | \
+			head -1; \
+		$(B)/vcpuplacectl plan --topology tests/topologies/$$f \
+			--scenario tests/scenarios/mixed.json || exit 1; \
+	done
+
 install: $(B)/vcpuplacectl
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(B)/vcpuplacectl $(DESTDIR)$(PREFIX)/bin/

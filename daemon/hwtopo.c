@@ -25,15 +25,18 @@ cmp_uint(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-/* Logical index of the first PU inside @o: the object's sort key. */
+/*
+ * Logical index of the first PU inside @o: the object's sort key.  The
+ * map from OS to logical index is built once per load (@os_to_logical),
+ * since hwloc's own lookups walk all PUs and 4096 of them made the load
+ * quadratic.
+ */
 static unsigned long
-first_pu_key(hwloc_topology_t topo, hwloc_obj_t o)
+first_pu_key(const unsigned int *os_to_logical, hwloc_obj_t o)
 {
-	hwloc_obj_t pu;
+	int os = hwloc_bitmap_first(o->cpuset);
 
-	pu = hwloc_get_obj_inside_cpuset_by_type(topo, o->cpuset,
-	    HWLOC_OBJ_PU, 0);
-	return pu ? pu->logical_index : 0;
+	return os < 0 ? 0 : os_to_logical[os];
 }
 
 static bool
@@ -147,7 +150,8 @@ pu_kind_prio(hwloc_topology_t topo, hwloc_obj_t pu)
 }
 
 static void
-describe_pu(hwloc_topology_t topo, hwloc_obj_t pu, struct vp_pu_desc *d)
+describe_pu(hwloc_topology_t topo, const unsigned int *map, hwloc_obj_t pu,
+    struct vp_pu_desc *d)
 {
 	hwloc_obj_t core, llc, cluster, pkg;
 	int node;
@@ -162,9 +166,9 @@ describe_pu(hwloc_topology_t topo, hwloc_obj_t pu, struct vp_pu_desc *d)
 
 	memset(d, 0, sizeof(*d));
 	d->os_index = pu->os_index;
-	d->core_key = first_pu_key(topo, core);
-	d->cluster_key = first_pu_key(topo, cluster);
-	d->llc_key = first_pu_key(topo, llc ? llc : core);
+	d->core_key = first_pu_key(map, core);
+	d->cluster_key = first_pu_key(map, cluster);
+	d->llc_key = first_pu_key(map, llc ? llc : core);
 	d->package_key = pkg ? pkg->logical_index : 0;
 	d->node_os = node < 0 ? 0 : (unsigned int)node;
 	d->llc_cache_level = llc ? (int)llc->attr->cache.depth : 0;
@@ -177,6 +181,7 @@ static int
 from_hwloc(hwloc_topology_t topo, struct vp_pu_desc **ret_descs, int *ret_n)
 {
 	struct vp_pu_desc *d;
+	unsigned int *map;
 	hwloc_obj_t pu = NULL;
 	int n, i = 0;
 
@@ -186,11 +191,19 @@ from_hwloc(hwloc_topology_t topo, struct vp_pu_desc **ret_descs, int *ret_n)
 	if (n > VP_MAX_PUS)
 		return -E2BIG;
 	d = calloc(n, sizeof(*d));
-	if (!d)
+	map = calloc(VP_MAX_OS_INDEX, sizeof(*map));
+	if (!d || !map) {
+		free(d);
+		free(map);
 		return -ENOMEM;
+	}
+	while ((pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu)))
+		if (pu->os_index < VP_MAX_OS_INDEX)
+			map[pu->os_index] = pu->logical_index;
 	while ((pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu)) &&
 	    i < n)
-		describe_pu(topo, pu, &d[i++]);
+		describe_pu(topo, map, pu, &d[i++]);
+	free(map);
 	*ret_descs = d;
 	*ret_n = i;
 	return 0;

@@ -201,6 +201,13 @@ allowed_for(const struct planner *p, const struct vp_policy *pol, int home,
 		cpuset_set(ret, home);
 }
 
+/* Homes on @pu, plus one when the host itself keeps it busy. */
+static int
+pu_load(const struct planner *p, int pu)
+{
+	return p->load[pu] + (p->in->busy && cpuset_test(p->in->busy, pu));
+}
+
 /* Least loaded pool PU, searching @anchor's LLC first, then all. */
 static int
 least_loaded(const struct planner *p, int anchor)
@@ -215,7 +222,8 @@ least_loaded(const struct planner *p, int anchor)
 		cpuset_for_each(pu, &p->pool, hi) {
 			if (pu < lo)
 				continue;
-			if (best == VP_PU_NONE || p->load[pu] < p->load[best])
+			if (best == VP_PU_NONE ||
+			    pu_load(p, pu) < pu_load(p, best))
 				best = pu;
 		}
 	}

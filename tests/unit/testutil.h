@@ -9,7 +9,7 @@
 
 #include "vcpuplace.h"
 
-/* Every tests/topologies/*.xml file, and how many there are. */
+/* Every XML file in tests/topologies, and how many there are. */
 extern const char *const test_topo_files[];
 extern const int test_ntopo;
 

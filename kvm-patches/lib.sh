@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for kvm-patches/check and kvm-patches/kvm-test.  Sourced,
+# not run.  Everything generated lives under kvm-patches/build/ (gitignored):
+#   build/linux-src/   Debian linux-source-6.12, a git repo, tag "base",
+#                      branch "kp-series" = base + the series
+#   build/linux-obj/   the O= build directory (config, objects, bzImage)
+#   build/ccache/      compiler cache, so a second run rebuilds fast
+#   build/logs/        logs of the last run
+
+KP="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+KP_BUILD="${KP_BUILD:-$KP/build}"
+KP_SRC="$KP_BUILD/linux-src"
+KP_OBJ="$KP_BUILD/linux-obj"
+KP_LOGS="$KP_BUILD/logs"
+KP_TARBALL=/usr/src/linux-source-6.12.tar.xz
+KP_JOBS="${KP_JOBS:-$(nproc)}"
+KP_GIT=(git -C "$KP_SRC" -c user.name="vcpuplace check"
+	-c user.email=check@vcpuplace.invalid -c advice.detachedHead=false)
+
+export CCACHE_DIR="$KP_BUILD/ccache"
+export CCACHE_MAXSIZE=5G
+# ccache through its gcc symlinks: the compiler command line stays "gcc", so
+# Kbuild does not see a changed command when ccache appears or goes.
+[ -d /usr/lib/ccache ] && export PATH="/usr/lib/ccache:$PATH"
+export KBUILD_BUILD_TIMESTAMP="2025-01-01"
+export KBUILD_BUILD_USER=vcpuplace KBUILD_BUILD_HOST=kvm-patches
+
+kp_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+kp_die() { kp_log "ERROR: $*"; exit 1; }
+
+# kp_ensure_pkgs PKG...: install the Debian packages that are missing.
+kp_ensure_pkgs() {
+	local p missing=()
+
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q "install ok installed" || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	kp_log "installing: ${missing[*]}"
+	[ "$(id -u)" -eq 0 ] || kp_die "need root to apt-get install ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+		kp_die "apt-get install failed"
+}
+
+KP_BUILD_PKGS=(build-essential bc bison flex libelf-dev libssl-dev dwarves
+	       cpio xz-utils kmod perl git ccache python3 linux-source-6.12)
+KP_TEST_PKGS=(busybox-static qemu-system-x86)
+
+kp_series() { grep -v '^[[:space:]]*\(#\|$\)' "$KP/series"; }
+
+kp_series_hash() {
+	(cd "$KP" && cat series $(kp_series) config.fragment) | sha256sum | cut -c1-16
+}
+
+# Extract the Debian source into a git repo with tag "base".  Re-extract if
+# Debian shipped a new linux-source-6.12 since.
+kp_prepare_src() {
+	local ver tmp
+
+	ver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+	if [ -d "$KP_SRC/.git" ] && [ "$(cat "$KP_BUILD/base-version" 2>/dev/null)" = "$ver" ]; then
+		return 0
+	fi
+	kp_log "extracting linux-source-6.12 $ver"
+	rm -rf "$KP_SRC" "$KP_OBJ" "$KP_BUILD/applied"
+	mkdir -p "$KP_BUILD"
+	tmp=$(mktemp -d "$KP_BUILD/extract.XXXXXX")
+	tar -C "$tmp" -xf "$KP_TARBALL"
+	mv "$tmp"/linux-source-6.12 "$KP_SRC"
+	rmdir "$tmp"
+	# Debian's top-level .gitignore ignores everything: add with -f
+	"${KP_GIT[@]}" init -q
+	"${KP_GIT[@]}" add -A -f .
+	"${KP_GIT[@]}" commit -q -m "linux-source-6.12 $ver"
+	"${KP_GIT[@]}" tag base
+	echo "$ver" >"$KP_BUILD/base-version"
+}
+
+# x86_64_defconfig + config.fragment, redone when the fragment changes.
+kp_configure() {
+	local opt
+
+	if [ -f "$KP_OBJ/.config" ] && [ "$KP_OBJ/.config" -nt "$KP/config.fragment" ]; then
+		return 0
+	fi
+	kp_log "configuring: x86_64_defconfig + config.fragment"
+	mkdir -p "$KP_OBJ"
+	make -C "$KP_SRC" O="$KP_OBJ" -s x86_64_defconfig
+	"$KP_SRC"/scripts/kconfig/merge_config.sh -m -O "$KP_OBJ" \
+		"$KP_OBJ/.config" "$KP/config.fragment" >/dev/null
+	make -C "$KP_SRC" O="$KP_OBJ" -s olddefconfig
+	for opt in KVM KVM_AMD KVM_INTEL SCHED_SMT SCHED_CLUSTER SCHED_CORE \
+		   SCHED_DEBUG DEBUG_FS; do
+		grep -q "^CONFIG_$opt=y" "$KP_OBJ/.config" ||
+			kp_die "CONFIG_$opt did not stick"
+	done
+}
+
+kp_make() {
+	make -C "$KP_SRC" O="$KP_OBJ" -j"$KP_JOBS" "$@"
+}
+
+# Put the tree at base + the first N patches (all if N is empty).  Files are
+# only rewritten when the applied set changes, so make stays incremental.
+kp_apply() {
+	local n="${1:-}" want p i=0
+
+	[ -n "$n" ] || n=$(kp_series | wc -l)
+	want="$(kp_series_hash) $n"
+	if [ "$(cat "$KP_BUILD/applied" 2>/dev/null)" = "$want" ] &&
+	   [ -z "$("${KP_GIT[@]}" status --porcelain --untracked-files=no)" ]; then
+		return 0
+	fi
+	rm -f "$KP_BUILD/applied"
+	"${KP_GIT[@]}" am --abort >/dev/null 2>&1 || true
+	"${KP_GIT[@]}" checkout -q -f -B kp-series base
+	for p in $(kp_series); do
+		[ "$i" -lt "$n" ] || break
+		"${KP_GIT[@]}" am -q "$KP/$p" || kp_die "$p does not apply"
+		i=$((i + 1))
+	done
+	echo "$want" >"$KP_BUILD/applied"
+}
+
+# Objects to compile for a patch: those of the .c files it touches, plus
+# arch/x86/kvm/x86.o when it touches KVM headers (x86.c checks that the stats
+# descriptors match struct kvm_vcpu_stat).
+kp_objects_for() {
+	local f
+
+	for f in $(sed -n 's|^+++ b/||p' "$1"); do
+		case "$f" in
+		virt/kvm/*.c)		echo "${f%.c}.o" ;;
+		kernel/sched/core.c|kernel/sched/fair.c)
+					echo "${f%.c}.o" ;;
+		kernel/sched/topology.c|kernel/sched/clock.c|kernel/sched/cpufreq.c|\
+		kernel/sched/debug.c|kernel/sched/stats.c|kernel/sched/membarrier.c|\
+		kernel/sched/isolation.c|kernel/sched/loadavg.c|kernel/sched/wait*.c|\
+		kernel/sched/completion.c|kernel/sched/swait.c|kernel/sched/cpupri.c)
+					echo kernel/sched/build_utility.o ;;
+		kernel/sched/features.h) echo kernel/sched/fair.o kernel/sched/debug.o ;;
+		kernel/sched/*.c)	echo kernel/sched/build_policy.o ;;
+		include/linux/kvm*.h)	echo arch/x86/kvm/x86.o ;;
+		*.c)			echo "${f%.c}.o" ;;
+		esac
+	done | sed 's|^kernel/sched/debug.o$|kernel/sched/build_utility.o|' | sort -u
+}
