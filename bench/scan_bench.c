@@ -211,10 +211,15 @@ main(int argc, char **argv)
 		core = run(t, st, trials, 1);
 		lin.ns = (lin.ns - base.ns) / trials;
 		core.ns = (core.ns - base.ns) / trials;
-		printf("| %d | %.2f | %.2f | %.2f | %.1f | %.1f | %.2f |\n",
-		    levels[li], lin.probes, core.probes,
-		    core.probes > 0 ? lin.probes / core.probes : 0.0,
-		    lin.ns, core.ns, core.ns > 0 ? lin.ns / core.ns : 0.0);
+		printf("| %d | %.2f | %.2f | ", levels[li], lin.probes,
+		    core.probes);
+		/* at 100 % the idle mask is empty: the core scan probes 0 */
+		if (core.probes > 0)
+			printf("%.2f", lin.probes / core.probes);
+		else
+			printf("no probes");
+		printf(" | %.1f | %.1f | %.2f |\n", lin.ns, core.ns,
+		    core.ns > 0 ? lin.ns / core.ns : 0.0);
 		if (levels[li] == 90)
 			ratio90 = core.probes > 0 ? lin.probes / core.probes : 0;
 		for (i = 0; i < NSTATES; i++)

@@ -170,7 +170,8 @@ plan_exclusive(struct planner *p, const struct vp_vm_spec *vm,
 		return 0;
 	/* did not fit: give everything back, plan nothing */
 	cpuset_or(&p->pool, &p->pool, &taken);
-	memset(out->vcpu, 0, vm->nvcpus * sizeof(*out->vcpu));
+	free(out->vcpu);
+	out->vcpu = NULL;
 	return -ENOSPC;
 }
 
@@ -296,8 +297,11 @@ plan_shared(struct planner *p, const struct vp_vm_spec *vm,
 	int i, anchor;
 
 	anchor = pick_first_anchor(p);
-	if (anchor == VP_PU_NONE)
+	if (anchor == VP_PU_NONE) {
+		free(out->vcpu);
+		out->vcpu = NULL;
 		return -ENOSPC;
+	}
 	for (i = 0; i < vm->nvcpus; i++) {
 		plan_shared_vcpu(p, vm, anchor, &out->vcpu[i]);
 		anchor = out->vcpu[i].home;	/* keep the VM together */

@@ -38,6 +38,7 @@ struct core_scan {
 	bool fail_prone;	/* probe siblings of false positives */
 	bool blind;		/* hint says no idle core: skip siblings */
 	unsigned int bound;	/* a score nothing in this LLC can beat */
+	bool stopped;		/* stopped before visiting every candidate */
 	int best;
 	unsigned int best_score;
 	int best_busy;
@@ -104,7 +105,8 @@ consider(struct core_scan *s, int pu)
 		s->best_score = score;
 		s->best_busy = nbusy;
 	}
-	return s->best_score >= s->bound;
+	/* smt=any: the first idle PU, whatever it is worth */
+	return s->smt == VP_SMT_ANY || s->best_score >= s->bound;
 }
 
 /* Visits candidates in [first, end); true when the scan may stop. */
@@ -133,7 +135,7 @@ scan_range(struct core_scan *s, int first, int end)
 			cpuset_set(&m->mask, cand);
 		}
 		if (consider(s, cand))
-			return true;
+			return s->stopped = true;
 	}
 	return false;
 }
@@ -142,7 +144,7 @@ scan_range(struct core_scan *s, int first, int end)
 static void
 update_hint(struct core_scan *s, const struct vp_llc *l, int llc)
 {
-	if (s->blind || s->saw_idle_core)
+	if (s->blind || s->stopped || s->saw_idle_core)
 		return;
 	if (cpuset_count_range(s->allowed, l->first_pu, l->npus) == l->npus)
 		s->v->idle->has_idle_core[llc] = false;

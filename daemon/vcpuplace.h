@@ -452,7 +452,7 @@ struct vp_vcpu_plan {
 struct vp_vm_plan {
 	int nvcpus;
 	int error;		/* 0, or -ENOSPC: the request did not fit */
-	struct vp_vcpu_plan *vcpu;	/* [nvcpus], NULL for mode=off */
+	struct vp_vcpu_plan *vcpu;	/* [nvcpus]; NULL for mode=off or error */
 };
 
 /* Owned by the caller, freed with plan_free(). */

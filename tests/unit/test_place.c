@@ -153,21 +153,27 @@ START_TEST(test_place_home_llc)
 }
 END_TEST
 
-/* Home LLC fully busy: another allowed LLC, same package first. */
+/*
+ * Home LLC fully busy: another allowed LLC, same package first.  Home is
+ * in the last LLC of package 0, so the next package's first LLC is the
+ * nearest by index but the farthest by package (epyc-corona).
+ */
 START_TEST(test_place_other_llc)
 {
 	static const char *const files[] = { "g4dnmetal.xml",
 		"epyc-corona.xml" };
 	_cleanup_topo_ struct vp_topo *t = load_topo(files[_i]);
-	int home = t->llc[0].first_pu + 2, far = VP_PU_NONE, near, l;
+	int hl = 0, home, far, near;
 	struct vp_place_req r;
 	struct vp_place_res res;
 	struct tview tv;
 
-	for (l = t->nllcs - 1; l > 0; l--)
-		if (t->llc[l].package != t->llc[0].package)
-			far = t->llc[l].first_pu + t->llc[l].npus - 1;
-	ck_assert_int_ne(far, VP_PU_NONE);
+	while (hl + 1 < t->nllcs && t->llc[hl + 1].package == t->llc[0].package)
+		hl++;
+	ck_assert_int_lt(hl + 1, t->nllcs);
+	home = t->llc[hl].first_pu + 2;
+	far = t->llc[hl + 1].first_pu + t->llc[hl + 1].npus - 1;
+	ck_assert_int_ne(t->pu[far].package, t->pu[home].package);
 	tview_init(&tv, t);
 	tv.busy = t->all;
 	cpuset_clear(&tv.busy, far);
@@ -177,9 +183,9 @@ START_TEST(test_place_other_llc)
 	ck_assert_int_eq(res.pu, far);
 	ck_assert_int_eq(res.reason, VP_REASON_OTHER_LLC);
 
-	if (t->nllcs > t->npackages) {
+	if (hl > 0) {
 		/* epyc: an LLC of the same package is preferred */
-		near = t->llc[t->nllcs / t->npackages - 1].first_pu + 1;
+		near = t->llc[0].first_pu + 1;
 		ck_assert_int_eq(t->pu[near].package, t->pu[home].package);
 		cpuset_clear(&tv.busy, near);
 		tview_sync(&tv);
@@ -196,7 +202,7 @@ START_TEST(test_place_other_llc)
 		r.allowed = &a;
 		res = place(&tv, &r);
 		ck_assert_int_eq(res.reason, VP_REASON_FALLBACK);
-		ck_assert_int_eq(t->pu[res.pu].llc, 0);
+		ck_assert_int_eq(t->pu[res.pu].llc, hl);
 	}
 	tview_release(&tv);
 }

@@ -104,12 +104,11 @@ static void check_plan(const struct vp_topo *t, const struct world *w,
 			continue;
 		}
 		if (v->error) {
-			/* "no vCPU plans": no array, or no home in it */
+			/* no vCPU plans: vcpu is NULL on error */
 			ck_assert_int_eq(v->error, -ENOSPC);
-			for (k = 0; v->vcpu && k < v->nvcpus; k++)
-				ck_assert_msg(v->vcpu[k].home == VP_PU_NONE,
-				    "vm %s: -ENOSPC but vcpu %d has home %d",
-				    s->name, k, v->vcpu[k].home);
+			ck_assert_msg(v->vcpu == NULL,
+			    "vm %s: -ENOSPC but a vcpu array (home %d)",
+			    s->name, v->vcpu ? v->vcpu[0].home : -1);
 			continue;
 		}
 		ck_assert_int_eq(v->nvcpus, s->nvcpus);
@@ -363,6 +362,66 @@ START_TEST(test_plan_nospc)
 }
 END_TEST
 
+/*
+ * Dedicated VMs that fill the machine exactly fit; a shared VM left
+ * with an empty pool gets -ENOSPC, with no vCPU plans.
+ */
+START_TEST(test_plan_pool_exhausted)
+{
+	_cleanup_topo_ struct vp_topo *t =
+	    load_topo("Intel-RaptorLake-Corei7-1370P.xml");
+	_cleanup_plan_ struct vp_plan *p = NULL;
+	struct vp_vm_spec vms[2];
+	struct world w;
+	int usable;
+
+	world_init(&w, t, vms, 2);
+	usable = t->npus - cpuset_count(&w.reserved);
+	vms[0] = vm("all", usable, VP_MODE_DEDICATED, VP_SMT_ANY, VP_LOC_ANY);
+	vms[1] = vm("s", 2, VP_MODE_SHARED, VP_SMT_ANY, VP_LOC_ANY);
+	p = compute(t, &w);
+	check_plan(t, &w, p);
+	ck_assert_int_eq(p->vm[0].error, 0);
+	ck_assert(cpuset_empty(&p->shared_pool));
+	ck_assert_int_eq(p->vm[1].error, -ENOSPC);
+}
+END_TEST
+
+/* No VM: everything but the reserved PUs is the shared pool. */
+START_TEST(test_plan_no_vms)
+{
+	_cleanup_topo_ struct vp_topo *t = load_topo("epyc-corona.xml");
+	_cleanup_plan_ struct vp_plan *p = NULL;
+	struct vp_cpuset usable;
+	struct world w;
+
+	world_init(&w, t, NULL, 0);
+	p = compute(t, &w);
+	ck_assert_int_eq(p->nvms, 0);
+	cpuset_andnot(&usable, &t->all, &w.reserved);
+	ck_assert(cpuset_equal(&p->shared_pool, &usable));
+}
+END_TEST
+
+/* reserved may be NULL: the whole machine is usable. */
+START_TEST(test_plan_no_reserved)
+{
+	_cleanup_topo_ struct vp_topo *t = load_topo("g4dnmetal.xml");
+	_cleanup_plan_ struct vp_plan *p = NULL;
+	struct vp_vm_spec vms[2];
+	struct world w;
+
+	vms[0] = vm("d", 2, VP_MODE_DEDICATED, VP_SMT_ANY, VP_LOC_ANY);
+	vms[1] = vm("s", 2, VP_MODE_SHARED, VP_SMT_ANY, VP_LOC_ANY);
+	world_init(&w, t, vms, 2);
+	w.in.reserved = NULL;
+	cpuset_zero(&w.reserved);
+	p = compute(t, &w);
+	check_plan(t, &w, p);
+	ck_assert_int_eq(cpuset_count(&p->shared_pool), t->npus - 2);
+}
+END_TEST
+
 START_TEST(test_plan_einval)
 {
 	_cleanup_topo_ struct vp_topo *t = load_topo("g4dnmetal.xml");
@@ -442,6 +501,9 @@ Suite *plan_suite(void)
 	tcase_add_test(tc, test_plan_locality_numa);
 	tcase_add_test(tc, test_plan_nospc);
 	tcase_add_test(tc, test_plan_einval);
+	tcase_add_test(tc, test_plan_no_vms);
+	tcase_add_test(tc, test_plan_pool_exhausted);
+	tcase_add_test(tc, test_plan_no_reserved);
 	tcase_add_loop_test(tc, test_plan_deterministic, 0, NPLAN_FILES);
 	suite_add_tcase(s, tc);
 	return s;

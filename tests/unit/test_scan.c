@@ -297,6 +297,74 @@ START_TEST(test_scan_hybrid_gb10)
 }
 END_TEST
 
+/*
+ * smt=any: the first idle PU in scan order, priority and SMT ignored.
+ * RaptorLake from an E-core: the scan starts in the E-core cluster, so
+ * an idle E-core comes before the idle P-core.
+ */
+START_TEST(test_scan_smt_any_first_idle)
+{
+	_cleanup_topo_ struct vp_topo *t =
+	    load_topo("Intel-RaptorLake-Corei7-1370P.xml");
+	int from = os2pu(t, 12), e = os2pu(t, 14), p = os2pu(t, 4);
+	enum vp_reason why;
+	struct tview tv;
+	int pu;
+
+	/* the P-core is outside the walk from 12 to 14 */
+	ck_assert(p < t->cluster[t->pu[from].cluster].first_pu);
+	tview_init(&tv, t);
+	tv.busy = t->all;
+	cpuset_clear(&tv.busy, e);
+	cpuset_clear(&tv.busy, p);
+	cpuset_clear(&tv.busy, os2pu(t, 5));
+	tview_sync(&tv);
+	pu = scan(&tv, 0, from, &t->all, VP_SMT_ANY, &why);
+	ck_assert_msg(pu == e, "smt=any picked OS %u, first idle is OS 14",
+	    pu == VP_PU_NONE ? 9999 : t->pu[pu].os_index);
+	/* prefer-idle-core does weigh: the whole idle P-core */
+	tview_sync(&tv);
+	pu = scan(&tv, 0, from, &t->all, VP_SMT_PREFER_IDLE_CORE, &why);
+	ck_assert_int_eq(t->pu[pu].core, t->pu[p].core);
+	tview_release(&tv);
+}
+END_TEST
+
+/*
+ * A clear has_idle_core hint promises that the LLC has no whole idle
+ * core.  A scan that stops early at an idle sibling (smt=any) has not
+ * seen the whole LLC, so it must not clear the hint; the next
+ * prefer-idle-core scan still finds the idle core.
+ */
+START_TEST(test_scan_hint_survives_early_stop)
+{
+	_cleanup_topo_ struct vp_topo *t = load_topo("g4dnmetal.xml");
+	const struct vp_llc *ll = &t->llc[0];
+	int y = t->core[ll->first_core + 1].first_pu;
+	int x = t->core[ll->first_core + 9].first_pu;
+	enum vp_reason why;
+	struct tview tv;
+	int pu;
+
+	tview_init(&tv, t);
+	tv.busy = t->all;
+	cpuset_clear(&tv.busy, y);	/* its sibling y + 1 stays busy */
+	cpuset_clear(&tv.busy, x);
+	cpuset_clear(&tv.busy, x + 1);
+	tview_sync(&tv);
+	ck_assert(tv.idle.has_idle_core[0]);
+	pu = scan(&tv, 0, ll->first_pu, &t->all, VP_SMT_ANY, &why);
+	ck_assert(pu == y || pu == x || pu == x + 1);
+	ck_assert_msg(tv.idle.has_idle_core[0],
+	    "hint cleared while core of PU %d is idle", x);
+	pu = scan(&tv, 0, ll->first_pu, &t->all, VP_SMT_PREFER_IDLE_CORE,
+	    &why);
+	ck_assert_int_eq(t->pu[pu].core, t->pu[x].core);
+	ck_assert_int_eq(why, VP_REASON_IDLE_CORE);
+	tview_release(&tv);
+}
+END_TEST
+
 /* smt=isolate: never a PU with a busy sibling, VP_PU_NONE instead. */
 START_TEST(test_scan_isolate)
 {
@@ -568,6 +636,8 @@ Suite *scan_suite(void)
 	tcase_add_test(tc, test_scan_hybrid_raptorlake);
 	tcase_add_test(tc, test_scan_hybrid_half_busy_p);
 	tcase_add_test(tc, test_scan_hybrid_gb10);
+	tcase_add_test(tc, test_scan_smt_any_first_idle);
+	tcase_add_test(tc, test_scan_hint_survives_early_stop);
 	tcase_add_test(tc, test_scan_isolate);
 	tcase_add_test(tc, test_scan_linear);
 	tcase_add_test(tc, test_scan_linear_idle_core_hint);
