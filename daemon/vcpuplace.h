@@ -163,7 +163,9 @@ struct vp_topo {
 	unsigned int os_limit;	/* 1 + highest OS index of any PU */
 	int *os_to_pu;		/* [os_limit]: dense index or VP_PU_NONE */
 	struct vp_cpuset all;	/* every PU of the model */
-	bool prio_known;	/* false: every PU got the same priority */
+	/* true when a source (hwloc cpukinds, CPPC, cpufreq) gave the
+	 * priorities, which may still all be equal (Kunpeng's one kind) */
+	bool prio_known;
 };
 
 /*
@@ -216,8 +218,8 @@ static inline void topo_free_p(struct vp_topo **t) { topo_free(*t); }
 /* cpulist.c: "0-3,8,10-11" <-> struct vp_cpuset, in OS numbers */
 
 /*
- * Parses a kernel-style CPU list of OS numbers into dense indices.
- * Returns 0, -EINVAL for bad syntax or a reversed range, -ERANGE for a
+ * Parses a kernel-style CPU list of OS numbers into dense indices; one
+ * trailing newline is accepted, as sysfs files end in one.  Returns 0, -EINVAL for bad syntax or a reversed range, -ERANGE for a
  * number above 65535 or overflow, -ENOENT when a listed CPU is not in
  * the model (hole or offline).  *ret is untouched on failure.
  */

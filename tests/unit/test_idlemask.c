@@ -38,12 +38,9 @@ START_TEST(test_idlemask_init)
 }
 END_TEST
 
-/* SMT2 and SMT4: a PU joins only without a sibling in the mask. */
-START_TEST(test_idlemask_pu_idle)
+/* A PU joins only without a sibling in the mask; the hint comes last. */
+static void check_pu_idle(const struct vp_topo *t)
 {
-	static const char *const files[] = { "g4dnmetal.xml",
-		"coral-lassen.xml" };
-	_cleanup_topo_ struct vp_topo *t = load_topo(files[_i]);
 	struct vp_idlemask m;
 	struct vp_cpuset busy;
 	const struct vp_core *c = &t->core[t->ncores / 2 + 1];
@@ -74,6 +71,27 @@ START_TEST(test_idlemask_pu_idle)
 			ck_assert(!m.has_idle_core[k]);
 	check_granule(t, &m);
 	idlemask_release(&m);
+}
+
+/* SMT2 and SMT4 on real machines. */
+START_TEST(test_idlemask_pu_idle)
+{
+	static const char *const files[] = { "g4dnmetal.xml",
+		"coral-lassen.xml" };
+	_cleanup_topo_ struct vp_topo *t = load_topo(files[_i]);
+
+	check_pu_idle(t);
+}
+END_TEST
+
+/* SMT8 (POWER8/9 shape, on no real file here): synthetic. */
+START_TEST(test_idlemask_pu_idle_smt8)
+{
+	_cleanup_topo_ struct vp_topo *t =
+	    load_synth("pack:1 l3:1 core:4 pu:8");
+
+	ck_assert_int_eq(t->max_smt, 8);
+	check_pu_idle(t);
 }
 END_TEST
 
@@ -270,6 +288,7 @@ Suite *idlemask_suite(void)
 
 	tcase_add_test(tc, test_idlemask_init);
 	tcase_add_loop_test(tc, test_idlemask_pu_idle, 0, 2);
+	tcase_add_test(tc, test_idlemask_pu_idle_smt8);
 	tcase_add_test(tc, test_idlemask_pu_idle_smt1);
 	tcase_add_loop_test(tc, test_idlemask_rebuild, 0, 4);
 	tcase_add_test(tc, test_idlemask_false_positive_dropped);

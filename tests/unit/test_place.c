@@ -324,6 +324,37 @@ START_TEST(test_place_property)
 }
 END_TEST
 
+/* 4096 PUs: every try works across the whole model. */
+START_TEST(test_place_capacity)
+{
+	_cleanup_topo_ struct vp_topo *t =
+	    load_synth("pack:4 l3:2 core:256 pu:2");
+	struct vp_place_req q;
+	struct vp_place_res res;
+	struct tview tv;
+	int far = t->npus - 1;
+
+	ck_assert_int_eq(t->npus, 4096);
+	tview_init(&tv, t);
+	tv.busy = t->all;
+	cpuset_clear(&tv.busy, far);
+	tview_sync(&tv);
+	req_init(&q, 0, 1, &t->all);
+	res = place(&tv, &q);
+	ck_assert_int_eq(res.pu, far);
+	ck_assert_int_eq(res.reason, VP_REASON_OTHER_LLC);
+	req_init(&q, far - 3, VP_PU_NONE, &t->all);
+	res = place(&tv, &q);
+	ck_assert_int_eq(res.pu, far);
+	ck_assert_int_eq(res.reason, VP_REASON_IDLE_SIBLING);
+	cpuset_set(&tv.busy, far);
+	tview_sync(&tv);
+	res = place(&tv, &q);
+	ck_assert_int_eq(res.reason, VP_REASON_FALLBACK);
+	tview_release(&tv);
+}
+END_TEST
+
 START_TEST(test_place_reason_tags)
 {
 	int i, j;
@@ -356,6 +387,7 @@ Suite *place_suite(void)
 	tcase_add_test(tc, test_place_empty_allowed);
 	tcase_add_loop_test(tc, test_place_property, 0,
 	    sizeof(prop_files) / sizeof(prop_files[0]));
+	tcase_add_test(tc, test_place_capacity);
 	tcase_add_test(tc, test_place_reason_tags);
 	suite_add_tcase(s, tc);
 	return s;

@@ -3,6 +3,7 @@
  * and isolated VMs on real topologies, locality, errors, determinism.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <check.h>
@@ -387,6 +388,32 @@ START_TEST(test_plan_pool_exhausted)
 }
 END_TEST
 
+/* 4096 PUs: many VMs of every kind, all rules hold. */
+START_TEST(test_plan_capacity)
+{
+	_cleanup_topo_ struct vp_topo *t =
+	    load_synth("pack:4 l3:2 core:256 pu:2");
+	_cleanup_plan_ struct vp_plan *p = NULL;
+	struct vp_vm_spec vms[24];
+	static char names[24][16];
+	struct world w;
+	int i;
+
+	for (i = 0; i < 24; i++) {
+		snprintf(names[i], sizeof(names[i]), "vm%d", i);
+		vms[i] = vm(names[i], 1 + i * 7, i % 3 == 0 ?
+		    VP_MODE_DEDICATED : VP_MODE_SHARED,
+		    i % 4 == 1 ? VP_SMT_ISOLATE : VP_SMT_PREFER_IDLE_CORE,
+		    (enum vp_locality)(i % 4));
+	}
+	world_init(&w, t, vms, 24);
+	p = compute(t, &w);
+	check_plan(t, &w, p);
+	for (i = 0; i < 24; i++)
+		ck_assert_int_eq(p->vm[i].error, 0);
+}
+END_TEST
+
 /* No VM: everything but the reserved PUs is the shared pool. */
 START_TEST(test_plan_no_vms)
 {
@@ -502,6 +529,7 @@ Suite *plan_suite(void)
 	tcase_add_test(tc, test_plan_nospc);
 	tcase_add_test(tc, test_plan_einval);
 	tcase_add_test(tc, test_plan_no_vms);
+	tcase_add_test(tc, test_plan_capacity);
 	tcase_add_test(tc, test_plan_pool_exhausted);
 	tcase_add_test(tc, test_plan_no_reserved);
 	tcase_add_loop_test(tc, test_plan_deterministic, 0, NPLAN_FILES);

@@ -87,7 +87,7 @@ START_TEST(test_topo_counts)
 	const struct expect *e = expect_of(file);
 	_cleanup_topo_ struct vp_topo *t = load_topo(file);
 	int l3 = hwloc_count(file, "l3cache");
-	int l2 = hwloc_count(file, "l2cache");
+	int l2 = l3 > 0 ? 0 : hwloc_count(file, "l2cache");
 	int ncores = hwloc_count(file, "core");
 	int l;
 
@@ -254,111 +254,110 @@ START_TEST(test_topo_os_map)
 END_TEST
 
 /*
- * hwloc's own PU sets of @type:@idx match topo_add_*() of its first PU.
+ * hwloc's own PU set of @type:@idx (OS numbers in @list) matches
+ * topo_add_*() of its first PU.  Returns that first PU.
  */
+static int check_set(const struct vp_topo *t, const char *file,
+    const char *what, const char *list,
+    void (*add)(const struct vp_topo *, int, struct vp_cpuset *))
+{
+	struct vp_cpuset want, got;
+	int pu;
+
+	ck_assert_msg(*list, "%s %s: hwloc-calc lists no PU", file, what);
+	ck_assert_int_eq(cpulist_parse(t, list, &want), 0);
+	pu = cpuset_first(&want);
+	cpuset_zero(&got);
+	add(t, pu, &got);
+	ck_assert_msg(cpuset_equal(&want, &got), "%s %s differs", file, what);
+	/* adding is an OR: a second add changes nothing */
+	add(t, cpuset_next(&want, pu + 1, t->npus) == VP_PU_NONE ? pu :
+	    cpuset_next(&want, pu + 1, t->npus), &got);
+	ck_assert(cpuset_equal(&want, &got));
+	return pu;
+}
+
 static void check_object(const struct vp_topo *t, const char *file,
     const char *type, int idx,
     void (*add)(const struct vp_topo *, int, struct vp_cpuset *))
 {
 	char args[64], *list;
-	struct vp_cpuset want, got;
-	int pu;
 
 	snprintf(args, sizeof(args), "--po -I pu %s:%d", type, idx);
 	list = hwloc_calc(file, args);
-	/* KNL's MCDRAM nodes: hwloc-calc lists no PU for them */
-	if (!*list && strcmp(type, "numanode") == 0) {
-		free(list);
-		return;
-	}
-	ck_assert_msg(*list, "hwloc-calc %s: empty", args);
-	ck_assert_int_eq(cpulist_parse(t, list, &want), 0);
-	pu = cpuset_first(&want);
-	cpuset_zero(&got);
-	add(t, pu, &got);
-	ck_assert_msg(cpuset_equal(&want, &got), "%s %s:%d differs", file,
-	    type, idx);
-	/* adding is an OR: a second add changes nothing */
-	add(t, cpuset_next(&want, 0, t->npus), &got);
-	ck_assert(cpuset_equal(&want, &got));
+	check_set(t, file, args, list, add);
 	free(list);
 }
 
 /*
- * NUMA nodes: node_os lists every hwloc node (memory-only ones too), and
- * each PU's node is one whose hwloc PU set holds it.
+ * Packages, LLCs and cores against hwloc's PU sets.  NUMA nodes too:
+ * node_os lists every hwloc node (memory-only ones included), and each
+ * PU's node is one whose hwloc PU set holds it (KNL's MCDRAM nodes
+ * share their PUs with a DDR node).
  */
-START_TEST(test_topo_nodes_vs_hwloc)
-{
-	const char *file = test_topo_files[_i];
-	_cleanup_topo_ struct vp_topo *t = load_topo(file);
-	char *list = hwloc_calc(file, "--po -I numanode all");
-	struct vp_cpuset want, got, ok;
-	int i, p;
-
-	/* node numbers as a "cpulist" over a fake model: compare sets */
-	cpuset_zero(&want);
-	cpuset_zero(&got);
-	for (i = 0; i < t->nnodes; i++) {
-		ck_assert_uint_lt(t->node_os[i], VP_MAX_PUS);
-		ck_assert(!cpuset_test(&got, (int)t->node_os[i]));
-		cpuset_set(&got, (int)t->node_os[i]);
-	}
-	{
-		char *tok, *save = NULL;
-
-		for (tok = strtok_r(list, ",", &save); tok;
-		    tok = strtok_r(NULL, ",", &save))
-			cpuset_set(&want, atoi(tok));
-	}
-	ck_assert_msg(cpuset_equal(&want, &got), "%s: node numbers", file);
-	free(list);
-
-	cpuset_zero(&ok);
-	for (i = 0; i < t->nnodes; i++) {
-		char args[64], *out;
-		unsigned int os;
-		struct vp_cpuset pus;
-
-		snprintf(args, sizeof(args), "--po -I numanode numanode:%d", i);
-		out = hwloc_calc(file, args);
-		os = (unsigned int)atoi(out);
-		free(out);
-		snprintf(args, sizeof(args), "--po -I pu numanode:%d", i);
-		out = hwloc_calc(file, args);
-		if (*out) {
-			ck_assert_int_eq(cpulist_parse(t, out, &pus), 0);
-			cpuset_for_each(p, &pus, t->npus)
-				if (t->node_os[t->pu[p].node] == os)
-					cpuset_set(&ok, p);
-		}
-		free(out);
-	}
-	ck_assert_msg(cpuset_equal(&ok, &t->all), "%s: PU nodes", file);
-}
-END_TEST
-
 START_TEST(test_topo_objects_vs_hwloc)
 {
 	const char *file = test_topo_files[_i];
 	_cleanup_topo_ struct vp_topo *t = load_topo(file);
 	bool l3 = hwloc_count(file, "l3cache") > 0;
-	int i, step;
+	const char *llc = l3 ? "l3cache" : "l2cache";
+	char *nodes = hwloc_calc(file, "--po -I numanode all");
+	char *tok, *save = NULL;
+	struct vp_cpuset ok, seen;
+	int i, p;
 
 	for (i = 0; i < t->npackages; i++)
 		check_object(t, file, "package", i, topo_add_package);
-	for (i = 0; i < t->nnodes; i++)
-		check_object(t, file, "numanode", i, topo_add_node);
-	step = t->nllcs > 2 ? t->nllcs / 2 : 1;
-	for (i = 0; i < t->nllcs; i += step)
-		check_object(t, file, l3 ? "l3cache" : "l2cache", i,
-		    topo_add_llc);
+	check_object(t, file, llc, 0, topo_add_llc);
+	if (t->nllcs > 2)
+		check_object(t, file, llc, t->nllcs / 2, topo_add_llc);
 	if (t->nllcs > 1)
-		check_object(t, file, l3 ? "l3cache" : "l2cache",
-		    t->nllcs - 1, topo_add_llc);
+		check_object(t, file, llc, t->nllcs - 1, topo_add_llc);
 	check_object(t, file, "core", 0, topo_add_core);
-	check_object(t, file, "core", t->ncores / 2, topo_add_core);
 	check_object(t, file, "core", t->ncores - 1, topo_add_core);
+
+	/* hwloc-calc lists the nodes in logical order */
+	cpuset_zero(&ok);
+	cpuset_zero(&seen);
+	for (i = 0; i < t->nnodes; i++) {
+		ck_assert_uint_lt(t->node_os[i], VP_MAX_PUS);
+		ck_assert(!cpuset_test(&seen, (int)t->node_os[i]));
+		cpuset_set(&seen, (int)t->node_os[i]);
+	}
+	for (i = 0, tok = strtok_r(nodes, ",", &save); tok;
+	    i++, tok = strtok_r(NULL, ",", &save)) {
+		unsigned int os = (unsigned int)atoi(tok);
+		struct vp_cpuset pus;
+		char args[64], *list;
+
+		ck_assert_msg(cpuset_test(&seen, (int)os),
+		    "%s: node %u missing", file, os);
+		cpuset_clear(&seen, (int)os);
+		snprintf(args, sizeof(args), "--po -I pu numanode:%d", i);
+		list = hwloc_calc(file, args);
+		if (*list) {
+			ck_assert_int_eq(cpulist_parse(t, list, &pus), 0);
+			cpuset_for_each(p, &pus, t->npus)
+				if (t->node_os[t->pu[p].node] == os)
+					cpuset_set(&ok, p);
+		}
+		free(list);
+	}
+	ck_assert_msg(cpuset_empty(&seen), "%s: extra nodes", file);
+	ck_assert_int_eq(i, t->nnodes);
+	ck_assert_msg(cpuset_equal(&ok, &t->all), "%s: PU nodes", file);
+	/* a node's PUs are the PUs whose node it is */
+	for (p = 0; p < t->npus; p += t->npus / 4 + 1) {
+		struct vp_cpuset s;
+		int q;
+
+		cpuset_zero(&s);
+		topo_add_node(t, p, &s);
+		for (q = 0; q < t->npus; q++)
+			ck_assert(cpuset_test(&s, q) ==
+			    (t->pu[q].node == t->pu[p].node));
+	}
+	free(nodes);
 }
 END_TEST
 
@@ -766,7 +765,6 @@ Suite *topo_suite(void)
 	tcase_add_loop_test(tc, test_topo_structure, 0, test_ntopo);
 	tcase_add_loop_test(tc, test_topo_os_map, 0, test_ntopo);
 	tcase_add_loop_test(tc, test_topo_objects_vs_hwloc, 0, test_ntopo);
-	tcase_add_loop_test(tc, test_topo_nodes_vs_hwloc, 0, test_ntopo);
 	tcase_add_loop_test(tc, test_topo_add_ranges, 0, test_ntopo);
 	tcase_add_loop_test(tc, test_topo_prio, 0, test_ntopo);
 	tcase_add_test(tc, test_topo_coral_holes);
