@@ -133,7 +133,8 @@ kp_objects_for() {
 
 	for f in $(sed -n 's|^+++ b/||p' "$1"); do
 		case "$f" in
-		virt/kvm/*.c)		echo "${f%.c}.o" ;;
+		# KVM's generic code is built from arch/x86/kvm/Makefile
+		virt/kvm/*.c)		echo "arch/x86/kvm/../../../${f%.c}.o" ;;
 		kernel/sched/core.c|kernel/sched/fair.c)
 					echo "${f%.c}.o" ;;
 		kernel/sched/topology.c|kernel/sched/clock.c|kernel/sched/cpufreq.c|\
@@ -141,10 +142,11 @@ kp_objects_for() {
 		kernel/sched/isolation.c|kernel/sched/loadavg.c|kernel/sched/wait*.c|\
 		kernel/sched/completion.c|kernel/sched/swait.c|kernel/sched/cpupri.c)
 					echo kernel/sched/build_utility.o ;;
-		kernel/sched/features.h) echo kernel/sched/fair.o kernel/sched/debug.o ;;
+		kernel/sched/features.h) printf '%s\n' kernel/sched/fair.o \
+					kernel/sched/build_utility.o ;;
 		kernel/sched/*.c)	echo kernel/sched/build_policy.o ;;
 		include/linux/kvm*.h)	echo arch/x86/kvm/x86.o ;;
 		*.c)			echo "${f%.c}.o" ;;
 		esac
-	done | sed 's|^kernel/sched/debug.o$|kernel/sched/build_utility.o|' | sort -u
+	done | sort -u
 }

@@ -172,7 +172,15 @@ static void sig_handler(int sig)
 
 static void *vcpu_thread(void *arg)
 {
+	cpu_set_t all;
+	int i;
+
 	(void)arg;
+	/* not the main thread's CPU 0 pinning: any CPU */
+	CPU_ZERO(&all);
+	for (i = 0; i < CPU_SETSIZE && i < sysconf(_SC_NPROCESSORS_ONLN); i++)
+		CPU_SET(i, &all);
+	sched_setaffinity(0, sizeof(all), &all);
 	vcpu_tid = syscall(SYS_gettid);
 	sem_post(&ready_sem);
 	while (!stop) {
@@ -293,6 +301,13 @@ static int read_file(const char *path, char *buf, size_t len)
 		return -errno;
 	buf[n] = 0;
 	return 0;
+}
+
+/* SIS_CORE (patch 3) would also repair the stale start: test without it */
+static int set_sis_core(int on)
+{
+	return write_file("/sys/kernel/debug/sched/features",
+			  on ? "SIS_CORE" : "NO_SIS_CORE");
 }
 
 static int set_hint(int cpu)
@@ -490,6 +505,7 @@ int main(int argc, char **argv)
 			pthread_create(&hog_thread, NULL, hog,
 				       (void *)(intptr_t)busy);
 			sleep_ms(50);
+			set_sis_core(0);
 			/* put the vCPU to sleep on "old" */
 			set_hint(old);
 			cpu = kick(1);
@@ -520,6 +536,7 @@ int main(int argc, char **argv)
 			CHECK(ok == 0 && cpu == idle,
 			      "re-pinned to {%d,%d} while asleep on %d, hint %d -> woke on %d",
 			      busy, idle, old, idle, cpu);
+			set_sis_core(1);
 
 			/* 3. SMT-busy counter: vCPU pinned to the hog's sibling */
 			int sib = sibling_of(busy);
