@@ -13,32 +13,42 @@ DESTDIR ?=
 B ?= build
 
 CC ?= cc
-PKGS := hwloc json-c check
+PKGS := hwloc json-c check libxml-2.0 libvirt
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
 	-Wstrict-prototypes -Wmissing-prototypes -Idaemon $(PKG_CFLAGS)
+CFLAGS += -DVP_POLICY_DIR='"$(POLICY_DIR_INSTALLED)"'
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 
 LIB_HWLOC := $(shell pkg-config --libs hwloc 2>/dev/null)
 LIB_JSON := $(shell pkg-config --libs json-c 2>/dev/null)
 LIB_CHECK := $(shell pkg-config --libs check 2>/dev/null)
+LIB_XML := $(shell pkg-config --libs libxml-2.0 2>/dev/null)
+LIB_VIRT := $(shell pkg-config --libs libvirt 2>/dev/null)
+ETCDIR ?= $(PREFIX)/etc
+# where vcpuplaced and vcpuplacectl look for profiles when installed
+POLICY_DIR_INSTALLED := $(ETCDIR)/vcpuplace/policies
 
 # The placement core: pure C, no I/O (see daemon/vcpuplace.h).
 CORE_SRCS := $(addprefix daemon/,features.c cpuset.c topo.c cpulist.c \
 	idlemask.c policy.c prio.c scan.c place.c plan.c)
 # Adapters shared by the daemon, the CLI, the tests and the benchmarks.
 ADAPT_SRCS := daemon/hwtopo.c
+POLICY_SRCS := daemon/policy_xml.c
 CTL_SRCS := $(addprefix daemon/,vcpuplacectl.c ctl_topology.c ctl_plan.c \
-	scenario.c)
+	ctl_policy.c scenario.c)
+# The daemon: the loop and its adapters around the core.
+DAEMON_SRCS := $(addprefix daemon/,main.c virt.c sampler.c tick.c \
+	actuate.c status.c)
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 
 obj = $(patsubst %.c,$(1)/%.o,$(2))
 
 .PHONY: all check check-unit check-asan check-cli deps install clean \
-	bench-scan demo
-all: $(B)/vcpuplacectl $(B)/test-unit $(B)/bench-scan
+	bench-scan bench-daemon demo
+all: $(B)/vcpuplacectl $(B)/vcpuplaced $(B)/test-unit $(B)/bench-scan
 
 $(B)/%.o: %.c $(wildcard daemon/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
@@ -48,15 +58,22 @@ $(B)/asan/%.o: %.c $(wildcard daemon/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
-$(B)/vcpuplacectl: $(call obj,$(B),$(CORE_SRCS) $(ADAPT_SRCS) $(CTL_SRCS))
-	$(CC) $(CFLAGS) -o $@ $^ $(LIB_HWLOC) $(LIB_JSON)
+$(B)/vcpuplacectl: $(call obj,$(B),$(CORE_SRCS) $(ADAPT_SRCS) $(POLICY_SRCS) \
+		$(CTL_SRCS))
+	$(CC) $(CFLAGS) -o $@ $^ $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) $(LIB_VIRT)
 
-$(B)/test-unit: $(call obj,$(B),$(CORE_SRCS) $(ADAPT_SRCS) $(UNIT_SRCS))
-	$(CC) $(CFLAGS) -o $@ $^ $(LIB_HWLOC) $(LIB_CHECK)
+$(B)/vcpuplaced: $(call obj,$(B),$(CORE_SRCS) $(ADAPT_SRCS) $(POLICY_SRCS) \
+		$(DAEMON_SRCS))
+	$(CC) $(CFLAGS) -o $@ $^ $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) \
+		$(LIB_VIRT) -lpthread
+
+$(B)/test-unit: $(call obj,$(B),$(CORE_SRCS) $(ADAPT_SRCS) $(POLICY_SRCS) \
+		$(UNIT_SRCS))
+	$(CC) $(CFLAGS) -o $@ $^ $(LIB_HWLOC) $(LIB_CHECK) $(LIB_XML)
 
 $(B)/asan/test-unit: $(call obj,$(B)/asan,$(CORE_SRCS) $(ADAPT_SRCS) \
-		$(UNIT_SRCS))
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LIB_HWLOC) $(LIB_CHECK)
+		$(POLICY_SRCS) $(UNIT_SRCS))
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LIB_HWLOC) $(LIB_CHECK) $(LIB_XML)
 
 $(B)/bench-scan: $(call obj,$(B),$(CORE_SRCS) $(ADAPT_SRCS) bench/scan_bench.c)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIB_HWLOC)
@@ -83,6 +100,10 @@ check-asan: $(B)/asan/test-unit
 
 check-cli: $(B)/vcpuplacectl
 	sh tests/cli/run.sh $(B)/vcpuplacectl
+	sh tests/cli/policy.sh $(B)/vcpuplacectl
+
+bench-daemon: $(B)/vcpuplaced
+	sh bench/daemon_bench.sh $(B)/vcpuplaced 60 200 4
 
 bench-scan: $(B)/bench-scan
 	$(B)/bench-scan tests/topologies
@@ -101,9 +122,14 @@ demo: deps $(B)/vcpuplacectl
 
 include kvm-patches/kvm.mk
 
-install: $(B)/vcpuplacectl
+install: $(B)/vcpuplacectl $(B)/vcpuplaced
 	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/sbin
 	install -m 0755 $(B)/vcpuplacectl $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(B)/vcpuplaced $(DESTDIR)$(PREFIX)/sbin/
+	install -d $(DESTDIR)$(POLICY_DIR_INSTALLED)
+	install -m 0644 policies/*.xml policies/policy.rng \
+		$(DESTDIR)$(POLICY_DIR_INSTALLED)/
 
 clean:
 	rm -rf $(B)

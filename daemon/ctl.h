@@ -16,4 +16,7 @@ int ctl_topology(int argc, char **argv);
 /* ctl_plan.c */
 int ctl_plan(int argc, char **argv);
 
+/* ctl_policy.c */
+int ctl_policy(int argc, char **argv);
+
 #endif /* CTL_H */

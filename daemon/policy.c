@@ -50,6 +50,15 @@ const char *policy_emulator_name(enum vp_emulator e)
 	return NAME(emulator_names, e);
 }
 
+bool
+policy_equal(const struct vp_policy *a, const struct vp_policy *b)
+{
+	return a->mode == b->mode && a->smt == b->smt &&
+	    a->locality == b->locality && a->priority == b->priority &&
+	    a->cache_hot == b->cache_hot && a->core_sched == b->core_sched &&
+	    a->emulator == b->emulator;
+}
+
 void
 policy_default(struct vp_policy *ret)
 {

@@ -24,8 +24,8 @@
 
 #define VP_PU_NONE	(-1)	/* the one "no PU" sentinel (STYLE.md 4) */
 #define VP_MAX_PUS	8192	/* issue 2 asks for >= 4096; SGI UV has 4096 */
-#define VP_MAX_SMT	8
-#define VP_MAX_OS_INDEX	65536	/* OS CPU numbers are below this */	/* POWER8/9 SMT8 is the widest core we know */
+#define VP_MAX_SMT	8	/* POWER8/9 SMT8 is the widest core we know */
+#define VP_MAX_OS_INDEX	65536	/* OS CPU numbers are below this */
 
 #define VP_MUST_CHECK	__attribute__((warn_unused_result))
 
@@ -318,6 +318,8 @@ struct vp_policy {
 	enum vp_emulator emulator;
 };
 
+/* Field by field: the struct has padding, so never memcmp() it. */
+bool policy_equal(const struct vp_policy *a, const struct vp_policy *b);
 /* The host default (the "balanced" profile's values). */
 void policy_default(struct vp_policy *ret);
 /*

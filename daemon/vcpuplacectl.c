@@ -3,6 +3,9 @@
  *
  *   vcpuplacectl topology [--topology FILE.xml] [--json]
  *   vcpuplacectl plan [--topology FILE.xml] --scenario FILE.json [--json]
+ *   vcpuplacectl policy get [--connect URI] [--policies DIR] VM
+ *   vcpuplacectl policy set [--connect URI] [--policies DIR] VM PROFILE
+ *       [field=value ...]
  *
  * Exit status: 0 success, 1 bad input or failure, 2 usage.
  */
@@ -18,7 +21,11 @@ usage(FILE *f)
 {
 	fputs("usage: vcpuplacectl topology [--topology FILE.xml] [--json]\n"
 	    "       vcpuplacectl plan [--topology FILE.xml] "
-	    "--scenario FILE.json [--json]\n", f);
+	    "--scenario FILE.json [--json]\n"
+	    "       vcpuplacectl policy get [--connect URI] "
+	    "[--policies DIR] VM\n"
+	    "       vcpuplacectl policy set [--connect URI] "
+	    "[--policies DIR] VM PROFILE [field=value ...]\n", f);
 }
 
 int
@@ -51,6 +58,8 @@ main(int argc, char **argv)
 		return ctl_topology(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "plan"))
 		return ctl_plan(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "policy"))
+		return ctl_policy(argc - 1, argv + 1);
 	fprintf(stderr, "vcpuplacectl: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

@@ -4,7 +4,7 @@
 # and the developers' machines are); elsewhere it says what to install.
 set -eu
 
-PKGS="build-essential pkg-config python3 libhwloc-dev hwloc-nox check libjson-c-dev"
+PKGS="build-essential pkg-config python3 libhwloc-dev hwloc-nox check libjson-c-dev libxml2-dev libvirt-dev"
 
 missing=""
 for p in $PKGS; do

@@ -14,5 +14,6 @@ Suite *scan_suite(void);
 Suite *place_suite(void);
 Suite *plan_suite(void);
 Suite *policy_suite(void);
+Suite *policy_xml_suite(void);
 
 #endif /* SUITES_H */

@@ -1,0 +1,262 @@
+/*
+ * vcpuplaced - places the vCPU threads of libvirt VMs on the host
+ * topology, by policy, every tick and on every libvirt event.
+ *
+ * main.c owns the loop and is the one place that logs.  Signal handlers
+ * only set flags.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+
+#include "daemon.h"
+#include "hwtopo.h"
+
+#ifndef VP_POLICY_DIR
+#define VP_POLICY_DIR	"policies"
+#endif
+
+static volatile sig_atomic_t quit_flag, reload_flag;
+static int log_level = LOG_INFO;
+
+/* every 20 ticks (5 s at 250 ms) the inventory is reread even without
+ * events, to see affinity changed behind our back */
+#define FULL_REFRESH_TICKS	20
+
+uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
+void
+log_msg(int prio, const char *fmt, ...)
+{
+	static const char *const names[] = {
+		"emerg", "alert", "crit", "error", "warning", "notice", "info",
+		"debug",
+	};
+	va_list ap;
+
+	if (prio > log_level)
+		return;
+	fprintf(stderr, "vcpuplaced: %s: ", names[prio & 7]);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void
+on_signal(int sig)
+{
+	if (sig == SIGHUP)
+		reload_flag = 1;
+	else
+		quit_flag = 1;
+}
+
+static void
+usage(FILE *f)
+{
+	fputs("usage: vcpuplaced [--connect URI] [--policies DIR] "
+	    "[--tick MS] [--reserve CPULIST]\n"
+	    "                  [--status-file PATH] [--topology FILE.xml] "
+	    "[--dry-run] [--foreground] [--debug]\n", f);
+}
+
+static int
+parse_args(struct vp_daemon *d, int argc, char **argv, const char **reserve)
+{
+	static const struct option opts[] = {
+		{ "connect", required_argument, NULL, 'c' },
+		{ "policies", required_argument, NULL, 'p' },
+		{ "tick", required_argument, NULL, 't' },
+		{ "reserve", required_argument, NULL, 'r' },
+		{ "status-file", required_argument, NULL, 's' },
+		{ "socket", required_argument, NULL, 'S' },
+		{ "topology", required_argument, NULL, 'T' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	long v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:p:t:r:s:S:T:nfdh", opts,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'c': d->uri = optarg; break;
+		case 'p': d->policy_dir = optarg; break;
+		case 'r': *reserve = optarg; break;
+		case 's': d->status_file = optarg; break;
+		case 'S': break;	/* the control socket: issue 4 */
+		case 'T': d->topology_file = optarg; break;
+		case 'n': d->dry_run = true; break;
+		case 'f': break;	/* always foreground: systemd forks */
+		case 'd': log_level = LOG_DEBUG; break;
+		case 'h': usage(stdout); exit(0);
+		case 't':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			/* below 50 ms the pins alone (4 ms each) dominate */
+			if (errno || *end || v < 50 || v > 60000) {
+				fprintf(stderr, "vcpuplaced: --tick %s: must be "
+				    "50..60000 ms\n", optarg);
+				return -EINVAL;
+			}
+			d->tick_ms = (unsigned int)v;
+			break;
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Startup only: what fails here is fatal, with a message naming it. */
+static int
+setup(struct vp_daemon *d, const char *reserve)
+{
+	char err[4096];
+	int r;
+
+	r = d->topology_file ? hwtopo_load_xml(d->topology_file, &d->topo) :
+	    hwtopo_load_host(&d->topo);
+	if (r < 0) {
+		log_msg(LOG_ERR, "topology %s: %s", d->topology_file ?
+		    d->topology_file : "(host)", strerror(-r));
+		return r;
+	}
+	if (reserve && (r = cpulist_parse(d->topo, reserve, &d->reserved)) < 0) {
+		log_msg(LOG_ERR, "--reserve %s: not a CPU list of this host",
+		    reserve);
+		return r;
+	}
+	if (cpuset_count(&d->reserved) >= d->topo->npus) {
+		log_msg(LOG_ERR, "--reserve %s leaves no PU for VMs", reserve);
+		return -EINVAL;
+	}
+	if ((r = profiles_load(d->policy_dir, &d->profiles, err,
+	    sizeof(err))) < 0) {
+		log_msg(LOG_ERR, "policies %s: %s", d->policy_dir,
+		    r == -EINVAL ? err : strerror(-r));
+		return r;
+	}
+	features_default(&d->feat);
+	d->core_sched_supported = actuate_core_sched_probe();
+	if ((r = sampler_init(d)) < 0 || (r = virt_events_start()) < 0)
+		return r;
+	log_msg(LOG_INFO, "%d PUs, %d cores, %d LLCs; %s; core_sched %s%s",
+	    d->topo->npus, d->topo->ncores, d->topo->nllcs, d->uri,
+	    d->core_sched_supported ? "supported" : "unsupported",
+	    d->dry_run ? "; dry run: nothing is pinned" : "");
+	return 0;
+}
+
+/* SIGHUP: reread the policies; a bad set keeps the old one. */
+static void
+reload(struct vp_daemon *d)
+{
+	struct vp_profiles *p;
+	char err[4096];
+	int i;
+
+	if (profiles_load(d->policy_dir, &p, err, sizeof(err)) < 0) {
+		log_msg(LOG_ERR, "reload: policies %s: %s, keeping previous "
+		    "policies", d->policy_dir, err);
+		return;
+	}
+	profiles_free(d->profiles);
+	d->profiles = p;
+	for (i = 0; i < d->nvms; i++)
+		d->vm[i].policy_known = false;	/* reread with new profiles */
+	atomic_store(&d->dirty, true);
+	d->inventory_gen++;
+	log_msg(LOG_NOTICE, "reloaded policies from %s", d->policy_dir);
+}
+
+static void
+tick(struct vp_daemon *d)
+{
+	if (virt_ensure(d) == 0 && (atomic_load(&d->dirty) ||
+	    d->c.ticks % FULL_REFRESH_TICKS == 0))
+		virt_refresh(d);
+	sampler_read(d);
+	tick_plan(d);
+	if (d->conn && !atomic_load(&d->conn_lost))
+		actuate_apply(d);
+	status_write(d);
+	d->c.ticks++;
+}
+
+static void
+sleep_until(uint64_t deadline)
+{
+	struct timespec ts;
+	uint64_t now = now_ns();
+
+	if (now >= deadline)
+		return;
+	ts.tv_sec = (time_t)((deadline - now) / 1000000000);
+	ts.tv_nsec = (long)((deadline - now) % 1000000000);
+	nanosleep(&ts, NULL);	/* EINTR: a signal, handled next round */
+}
+
+int
+main(int argc, char **argv)
+{
+	struct vp_daemon d = {
+		.uri = "qemu:///system", .policy_dir = VP_POLICY_DIR,
+		.tick_ms = 250, .cb_lifecycle = -1, .cb_metadata = -1,
+	};
+	struct sigaction sa = { .sa_handler = on_signal };
+	const char *reserve = NULL;
+	uint64_t next;
+
+	if (parse_args(&d, argc, argv, &reserve) < 0)
+		return 2;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (setup(&d, reserve) < 0)
+		return 1;
+	next = now_ns();
+	while (!quit_flag) {
+		if (reload_flag) {
+			reload_flag = 0;
+			reload(&d);
+		}
+		tick(&d);
+		next += (uint64_t)d.tick_ms * 1000000;
+		if (next < now_ns())
+			next = now_ns();	/* overran: do not catch up */
+		sleep_until(next);
+	}
+	log_msg(LOG_INFO, "stopping after %lu ticks", d.c.ticks);
+	tick_free(&d);
+	virt_free_vms(&d);
+	virt_disconnect(&d);
+	sampler_free(&d);
+	profiles_free(d.profiles);
+	topo_free(d.topo);
+	return 0;
+}
