@@ -87,7 +87,8 @@ deps:
 # compiles the objects each patch touches (about 6 minutes the first time,
 # cached in kvm-patches/build/ after that).
 check: deps
-	$(MAKE) check-unit check-asan check-cli kvm-check
+	$(MAKE) check-unit check-asan check-cli check-valgrind kvm-check \
+		check-integration
 
 # Unit tests find the topologies through VP_TOPOLOGY_DIR.
 check-unit: $(B)/test-unit
@@ -97,6 +98,11 @@ check-asan: $(B)/asan/test-unit
 	VP_TOPOLOGY_DIR=tests/topologies \
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		$(B)/asan/test-unit
+
+# The daemon under valgrind against the test driver (20 VMs, dry run):
+# no invalid access, nothing definitely lost.
+check-valgrind: $(B)/vcpuplaced
+	sh tests/valgrind.sh $(B)/vcpuplaced
 
 check-cli: $(B)/vcpuplacectl
 	sh tests/cli/run.sh $(B)/vcpuplacectl
@@ -108,19 +114,14 @@ bench-daemon: $(B)/vcpuplaced
 bench-scan: $(B)/bench-scan
 	$(B)/bench-scan tests/topologies
 
-# Until the daemon lands (issue 3), the demo is the planner's dry run on
-# real machines: where every vCPU of a mixed set of VMs would live, why.
-demo: deps $(B)/vcpuplacectl
-	@for f in g4dnmetal.xml Intel-RaptorLake-Corei7-1370P.xml \
-	    128arm-2pa2n8cluster4co.xml; do \
-		echo "== $$f"; \
-		$(B)/vcpuplacectl topology --topology tests/topologies/$$f | \
-			head -1; \
-		$(B)/vcpuplacectl plan --topology tests/topologies/$$f \
-			--scenario tests/scenarios/mixed.json || exit 1; \
-	done
+# Three tiny TCG VMs under libvirt with the latency, dedicated and
+# balanced profiles; vcpuplaced places them; a live view for 20 s.
+demo: deps $(B)/vcpuplaced $(B)/vcpuplacectl
+	sh tests/integration/deps.sh
+	python3 tests/integration/demo.py $(B)/vcpuplaced 20
 
 include kvm-patches/kvm.mk
+include tests/integration/integration.mk
 
 install: $(B)/vcpuplacectl $(B)/vcpuplaced
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -157,7 +157,7 @@ actuate_apply(struct vp_daemon *d)
 
 	for (i = 0; i < d->nvms; i++) {
 		struct vp_vm *vm = &d->vm[i];
-		bool gone = false;
+		bool gone = false, moved = false;
 
 		if (!vm->policy_known || vm->policy.mode == VP_MODE_OFF)
 			continue;
@@ -171,16 +171,19 @@ actuate_apply(struct vp_daemon *d)
 			a = pin_vcpu(d, vm, k);
 			if (a == VP_APPLY_APPLIED) {
 				v->affinity = v->planned;
+				v->placed_home = v->home;
 				v->last_move_ns = now_ns();
 				v->pending_ticks = 0;
 				d->c.moves[v->reason]++;
 				pins++;
+				moved = true;
 			} else if (a != VP_APPLY_UNCHANGED) {
 				note_failure(d, vm, k, a);
 				gone = a == VP_APPLY_GONE;
 			}
 		}
-		if (!gone)
+		/* the emulator follows its vCPUs: recompute only when they move */
+		if (!gone && (moved || cpuset_empty(&vm->emulator)))
 			pin_emulator(d, vm);
 	}
 	return pins;

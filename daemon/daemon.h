@@ -22,7 +22,8 @@ struct vp_vcpu {
 	int tid;			/* QEMU's "CPU N/..." thread, 0 unknown */
 	struct vp_cpuset affinity;	/* live, as libvirt reported it */
 	int current;			/* PU it last ran on, or VP_PU_NONE */
-	int home;
+	int home;			/* the plan's home PU */
+	int placed_home;		/* home of the applied affinity */
 	struct vp_cpuset planned;	/* what the plan wants */
 	int pending_ticks;		/* ticks the plan has differed */
 	bool move;			/* tick_plan() wants planned applied */
@@ -90,6 +91,8 @@ struct vp_daemon {
 	struct vp_vm *vm;
 	int nvms;
 	unsigned long inventory_gen;	/* bumped by every refresh */
+	unsigned long status_gen;	/* inventory the status file shows */
+	bool status_dirty;		/* a pin, an error: write it now */
 
 	/* the last plan, reused while its inputs are unchanged */
 	struct vp_plan *plan;

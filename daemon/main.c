@@ -201,9 +201,18 @@ tick(struct vp_daemon *d)
 		virt_refresh(d);
 	sampler_read(d);
 	tick_plan(d);
-	if (d->conn && !atomic_load(&d->conn_lost))
-		actuate_apply(d);
-	status_write(d);
+	if (d->conn && !atomic_load(&d->conn_lost) && actuate_apply(d) > 0)
+		d->status_dirty = true;
+	/*
+	 * Building the status JSON of 800 vCPUs was 60 % of the daemon's CPU
+	 * (callgrind): write it when something changed, else once a second.
+	 */
+	if (d->status_dirty || d->status_gen != d->inventory_gen ||
+	    d->c.ticks % (1000 / d->tick_ms + 1) == 0) {
+		status_write(d);
+		d->status_dirty = false;
+		d->status_gen = d->inventory_gen;
+	}
 	d->c.ticks++;
 }
 

@@ -58,7 +58,9 @@ vm_json(const struct vp_daemon *d, const struct vp_vm *vm)
 
 		json_object_object_add(c, "vcpu", json_object_new_int(k));
 		json_object_object_add(c, "tid", json_object_new_int(v->tid));
-		json_object_object_add(c, "home", pu_json(d->topo, v->home));
+		/* the home of the affinity in force, not of a pending plan */
+		json_object_object_add(c, "home",
+		    pu_json(d->topo, v->placed_home));
 		json_object_object_add(c, "allowed",
 		    cpus_json(d->topo, &v->affinity));
 		json_object_object_add(c, "current",

@@ -65,6 +65,7 @@ decide(struct vp_daemon *d, const struct vp_plan *p, struct vp_vm *vm,
 		v->home = vp->vcpu[k].home;
 		if (cpuset_equal(&v->planned, &v->affinity)) {
 			v->pending_ticks = 0;
+			v->placed_home = v->home;	/* e.g. after a restart */
 			continue;
 		}
 		must = vm->replace || affinity_broken(d, p, v);

@@ -389,7 +389,8 @@ describe_vm(struct vp_daemon *d, virDomainPtr dom, struct vp_vm *old,
 		if (!vm->vcpu)
 			return -ENOMEM;
 		for (k = 0; k < vm->nvcpus; k++)
-			vm->vcpu[k].current = vm->vcpu[k].home = VP_PU_NONE;
+			vm->vcpu[k].current = vm->vcpu[k].home =
+			    vm->vcpu[k].placed_home = VP_PU_NONE;
 		vm->replace = true;
 	}
 	vm->dom = dom;

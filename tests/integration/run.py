@@ -1,0 +1,746 @@
+#!/usr/bin/env python3
+"""Integration tests of vcpuplaced against real libvirt + QEMU (TCG) VMs.
+
+    run.py PATH/TO/vcpuplaced [TEST ...]
+
+Starts libvirt (libvirt-up.sh), builds the guest (guest/build.sh, cached
+in build/integration-guest/ or $VP_GUEST_DIR), removes leftover
+vptest-* domains, then runs each test: one line per test, PASS, FAIL
+(with the reason and the daemon's stderr tail) or SKIP (with the
+reason), and last `integration: N passed, N failed[, N skipped]`.
+Exits 1 if any test failed.  Every test removes its VMs and stops any
+daemon it started, pass or fail.  VP_KEEP=1 keeps the run directory
+(consoles, daemon logs, status files).
+
+The daemon contract these tests check (issue 3):
+  vcpuplaced --connect URI --foreground --tick MS --policies DIR
+             --status-file PATH [--dry-run] [--reserve CPULIST]
+logs to stderr, rewrites PATH atomically every tick with
+  {"tick", "connected", "reconnects", "libvirt_errors", "invalid_metadata",
+   "vms": [{"name", "policy": {"profile","mode","smt","locality"},
+            "error", "vcpus": [{"vcpu","tid","home","allowed","current",
+                                "reason"}]}]}
+and exits 0 on SIGTERM.  A test needing the daemon is SKIPped when the
+binary does not exist.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import vmlib  # noqa: E402
+
+TICK_MS = 250
+TICK_S = TICK_MS / 1000.0
+POLICIES = os.path.join(ROOT, "policies")
+TOPO = None     # vmlib.load_topology() of the host, if vcpuplacectl runs
+
+
+class Skip(Exception):
+    pass
+
+
+class Fail(AssertionError):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+# ---- the daemon ------------------------------------------------------
+
+class Daemon:
+    def __init__(self, ctx, tag, uri=vmlib.URI, extra=()):
+        self.ctx = ctx
+        self.status_path = os.path.join(ctx.rundir, tag + ".status.json")
+        self.log_path = os.path.join(ctx.rundir, tag + ".stderr")
+        self.history_path = os.path.join(ctx.rundir, tag + ".history")
+        self.last_tick = None
+        self.argv = [ctx.binary, "--connect", uri, "--foreground",
+                     "--tick", str(TICK_MS), "--policies", POLICIES,
+                     "--status-file", self.status_path] + list(extra)
+        self.proc = None
+        self.rc = None
+
+    def start(self):
+        log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
+                                     stdout=log, stderr=log, cwd=ROOT)
+        log.close()
+        self.ctx.daemons.append(self)
+        self.wait(lambda s: s.get("tick", 0) >= 1, 15, "a first status")
+        return self
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stderr(self):
+        try:
+            with open(self.log_path, errors="replace") as f:
+                return f.read()
+        except FileNotFoundError:
+            return ""
+
+    def status(self):
+        """The parsed status file, or None if it does not exist yet."""
+        try:
+            with open(self.status_path) as f:
+                text = f.read()
+        except FileNotFoundError:
+            return None
+        try:
+            st = json.loads(text)
+        except ValueError as e:
+            raise Fail("status file is not valid JSON (%s; rewrite not "
+                       "atomic?): %r" % (e, text[:200]))
+        for k in ("tick", "connected", "reconnects", "libvirt_errors",
+                  "invalid_metadata", "vms"):
+            check(k in st, "status has no %r: %r" % (k, text[:300]))
+        if st["tick"] != self.last_tick:
+            # Every distinct status seen, for post-mortems (VP_KEEP=1).
+            self.last_tick = st["tick"]
+            with open(self.history_path, "a") as f:
+                f.write("%.3f %s\n" % (time.monotonic(), text.strip()))
+        return st
+
+    def wait(self, pred, timeout, what):
+        """Polls the status until pred(status) is truthy; returns
+        (status, value).  Fails if the daemon exits or on timeout."""
+        end = time.monotonic() + timeout
+        last = None
+        while True:
+            if not self.alive():
+                raise Fail("daemon exited (rc %s) while waiting for %s" % (
+                    self.proc.returncode, what))
+            st = self.status()
+            if st is not None:
+                last = st
+                v = pred(st)
+                if v:
+                    return st, v
+            if time.monotonic() > end:
+                raise Fail("timeout (%ss) waiting for %s; last status tick "
+                           "%s" % (timeout, what,
+                                   last and last.get("tick")))
+            time.sleep(0.04)
+
+    def tick(self):
+        """The daemon's current tick.  The contract has the status
+        rewritten every tick; if the daemon skips unchanged ones, the
+        file's age says how many ticks went by since (an upper bound, so
+        "placed by tick N" stays fair)."""
+        st = self.status()
+        if not st:
+            return 0
+        try:
+            age = time.time() - os.stat(self.status_path).st_mtime
+        except FileNotFoundError:
+            age = 0
+        return st["tick"] + max(0, int(age / TICK_S))
+
+    def wait_ticks(self, n, what="ticks"):
+        """Waits until a status n ticks on from now has been written."""
+        t0 = self.tick()
+        return self.wait(lambda s: s["tick"] >= t0 + n,
+                         n * TICK_S * 4 + 10, "%d %s" % (n, what))[0]
+
+    def stop(self):
+        """SIGTERM; returns the exit code (SIGKILL after 10 s: -9)."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.rc = self.proc.returncode
+        return self.rc
+
+    def stop_clean(self):
+        rc = self.stop()
+        check(rc == 0, "daemon exited %s on SIGTERM, want 0" % rc)
+
+
+def vm_entry(st, name):
+    for v in st["vms"]:
+        if v.get("name") == name:
+            return v
+    return None
+
+
+def allowed_of(entry):
+    """{vcpu: set} of a status VM entry; raises Fail on a malformed one."""
+    out = {}
+    for vc in entry.get("vcpus") or []:
+        try:
+            out[vc["vcpu"]] = vmlib.parse_cpulist(vc["allowed"])
+        except (KeyError, ValueError, TypeError) as e:
+            raise Fail("%s: bad vcpu entry %r (%s)" % (entry["name"], vc, e))
+    return out
+
+
+def actual(name, nvcpus):
+    """{vcpu: (vcpupin set, thread set)}."""
+    pins = vmlib.vcpupin_live(name)
+    return {i: (pins.get(i), vmlib.thread_affinity(name, i))
+            for i in range(nvcpus)}
+
+
+def placement_problem(entry, name, nvcpus, profile=None, mode=None):
+    """None if @entry (status) places every vCPU of @name and libvirt and
+    the kernel agree with it; else what is wrong."""
+    if entry is None:
+        return "%s not in the status" % name
+    if entry.get("error"):
+        return "%s has error %r" % (name, entry["error"])
+    pol = entry.get("policy") or {}
+    if profile is not None and pol.get("profile") != profile:
+        return "%s policy profile %r, want %r" % (name, pol.get("profile"),
+                                                  profile)
+    if mode is not None and pol.get("mode") != mode:
+        return "%s policy mode %r, want %r" % (name, pol.get("mode"), mode)
+    al = allowed_of(entry)
+    if sorted(al) != list(range(nvcpus)):
+        return "%s status vcpus %s, want 0..%d" % (name, sorted(al),
+                                                  nvcpus - 1)
+    threads = vmlib.vcpu_threads(name)
+    host = vmlib.host_cpus()
+    for vc in entry["vcpus"]:
+        i = vc["vcpu"]
+        a = al[i]
+        if not a:
+            return "%s vcpu %d: empty allowed" % (name, i)
+        if not a <= host:
+            return "%s vcpu %d: allowed %s outside host %s" % (
+                name, i, vc["allowed"], vmlib.format_cpulist(host))
+        if vc.get("home") not in a:
+            return "%s vcpu %d: home %r not in allowed %s" % (
+                name, i, vc.get("home"), vc["allowed"])
+        if vc.get("tid") not in (None, 0) and vc["tid"] != threads.get(i):
+            return "%s vcpu %d: tid %r, thread 'CPU %d/TCG' is %r" % (
+                name, i, vc["tid"], i, threads.get(i))
+        loc = pol.get("locality")
+        if pol.get("mode") == "shared" and TOPO and loc in TOPO and \
+                vc.get("home") in TOPO[loc] and not a <= TOPO[loc][vc["home"]]:
+            return "%s vcpu %d: allowed %s not inside the %s of home %d (%s)" \
+                % (name, i, vc["allowed"], loc, vc["home"],
+                   vmlib.format_cpulist(TOPO[loc][vc["home"]]))
+    for i, (pin, thr) in actual(name, nvcpus).items():
+        if pin != al[i] or thr != al[i]:
+            return ("%s vcpu %d: status allowed %s, virsh vcpupin %s, "
+                    "Cpus_allowed_list %s" % (
+                        name, i, vmlib.format_cpulist(al[i]),
+                        pin and vmlib.format_cpulist(pin),
+                        vmlib.format_cpulist(thr)))
+    return None
+
+
+def wait_placed(d, vm, nvcpus=1, profile=None, mode=None, by_tick=None,
+                timeout=20):
+    """Waits until the status places @vm as asked and vcpupin and the
+    thread's Cpus_allowed_list both equal it.  With @by_tick, the VM must
+    first appear placed in a status of tick <= by_tick.  Returns the
+    status entry."""
+    first = [None]
+    why = [None]
+
+    def pred(st):
+        e = vm_entry(st, vm.name)
+        if first[0] is None and e is not None and e.get("vcpus") \
+                and all(vc.get("allowed") for vc in e["vcpus"]):
+            first[0] = st["tick"]
+        try:
+            why[0] = placement_problem(e, vm.name, nvcpus, profile, mode)
+        except (OSError, RuntimeError, vmlib.VirshError) as ex:
+            why[0] = str(ex)
+        return e if why[0] is None else None
+
+    try:
+        st, e = d.wait(pred, timeout, "%s placed" % vm.name)
+    except Fail as ex:
+        raise Fail("%s (last: %s)" % (ex, why[0]))
+    if by_tick is not None:
+        check(first[0] is not None and first[0] <= by_tick,
+              "%s first placed at tick %s, want <= %d" % (vm.name, first[0],
+                                                          by_tick))
+    return e
+
+
+# ---- test context ----------------------------------------------------
+
+class Ctx:
+    def __init__(self, binary, guestdir, rundir):
+        self.binary = binary
+        self.guestdir = guestdir
+        self.rundir = rundir
+        self.vms = []
+        self.daemons = []
+
+    def note(self, msg):
+        """A timestamped line in the test's notes file (post-mortems)."""
+        with open(os.path.join(self.rundir, "notes"), "a") as f:
+            f.write("%.3f %s\n" % (time.monotonic(), msg))
+
+    def need_daemon(self):
+        if not (os.path.isfile(self.binary) and
+                os.access(self.binary, os.X_OK)):
+            raise Skip("no daemon binary %s" % self.binary)
+
+    def vm(self, tag, profile=None, fields=None, wait=False, **kw):
+        meta = None
+        if profile is not None or fields:
+            meta = vmlib.policy_xml(profile, fields)
+        vm = vmlib.start_vm(tag, self.guestdir, self.rundir, metadata=meta,
+                            wait=wait, **kw)
+        self.vms.append(vm)
+        return vm
+
+    def daemon(self, tag="d", uri=vmlib.URI, extra=()):
+        return Daemon(self, tag, uri, extra).start()
+
+    def teardown(self):
+        for d in self.daemons:
+            d.stop()
+        for vm in self.vms:
+            vmlib.destroy(vm.name)
+
+
+# ---- the tests -------------------------------------------------------
+
+def test_harness(ctx):
+    """No daemon: a guest boots, vcpupin and the thread agree, a pin
+    reaches the thread, destroy removes the domain."""
+    vm = ctx.vm("harness", profile="balanced", wait=True)
+    host = vmlib.host_cpus()
+    pin, thr = actual(vm.name, 1)[0]
+    check(pin == thr == host, "fresh VM: vcpupin %s, thread %s, host %s" % (
+        pin, thr, host))
+    last = {max(host)}
+    vmlib.set_vcpupin(vm.name, 0, last)
+    pin, thr = actual(vm.name, 1)[0]
+    check(pin == thr == last, "after vcpupin %s: vcpupin %s, thread %s" % (
+        last, pin, thr))
+    check('profile="balanced"' in (vmlib.get_policy(vm.name) or ""),
+          "metadata not readable back: %r" % vmlib.get_policy(vm.name))
+    vmlib.destroy(vm.name)
+    check(vm.name not in vmlib.list_domains(), "%s still listed" % vm.name)
+
+
+def test_place_on_start(ctx):
+    """A VM started under a running daemon is placed as its policy says
+    within 2 ticks; vcpupin and Cpus_allowed_list equal the status."""
+    ctx.need_daemon()
+    d = ctx.daemon()
+    # Ticks count from when `virsh create` has returned.
+    a = ctx.vm("start-bal", profile="balanced")
+    t0 = d.tick()
+    e = wait_placed(d, a, profile="balanced", mode="shared", by_tick=t0 + 2)
+    b = ctx.vm("start-ded", profile="dedicated")
+    t1 = d.tick()
+    e = wait_placed(d, b, profile="dedicated", mode="dedicated",
+                    by_tick=t1 + 2)
+    vc = e["vcpus"][0]
+    check(vmlib.parse_cpulist(vc["allowed"]) == {vc["home"]},
+          "dedicated vcpu allowed %s, want only its home %s" % (
+              vc["allowed"], vc["home"]))
+    # The placement holds while the guests boot and idle.
+    a.wait_ready()
+    b.wait_ready()
+    d.wait_ticks(2)
+    wait_placed(d, a, profile="balanced", timeout=5)
+    wait_placed(d, b, profile="dedicated", timeout=5)
+    d.stop_clean()
+
+
+def test_metadata_change(ctx):
+    """Changing the live metadata re-places the VM; a VM whose mode is
+    off keeps whatever affinity it has."""
+    ctx.need_daemon()
+    d = ctx.daemon()
+    host = vmlib.host_cpus()
+    a = ctx.vm("meta", profile="balanced")
+    o = ctx.vm("meta-off", profile="balanced", fields={"mode": "off"})
+    known = {max(host)}
+    vmlib.set_vcpupin(o.name, 0, known)
+    wait_placed(d, a, profile="balanced", mode="shared")
+
+    vmlib.set_policy(a.name, "dedicated")
+    t = d.tick()
+    e = wait_placed(d, a, profile="dedicated", mode="dedicated",
+                    by_tick=t + 4)
+    ded = allowed_of(e)[0]
+    check(len(ded) == 1, "dedicated vcpu allowed %s, want one PU" % ded)
+
+    # off: the daemon leaves the affinity alone, the one it set itself
+    # (a) and one set by hand (o).
+    vmlib.set_policy(a.name, "balanced", {"mode": "off"})
+    st = d.wait_ticks(8)
+    for vm, want in ((a, ded), (o, known)):
+        pin, thr = actual(vm.name, 1)[0]
+        check(pin == thr == want, "%s (mode off) affinity vcpupin %s, "
+              "thread %s, want %s unchanged" % (vm.name, pin, thr, want))
+        e = vm_entry(st, vm.name)
+        check(e is None or (e.get("policy") or {}).get("mode") == "off",
+              "%s listed with policy %r, want mode off" % (
+                  vm.name, e and e.get("policy")))
+    # And a hand pin of an off VM is not undone either.
+    other = host - ded or host
+    vmlib.set_vcpupin(a.name, 0, other)
+    d.wait_ticks(6)
+    pin, thr = actual(a.name, 1)[0]
+    check(pin == thr == other, "%s (mode off) pinned by hand to %s, now "
+          "vcpupin %s thread %s" % (a.name, other, pin, thr))
+    d.stop_clean()
+
+
+def test_dedicated_exclusive(ctx):
+    """A dedicated VM's PU is used by no other managed vCPU."""
+    ctx.need_daemon()
+    d = ctx.daemon()
+    s = ctx.vm("excl-shared", profile="balanced")
+    wait_placed(d, s, profile="balanced", mode="shared")
+    ded = ctx.vm("excl-ded", profile="dedicated")
+    t = d.tick()
+    ctx.note("excl-ded created, status tick %d" % t)
+    e = wait_placed(d, ded, profile="dedicated", mode="dedicated",
+                    by_tick=t + 2)
+    mine = allowed_of(e)[0]
+    check(len(mine) == 1, "dedicated allowed %s, want one PU" % mine)
+
+    def disjoint(st):
+        for v in st["vms"]:
+            if v["name"] == ded.name or not v.get("vcpus"):
+                continue
+            if (v.get("policy") or {}).get("mode") == "off":
+                continue
+            for i, al in allowed_of(v).items():
+                if al & mine:
+                    return None
+        return True
+    try:
+        d.wait(disjoint, 10, "shared vCPUs off PU %s" %
+               vmlib.format_cpulist(mine))
+    except Fail:
+        st = d.status()
+        raise Fail("PU %s of dedicated %s still allowed to %s" % (
+            vmlib.format_cpulist(mine), ded.name,
+            [(v["name"], [vc["allowed"] for vc in v.get("vcpus") or []])
+             for v in st["vms"]]))
+    e = wait_placed(d, s, profile="balanced", mode="shared")
+    check(not (allowed_of(e)[0] & mine), "shared %s allowed %s overlaps "
+          "dedicated PU %s" % (s.name, allowed_of(e)[0], mine))
+    # Stable over a few ticks.
+    d.wait_ticks(4)
+    wait_placed(d, ded, profile="dedicated", timeout=5)
+    e = wait_placed(d, s, profile="balanced", timeout=5)
+    check(not (allowed_of(e)[0] & mine), "overlap after 4 ticks")
+    d.stop_clean()
+
+
+def test_invalid_metadata(ctx):
+    """Invalid metadata: an error naming the VM on stderr,
+    invalid_metadata grows, the VM keeps its placement, others are
+    unaffected."""
+    ctx.need_daemon()
+    d = ctx.daemon()
+    a = ctx.vm("bad", profile="balanced")
+    b = ctx.vm("good", profile="balanced")
+    wait_placed(d, a, profile="balanced")
+    eb = wait_placed(d, b, profile="balanced")
+    before_a = actual(a.name, 1)[0][0]
+    before_b = allowed_of(eb)[0]
+
+    for raw, words in (('<policy profile="nonexistent"/>', ("nonexistent",)),
+                       ('<policy profile="balanced"><smt>sometimes</smt>'
+                        '</policy>', ("sometimes", "smt"))):
+        inv0 = d.status()["invalid_metadata"]
+        vmlib.set_policy(a.name, raw=raw)
+        st, _ = d.wait(lambda s: s["invalid_metadata"] > inv0, 10,
+                       "invalid_metadata > %d after %s" % (inv0, raw))
+        d.wait_ticks(3)
+        lines = [l for l in d.stderr().splitlines()
+                 if a.name in l and any(w in l for w in words)]
+        check(lines, "no stderr line naming %s and %s for %s" % (
+            a.name, "/".join(words), raw))
+        st = d.status()
+        e = vm_entry(st, a.name)
+        check(e is None or e.get("error"),
+              "%s listed with error null after %s" % (a.name, raw))
+        pin, thr = actual(a.name, 1)[0]
+        check(pin == thr == before_a, "%s affinity vcpupin %s thread %s, "
+              "want unchanged %s" % (a.name, pin, thr, before_a))
+        eb = wait_placed(d, b, profile="balanced", timeout=5)
+        check(allowed_of(eb)[0] == before_b, "%s moved from %s to %s" % (
+            b.name, before_b, allowed_of(eb)[0]))
+    # Valid again: managed again.
+    vmlib.set_policy(a.name, "balanced")
+    wait_placed(d, a, profile="balanced")
+    d.stop_clean()
+
+
+def test_libvirtd_restart(ctx):
+    """libvirtd killed and restarted under the daemon: it reconnects and
+    the placement is right afterwards; new VMs are placed again."""
+    ctx.need_daemon()
+    d = ctx.daemon()
+    a = ctx.vm("restart", profile="balanced")
+    wait_placed(d, a, profile="balanced")
+    r0 = d.status()["reconnects"]
+    pid = vmlib.qemu_pid(a.name)
+    p = subprocess.run(["sh", os.path.join(HERE, "libvirt-restart.sh")],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=90)
+    check(p.returncode == 0, "libvirt-restart.sh failed: %s" % p.stdout)
+    check(os.path.exists("/proc/%d" % pid) and vmlib.is_running(a.name),
+          "QEMU of %s did not survive the libvirtd restart" % a.name)
+    d.wait(lambda s: s["reconnects"] > r0 and s["connected"], 40,
+           "reconnects > %d and connected" % r0)
+    d.wait_ticks(2)
+    wait_placed(d, a, profile="balanced")
+    b = ctx.vm("restart-new", profile="dedicated")
+    t = d.tick()
+    wait_placed(d, b, profile="dedicated", mode="dedicated", by_tick=t + 2)
+    d.stop_clean()
+
+
+def test_vm_destroyed(ctx):
+    """A VM destroyed while the daemon works: no crash, no error loop,
+    the VM leaves the status."""
+    ctx.need_daemon()
+    d = ctx.daemon()
+    a = ctx.vm("gone", profile="balanced")
+    b = ctx.vm("stays", profile="balanced")
+    wait_placed(d, a, profile="balanced")
+    wait_placed(d, b, profile="balanced")
+    st = d.status()
+    e0, t0 = st["libvirt_errors"], d.tick()
+    lines0 = len(d.stderr().splitlines())
+    vmlib.destroy(a.name)
+    # Also one that goes away while it is still starting.
+    c = ctx.vm("flash", profile="balanced")
+    time.sleep(0.1)
+    vmlib.destroy(c.name)
+    # count the 10 ticks from the last destroy: booting "flash" alone
+    # can take 10 ticks on a loaded 2-CPU host
+    t0 = d.tick()
+    st, _ = d.wait(lambda s: s["tick"] >= t0 + 10, 30, "10 ticks")
+    check(d.alive(), "daemon died")
+    # A lookup racing the destroy may fail once or twice per VM; an
+    # error loop would grow every tick.
+    check(st["libvirt_errors"] - e0 <= 5, "libvirt_errors grew %d -> %d "
+          "in 10 ticks" % (e0, st["libvirt_errors"]))
+    for gone in (a.name, c.name):
+        check(vm_entry(st, gone) is None, "%s still in the status" % gone)
+    grew = len(d.stderr().splitlines()) - lines0
+    check(grew <= 10, "stderr grew %d lines in 10 ticks (error loop?)" % grew)
+    d.wait_ticks(6)
+    check(d.status()["libvirt_errors"] == st["libvirt_errors"],
+          "libvirt_errors still growing after the VMs are gone: %d -> %d" % (
+              st["libvirt_errors"], d.status()["libvirt_errors"]))
+    wait_placed(d, b, profile="balanced")
+    d.stop_clean()
+
+
+def test_dryrun_testdriver(ctx):
+    """--dry-run against libvirt's test driver with 200 running domains
+    of 4 vCPUs: ticks advance, every vCPU is in the status, no libvirt
+    error."""
+    ctx.need_daemon()
+    n, nv = 200, 4
+    path = os.path.join(ctx.rundir, "testdriver-%dx%d.xml" % (n, nv))
+    subprocess.run([sys.executable, os.path.join(HERE, "gen_testdriver.py"),
+                    str(n), str(nv), path], check=True)
+    d = ctx.daemon("dry", uri="test://" + os.path.abspath(path),
+                   extra=["--dry-run"])
+    first = d.tick()
+    time.sleep(5)
+    check(d.alive(), "daemon exited (rc %s)" % d.proc.returncode)
+    st = d.status()
+    check(st["tick"] >= first + 5, "ticks %d -> %d in 5 s at %d ms" % (
+        first, st["tick"], TICK_MS))
+    check(st["connected"], "not connected")
+    check(st["libvirt_errors"] == 0, "libvirt_errors %d" %
+          st["libvirt_errors"])
+    check(st["invalid_metadata"] == 0, "invalid_metadata %d" %
+          st["invalid_metadata"])
+    names = {v["name"]: v for v in st["vms"]}
+    want = ["vptest-td-%04d" % i for i in range(n)]
+    missing = [w for w in want if w not in names]
+    check(not missing, "%d of %d VMs missing, e.g. %s" % (
+        len(missing), n, missing[:3]))
+    for w in want:
+        v = names[w]
+        got = sorted(vc.get("vcpu") for vc in v.get("vcpus") or [])
+        check(got == list(range(nv)), "%s vcpus %s" % (w, got))
+        check(not v.get("error"), "%s error %r" % (w, v.get("error")))
+        for vc in v["vcpus"]:
+            check(vc.get("allowed"), "%s vcpu %s: empty allowed" % (
+                w, vc.get("vcpu")))
+    d.stop_clean()
+
+
+def test_reserve(ctx):
+    """--reserve: no vCPU is allowed on a reserved PU."""
+    ctx.need_daemon()
+    host = vmlib.host_cpus()
+    if len(host) < 2:
+        raise Skip("needs 2 CPUs")
+    res = {min(host)}
+    d = ctx.daemon(extra=["--reserve", vmlib.format_cpulist(res)])
+    a = ctx.vm("reserve", profile="balanced")
+    e = wait_placed(d, a, profile="balanced")
+    check(not (allowed_of(e)[0] & res), "%s allowed %s includes reserved "
+          "%s" % (a.name, allowed_of(e)[0], res))
+    d.stop_clean()
+
+
+def test_dryrun_live(ctx):
+    """--dry-run against qemu:///system: the VM is planned (listed) but
+    its affinity is not touched."""
+    ctx.need_daemon()
+    host = vmlib.host_cpus()
+    a = ctx.vm("dry", profile="dedicated")
+    # A dedicated vCPU is planned on one PU; all of them is what a
+    # dry run must leave.
+    known = host
+    vmlib.set_vcpupin(a.name, 0, known)
+    d = ctx.daemon("dry", extra=["--dry-run"])
+    st, e = d.wait(lambda s: vm_entry(s, a.name), 10, "%s listed" % a.name)
+    d.wait_ticks(6)
+    pin, thr = actual(a.name, 1)[0]
+    check(pin == thr == known, "dry run changed %s: vcpupin %s thread %s, "
+          "was %s" % (a.name, pin, thr, known))
+    d.stop_clean()
+
+
+TESTS = [test_harness, test_place_on_start, test_metadata_change,
+         test_dedicated_exclusive, test_invalid_metadata,
+         test_libvirtd_restart, test_vm_destroyed, test_reserve,
+         test_dryrun_live, test_dryrun_testdriver]
+
+
+# ---- runner ------------------------------------------------------------
+
+def setup(guestdir):
+    """libvirt up, guest built, leftovers gone.  Returns None or why not."""
+    for cmd in (["sh", os.path.join(HERE, "libvirt-up.sh")],
+                ["sh", os.path.join(HERE, "guest", "build.sh"), guestdir]):
+        p = subprocess.run(cmd, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=300)
+        if p.returncode != 0:
+            return "%s failed: %s" % (" ".join(cmd), p.stdout.strip())
+    try:
+        gone = vmlib.cleanup_all()
+    except vmlib.VirshError as e:
+        return "cleanup: %s" % e
+    if gone:
+        print("integration: removed leftover domains %s" % " ".join(gone))
+    return None
+
+
+def main(argv):
+    if len(argv) < 1:
+        print("usage: run.py PATH/TO/vcpuplaced [TEST ...]", file=sys.stderr)
+        return 2
+    binary = os.path.abspath(argv[0])
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, on_term)
+    only = set(argv[1:])
+    tests = [t for t in TESTS if not only or t.__name__ in only or
+             t.__name__[5:] in only]
+    guestdir = os.environ.get("VP_GUEST_DIR") or os.path.join(
+        ROOT, "build", "integration-guest")
+    rundir = tempfile.mkdtemp(prefix="vptest-run-")
+    os.chmod(rundir, 0o755)
+    passed = failed = skipped = 0
+    t_all = time.monotonic()
+    why = setup(guestdir)
+    global TOPO
+    for ctl in (os.path.join(os.path.dirname(binary), "vcpuplacectl"),
+                os.path.join(ROOT, "build", "vcpuplacectl")):
+        if os.access(ctl, os.X_OK):
+            TOPO = vmlib.load_topology(ctl)
+            break
+    for t in tests:
+        name = t.__name__[5:]
+        if why:
+            print("FAIL %s: setup: %s" % (name, why))
+            failed += 1
+            continue
+        ctx = Ctx(binary, guestdir, os.path.join(rundir, name))
+        os.makedirs(ctx.rundir)
+        t0 = time.monotonic()
+        detail = None
+        try:
+            t(ctx)
+            res = "PASS %s (%.1fs)" % (name, time.monotonic() - t0)
+            passed += 1
+        except Skip as e:
+            res = "SKIP %s: %s" % (name, e)
+            skipped += 1
+        except Fail as e:
+            res = "FAIL %s: %s" % (name, e)
+            failed += 1
+        except KeyboardInterrupt:
+            # Ctrl-C or SIGTERM: leave nothing running behind.
+            ctx.teardown()
+            vmlib.cleanup_all()
+            print("integration: interrupted in %s (logs in %s)" % (
+                name, rundir))
+            raise
+        except Exception as e:  # harness or libvirt trouble
+            res = "FAIL %s: %s: %s" % (name, type(e).__name__, e)
+            detail = traceback.format_exc()
+            failed += 1
+        try:
+            ctx.teardown()
+        except Exception as e:
+            if res.startswith("PASS"):
+                passed -= 1
+                failed += 1
+                res = "FAIL %s: teardown: %s" % (name, e)
+        print(res, flush=True)
+        if res.startswith("FAIL"):
+            if detail:
+                print("  " + detail.rstrip().replace("\n", "\n  "))
+            for d in ctx.daemons:
+                tail = d.stderr().splitlines()[-15:]
+                if tail:
+                    print("  daemon stderr (%s):" % d.log_path)
+                    for l in tail:
+                        print("    " + l)
+    try:
+        vmlib.cleanup_all()
+    except vmlib.VirshError:
+        pass
+    if os.environ.get("VP_KEEP") or failed:
+        print("integration: logs in %s (%.0fs)" % (
+            rundir, time.monotonic() - t_all))
+    else:
+        shutil.rmtree(rundir, ignore_errors=True)
+    line = "integration: %d passed, %d failed" % (passed, failed)
+    if skipped:
+        line += ", %d skipped" % skipped
+    print(line)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:
+        sys.exit(130)
