@@ -37,6 +37,25 @@ actuate_core_sched_probe(void)
 	    &cookie) == 0;
 }
 
+/*
+ * One core-scheduling cookie for the whole QEMU process, so its vCPU
+ * threads may share a core with each other but with no other VM (seed
+ * 004: it costs throughput at high load, hence opt-in by policy).
+ */
+static void
+give_cookie(struct vp_daemon *d, struct vp_vm *vm)
+{
+	if (vm->cookie_done || !d->core_sched_supported || d->dry_run ||
+	    !vm->policy.core_sched || !vm->pid)
+		return;
+	if (prctl(PR_SCHED_CORE, PR_SCHED_CORE_CREATE, vm->pid, PIDTYPE_TGID,
+	    0) < 0) {
+		log_msg(LOG_WARNING, "VM %s: core-sched cookie for pid %d: %s, "
+		    "ignoring", vm->name, vm->pid, strerror(errno));
+	}
+	vm->cookie_done = true;	/* once: a failure will not mend itself */
+}
+
 /* The libvirt error of the last call, sorted. */
 static enum vp_apply
 classify(void)
@@ -185,6 +204,8 @@ actuate_apply(struct vp_daemon *d)
 		/* the emulator follows its vCPUs: recompute only when they move */
 		if (!gone && (moved || cpuset_empty(&vm->emulator)))
 			pin_emulator(d, vm);
+		if (!gone)
+			give_cookie(d, vm);
 	}
 	return pins;
 }

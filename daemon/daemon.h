@@ -47,6 +47,7 @@ struct vp_vm {
 	int nvcpus;
 	struct vp_vcpu *vcpu;		/* [nvcpus] */
 	struct vp_cpuset emulator;	/* last emulator pin we applied */
+	bool cookie_done;		/* core-sched cookie given to its pid */
 };
 
 struct vp_counters {

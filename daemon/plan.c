@@ -160,12 +160,58 @@ take_cores(struct planner *p, const struct vp_vm_spec *vm,
 	return placed;
 }
 
+/*
+ * Takes again the PUs an exclusive VM already has, when each one's core
+ * is still free; false (nothing taken) otherwise.
+ */
+static bool
+keep_previous(struct planner *p, const struct vp_vm_spec *vm,
+    struct vp_vcpu_plan *vc, struct vp_cpuset *ret_taken)
+{
+	bool ded = vm->policy.mode == VP_MODE_DEDICATED;
+	bool whole_core = vm->policy.smt == VP_SMT_ISOLATE;
+	struct vp_cpuset cores, homes;
+	int i, c, pu;
+
+	if (!vm->prev_home)
+		return false;
+	cpuset_zero(&cores);
+	cpuset_zero(&homes);
+	for (i = 0; i < vm->nvcpus; i++) {
+		pu = vm->prev_home[i];
+		if (pu < 0 || pu >= p->t->npus || cpuset_test(&homes, pu))
+			return false;
+		c = p->t->pu[pu].core;
+		if (!cpuset_test(&cores, pu) &&
+		    !core_free(p, &p->t->core[c], false))
+			return false;
+		if (ded && whole_core && cpuset_test(&cores, pu))
+			return false;	/* two vCPUs on one isolated core */
+		cpuset_set(&homes, pu);
+		topo_add_core(p->t, pu, &cores);
+	}
+	*ret_taken = ded && !whole_core ? homes : cores;
+	for (i = 0; i < vm->nvcpus; i++) {
+		vc[i].home = vm->prev_home[i];
+		vc[i].reason = ded ? VP_REASON_DEDICATED : VP_REASON_ISOLATED;
+		cpuset_zero(&vc[i].allowed);
+		if (ded)
+			cpuset_set(&vc[i].allowed, vc[i].home);
+		else
+			vc[i].allowed = cores;
+	}
+	cpuset_andnot(&p->pool, &p->pool, ret_taken);
+	return true;
+}
+
 static int
 plan_exclusive(struct planner *p, const struct vp_vm_spec *vm,
     struct vp_vm_plan *out)
 {
 	struct vp_cpuset taken;
 
+	if (keep_previous(p, vm, out->vcpu, &taken))
+		return 0;
 	if (take_cores(p, vm, out->vcpu, &taken) == vm->nvcpus)
 		return 0;
 	/* did not fit: give everything back, plan nothing */

@@ -437,6 +437,12 @@ struct vp_vm_spec {
 	const char *name;	/* borrowed: must outlive the plan call */
 	int nvcpus;
 	struct vp_policy policy;
+	/*
+	 * The homes its vCPUs have now ([nvcpus], borrowed), or NULL.  An
+	 * exclusive VM keeps them while they are still free: a dedicated
+	 * VM must not hop PUs because the host's load moved.
+	 */
+	const int *prev_home;
 };
 
 struct vp_plan_input {

@@ -513,6 +513,49 @@ START_TEST(test_plan_deterministic)
 }
 END_TEST
 
+/*
+ * A dedicated VM given its current homes keeps them when host load
+ * shifts, even where a fresh plan would pick other PUs; a home whose
+ * core is gone from the pool (reserved now) makes it replan.
+ */
+START_TEST(test_plan_dedicated_sticky)
+{
+	_cleanup_topo_ struct vp_topo *t = load_topo("g4dnmetal.xml");
+	struct vp_vm_spec vms[2];
+	struct world w;
+	struct vp_plan *p, *q;
+	int prev[2], i;
+
+	vms[0] = vm("ded", 2, VP_MODE_DEDICATED, VP_SMT_ISOLATE, VP_LOC_LLC);
+	vms[1] = vm("web", 4, VP_MODE_SHARED, VP_SMT_PREFER_IDLE_CORE,
+	    VP_LOC_LLC);
+	world_init(&w, t, vms, 2);
+	p = compute(t, &w);
+	for (i = 0; i < 2; i++)
+		prev[i] = p->vm[0].vcpu[i].home;
+	/* load the host where the VM is: a fresh plan would go elsewhere */
+	for (i = 0; i < 2; i++)
+		topo_add_core(t, prev[i], &w.busy);
+	q = compute(t, &w);
+	ck_assert_int_ne(q->vm[0].vcpu[0].home, prev[0]);
+	plan_free(q);
+	vms[0].prev_home = prev;
+	q = compute(t, &w);
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(q->vm[0].vcpu[i].home, prev[i]);
+		ck_assert_int_eq(cpuset_count(&q->vm[0].vcpu[i].allowed), 1);
+	}
+	plan_free(q);
+	/* its first core is reserved for the host now: it must move */
+	topo_add_core(t, prev[0], &w.reserved);
+	q = compute(t, &w);
+	ck_assert_int_eq(q->vm[0].error, 0);
+	ck_assert(!cpuset_test(&w.reserved, q->vm[0].vcpu[0].home));
+	plan_free(q);
+	plan_free(p);
+}
+END_TEST
+
 Suite *plan_suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -521,6 +564,7 @@ Suite *plan_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_loop_test(tc, test_plan_shared, 0, NPLAN_FILES);
 	tcase_add_loop_test(tc, test_plan_dedicated, 0, NPLAN_FILES);
+	tcase_add_test(tc, test_plan_dedicated_sticky);
 	tcase_add_loop_test(tc, test_plan_isolate, 0, 4);
 	tcase_add_test(tc, test_plan_mode_off);
 	tcase_add_test(tc, test_plan_locality_cluster);
