@@ -2,9 +2,13 @@
 # Installs the Debian packages that building and testing vcpuplace need,
 # and only those missing, so a second run is a no-op.  Run as root (CI
 # and the developers' machines are); elsewhere it says what to install.
+#
+#   deps.sh [PACKAGE ...]   the given packages instead of the build set
 set -eu
 
 PKGS="build-essential pkg-config python3 libhwloc-dev hwloc-nox check libjson-c-dev libxml2-dev libvirt-dev"
+
+[ $# -gt 0 ] && PKGS="$*"
 
 missing=""
 for p in $PKGS; do
