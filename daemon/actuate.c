@@ -81,11 +81,9 @@ static bool
 to_cpumap(const struct vp_topo *t, const struct vp_cpuset *s,
     unsigned char *map, int maplen)
 {
-	struct vp_cpuset online;
 	int pu;
 
-	cpuset_and(&online, s, &t->all);
-	if (cpuset_empty(&online) || !cpuset_equal(&online, s))
+	if (cpuset_empty(s) || !cpuset_subset(s, &t->all))
 		return false;
 	memset(map, 0, maplen);
 	cpuset_for_each(pu, s, t->npus)

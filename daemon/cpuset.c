@@ -139,6 +139,17 @@ cpuset_intersects(const struct vp_cpuset *a, const struct vp_cpuset *b)
 	return false;
 }
 
+bool
+cpuset_subset(const struct vp_cpuset *a, const struct vp_cpuset *b)
+{
+	int i;
+
+	for (i = 0; i < VP_CPUSET_WORDS; i++)
+		if (a->w[i] & ~b->w[i])
+			return false;
+	return true;
+}
+
 void
 cpuset_and(struct vp_cpuset *dst, const struct vp_cpuset *a,
     const struct vp_cpuset *b)

@@ -38,10 +38,10 @@ affinity_broken(const struct vp_daemon *d, const struct vp_plan *p,
 {
 	struct vp_cpuset usable, excl;
 
-	cpuset_and(&usable, &v->affinity, &d->topo->all);
-	if (cpuset_empty(&usable) || !cpuset_equal(&usable, &v->affinity))
+	if (cpuset_empty(&v->affinity) ||
+	    !cpuset_subset(&v->affinity, &d->topo->all))
 		return true;
-	cpuset_andnot(&usable, &usable, &d->reserved);
+	cpuset_andnot(&usable, &v->affinity, &d->reserved);
 	if (cpuset_empty(&usable))
 		return true;
 	/* exclusive = everything neither shared nor reserved */

@@ -79,6 +79,8 @@ int cpuset_count_range(const struct vp_cpuset *s, int first, int count);
 bool cpuset_empty(const struct vp_cpuset *s);
 bool cpuset_equal(const struct vp_cpuset *a, const struct vp_cpuset *b);
 bool cpuset_intersects(const struct vp_cpuset *a, const struct vp_cpuset *b);
+/* True when every bit of @a is in @b (an empty @a is a subset). */
+bool cpuset_subset(const struct vp_cpuset *a, const struct vp_cpuset *b);
 /* True when some bit in [first, first + count) is set. */
 bool cpuset_intersects_range(const struct vp_cpuset *s, int first, int count);
 void cpuset_and(struct vp_cpuset *dst, const struct vp_cpuset *a,

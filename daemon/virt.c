@@ -290,6 +290,34 @@ no_metadata(void)
 }
 
 /*
+ * Takes @pol under profile name @profile; a VM whose policy or profile
+ * changes is re-placed at once (vm->replace).
+ */
+static void
+adopt_policy(struct vp_vm *vm, const struct vp_policy *pol,
+    const char *profile)
+{
+	if (!vm->policy_known || !policy_equal(pol, &vm->policy) ||
+	    strcmp(profile, vm->profile))
+		vm->replace = true;
+	vm->policy = *pol;
+	snprintf(vm->profile, sizeof(vm->profile), "%s", profile);
+	vm->policy_known = true;
+}
+
+/* The host default: the "balanced" profile as loaded, else built in. */
+static void
+host_default(const struct vp_daemon *d, struct vp_policy *ret)
+{
+	const struct vp_policy *def = profiles_get(d->profiles, "balanced");
+
+	if (def)
+		*ret = *def;
+	else
+		policy_default(ret);
+}
+
+/*
  * Reads the VM's policy from its metadata.  Bad metadata is logged with
  * the VM's name, counted once per change of the text, and leaves the
  * previous policy (or, for a VM seen for the first time, the default).
@@ -297,7 +325,6 @@ no_metadata(void)
 static void
 read_policy(struct vp_daemon *d, struct vp_vm *vm)
 {
-	const struct vp_policy *def = profiles_get(d->profiles, "balanced");
 	struct vp_policy pol;
 	char err[256], profile[64];
 	char *xml;
@@ -308,20 +335,7 @@ read_policy(struct vp_daemon *d, struct vp_vm *vm)
 		d->c.libvirt_errors++;	/* passing error: change nothing */
 		return;
 	}
-	if (!xml) {
-		if (!vm->policy_known || strcmp(vm->profile, "balanced")) {
-			vm->replace = true;
-			snprintf(vm->profile, sizeof(vm->profile), "balanced");
-		}
-		if (def)
-			vm->policy = *def;
-		else
-			policy_default(&vm->policy);
-		vm->policy_known = true;
-		vm->error[0] = '\0';
-		return;
-	}
-	if (policy_from_metadata(d->profiles, xml, &pol, err,
+	if (xml && policy_from_metadata(d->profiles, xml, &pol, err,
 	    sizeof(err)) < 0) {
 		if (strcmp(vm->error, err)) {
 			d->c.invalid_metadata++;
@@ -330,24 +344,20 @@ read_policy(struct vp_daemon *d, struct vp_vm *vm)
 			snprintf(vm->error, sizeof(vm->error), "%s", err);
 		}
 		if (!vm->policy_known) {
-			vm->policy = def ? *def : vm->policy;
-			if (!def)
-				policy_default(&vm->policy);
-			snprintf(vm->profile, sizeof(vm->profile), "balanced");
-			vm->policy_known = true;
-			vm->replace = true;
+			host_default(d, &pol);
+			adopt_policy(vm, &pol, "balanced");
 		}
 		free(xml);
 		return;
 	}
-	metadata_profile(xml, profile, sizeof(profile));
-	free(xml);
-	if (!vm->policy_known || !policy_equal(&pol, &vm->policy) ||
-	    strcmp(profile, vm->profile))
-		vm->replace = true;
-	vm->policy = pol;
-	snprintf(vm->profile, sizeof(vm->profile), "%s", profile);
-	vm->policy_known = true;
+	if (xml) {
+		metadata_profile(xml, profile, sizeof(profile));
+		free(xml);
+	} else {
+		host_default(d, &pol);		/* no metadata at all */
+		snprintf(profile, sizeof(profile), "balanced");
+	}
+	adopt_policy(vm, &pol, profile);
 	vm->error[0] = '\0';
 }
 

@@ -10,13 +10,7 @@ set -u
 CTL=$1
 POL=${VP_POLICY_DIR_TEST:-policies}
 NODE="test://$(cd "$(dirname "$0")" && pwd)/policy-node.xml"
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { pass=$((pass + 1)); }
-ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 
 # expect RC NEEDLE ARGS...: exit status RC, NEEDLE in stdout+stderr
 expect() {
@@ -60,5 +54,4 @@ expect 2 "usage:" get --connect "$NODE"
 expect 2 "usage:" set --connect "$NODE" test
 expect 2 "unknown command 'frob'" frob
 
-echo "policy CLI tests: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish "policy CLI tests"

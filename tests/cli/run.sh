@@ -8,13 +8,7 @@ set -u
 CTL=$1
 TOPO=${VP_TOPOLOGY_DIR:-tests/topologies}
 SCEN=tests/scenarios
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { pass=$((pass + 1)); }
-ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 
 count() { hwloc-calc -i "$1" --number-of "$2" all 2>/dev/null || echo 0; }
 
@@ -86,5 +80,4 @@ bad "features.NOPE" '{"features":{"NOPE":true},"vms":[]}'
 	{ grep -q "/nonexistent.xml" "$tmp/err" && ok || ko "missing file error unnamed"; }
 "$CTL" frobnicate 2>/dev/null; [ $? -eq 2 ] && ok || ko "unknown command not exit 2"
 
-echo "cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish "cli"
