@@ -22,6 +22,7 @@ run() {
 	    "$tmp/$1.xml" >/dev/null
 	"$DAEMON" --connect "test://$tmp/$1.xml" --dry-run --tick 250 \
 	    --policies policies --status-file "$tmp/$1.json" \
+	    --socket "$tmp/$1.sock" \
 	    2>"$tmp/$1.log" &
 	pid=$!
 	# start-up places every vCPU, 16 pins a tick (50 ticks for 800):

@@ -19,4 +19,25 @@ int ctl_plan(int argc, char **argv);
 /* ctl_policy.c */
 int ctl_policy(int argc, char **argv);
 
+/* ctl_sock.c: the daemon's control socket */
+#ifndef VP_SOCKET_PATH
+#define VP_SOCKET_PATH	"/run/vcpuplace/vcpuplaced.sock"
+#endif
+/*
+ * Sends @line, reads the whole answer into *ret (malloc'd).  Prints a
+ * clear error and returns -errno when the daemon is not running or
+ * cannot be reached, and -EINVAL (after printing it) when the daemon
+ * answered "error: ...".
+ */
+int ctl_request(const char *path, const char *line, char **ret);
+
+/* ctl_status.c: status, metrics, explain, reload */
+int ctl_status(int argc, char **argv);
+int ctl_metrics(int argc, char **argv);
+int ctl_explain(int argc, char **argv);
+int ctl_reload(int argc, char **argv);
+
+/* ctl_top.c: the live full-screen view */
+int ctl_top(int argc, char **argv);
+
 #endif /* CTL_H */

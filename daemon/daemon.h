@@ -11,11 +11,22 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include <libvirt/libvirt.h>
 
+#include "kvm_iface.h"
 #include "policy_xml.h"
 #include "vcpuplace.h"
+
+#define VP_VERSION	"0.4.0"
+
+/* A hint left by an earlier daemon may be anything: rewrite it. */
+#define VP_HINT_UNKNOWN	(-2)
+
+/* A PU or vCPU busier than this share of a tick counts as busy. */
+#define VP_BUSY_SHARE	0.5
 
 /* One vCPU of a managed VM, as the daemon tracks it between ticks. */
 struct vp_vcpu {
@@ -31,6 +42,15 @@ struct vp_vcpu {
 	enum vp_reason reason;		/* why its last move */
 	uint64_t run_ns, wait_ns;	/* schedstat, cumulative */
 	uint64_t delay_ns;		/* run-queue wait over the last tick */
+	double util;			/* share of the last tick it ran */
+
+	/* with the kernel series (kvmhint.c) */
+	int kvm_idx;			/* vm->kvm->vcpu[] index, -1 unknown */
+	int hinted;			/* PU of the last wake hint, NONE
+					 * cleared, VP_HINT_UNKNOWN not yet */
+	uint64_t hinted_move_ns;	/* last_move_ns when it was written */
+	struct vp_kvm_wake_stats wake;	/* cumulative, when wake_known */
+	bool wake_known;
 };
 
 struct vp_vm {
@@ -48,6 +68,27 @@ struct vp_vm {
 	struct vp_vcpu *vcpu;		/* [nvcpus] */
 	struct vp_cpuset emulator;	/* last emulator pin we applied */
 	bool cookie_done;		/* core-sched cookie given to its pid */
+	struct vp_kvm_vm *kvm;		/* its KVM debugfs dir, NULL unknown */
+};
+
+/* Plan-duration histogram buckets (upper bounds, seconds), Prometheus le. */
+#define VP_PLAN_BUCKETS	12
+
+/* What the control socket counts: requests by command, rejections by cause. */
+enum vp_cmd {
+	VP_CMD_STATUS, VP_CMD_METRICS, VP_CMD_EXPLAIN, VP_CMD_RELOAD,
+	VP_CMD_POLICY, VP_CMD_HELP, VP_CMD_COUNT
+};
+enum vp_reject {
+	VP_REJ_NONE,		/* not rejected */
+	VP_REJ_UNKNOWN,		/* not a command */
+	VP_REJ_BINARY,		/* bytes that are not printable text */
+	VP_REJ_OVERLONG,	/* no newline within VP_CTL_LINE_MAX */
+	VP_REJ_TIMEOUT,		/* connected, sent no full line in time */
+	VP_REJ_DENIED,		/* a write command from uid != 0 */
+	VP_REJ_ARGS,		/* a known command with bad arguments */
+	VP_REJ_SLOW_READER,	/* did not read its answer in time */
+	VP_REJ_COUNT
 };
 
 struct vp_counters {
@@ -61,6 +102,22 @@ struct vp_counters {
 	unsigned long plan_probes;
 	uint64_t plan_ns_last;
 	uint64_t plan_ns_ring[256];	/* last 256 ticks, for p50/p99 */
+	unsigned long plan_hist[VP_PLAN_BUCKETS];	/* non-cumulative */
+	uint64_t plan_ns_sum;
+	unsigned long plan_count;
+	unsigned long ctl_requests[VP_CMD_COUNT];
+	unsigned long ctl_rejected[VP_REJ_COUNT];
+	unsigned long reloads, reload_errors;
+};
+
+struct vp_ctl_client;
+
+/* The control socket: one listening fd and its non-blocking clients. */
+struct vp_ctl {
+	const char *path;	/* NULL: no socket */
+	int fd;
+	struct vp_ctl_client *client;	/* [VP_CTL_CLIENTS_MAX] */
+	int nclients;
 };
 
 struct vp_daemon {
@@ -71,13 +128,20 @@ struct vp_daemon {
 	const char *topology_file;
 	unsigned int tick_ms;
 	bool dry_run;
+	const char *reserve_list;	/* --reserve, reparsed on reload */
 	struct vp_cpuset reserved;
+	atomic_bool reload_asked;	/* SIGHUP or the "reload" command */
+	char hostname[256];
+	uint64_t started_ns;
 
 	/* model and policies */
 	struct vp_topo *topo;
 	struct vp_profiles *profiles;
 	struct vp_features feat;
 	bool core_sched_supported;
+	struct vp_kvm_iface kvm;	/* the kernel series' interface */
+	const char *kvm_root;		/* --kvm-debugfs, NULL: the default */
+	unsigned long hints_written, hint_errors;
 
 	/* libvirt */
 	virConnectPtr conn;
@@ -104,10 +168,15 @@ struct vp_daemon {
 
 	/* sampler */
 	uint64_t *cpu_busy_prev, *cpu_total_prev;	/* [os_limit] */
-	double *cpu_util;		/* [npus], 0..1 over the last tick */
+	double *cpu_util;		/* [npus], 0..1, work not our vCPUs' */
+	double *pu_util;		/* [npus], 0..1, all work */
 	struct vp_cpuset host_busy;	/* busy with work not our vCPUs */
 
 	struct vp_counters c;
+	struct vp_ctl ctl;
+	bool notify;			/* under systemd: sd_notify works */
+	uint64_t watchdog_usec;		/* 0: no watchdog */
+	uint64_t watchdog_last_ns;
 };
 
 /* main.c */
@@ -143,7 +212,75 @@ enum vp_apply {
 int actuate_apply(struct vp_daemon *d);
 bool actuate_core_sched_probe(void);
 
-/* status.c */
+/* kvmhint.c: the kernel series, when the host kernel has it */
+/* Detects the interface under d->kvm_root and logs what it found. */
+void kvmhint_init(struct vp_daemon *d);
+/* Finds the KVM debugfs dir of VMs that have none yet (after a refresh). */
+void kvmhint_attach(struct vp_daemon *d);
+/*
+ * Writes a wake hint for every vCPU whose home changed or that was
+ * re-pinned since its last hint; clears it for VMs no longer managed.
+ */
+void kvmhint_sync(struct vp_daemon *d);
+/* Reads every known vCPU's wake counters (once a tick). */
+void kvmhint_read_stats(struct vp_daemon *d);
+/* "userspace", "kernel-stats" or "kernel-hint": what metrics call it. */
+const char *kvmhint_mode_label(const struct vp_daemon *d);
+
+/* status.c: the daemon's state as JSON (json-c) */
+struct json_object;
+/* The "status" document; the caller puts it. */
+struct json_object *status_json(const struct vp_daemon *d);
+/* Writes status_json() atomically to --status-file, if one was given. */
 int status_write(const struct vp_daemon *d);
+/* Median and 99th percentile of the last 256 plan times. */
+void status_plan_quantiles(const struct vp_daemon *d, uint64_t *p50,
+    uint64_t *p99);
+
+/* metrics.c: Prometheus text exposition format 0.0.4 */
+/* Upper bound of plan histogram bucket @i, in ns. */
+uint64_t metrics_plan_bucket_ns(int i);
+/* Counts one plan duration into the histogram. */
+void metrics_observe_plan(struct vp_daemon *d, uint64_t ns);
+/* Writes every metric to @f; -errno on a write error. */
+int metrics_write(const struct vp_daemon *d, FILE *f);
+/*
+ * vCPUs running on a core whose sibling is busy while their allowed set
+ * holds a whole idle core: the SMT conflicts placement exists to avoid.
+ */
+int metrics_smt_conflicts(const struct vp_daemon *d);
+/* The PUs of every core none of whose PUs is busy. */
+void metrics_idle_core_pus(const struct vp_daemon *d, struct vp_cpuset *ret);
+/* One vCPU's part of metrics_smt_conflicts(). */
+bool metrics_smt_conflict(const struct vp_daemon *d, const struct vp_vcpu *v,
+    const struct vp_cpuset *idle_cores);
+/* True when PU @pu counts as busy for the metrics and views. */
+bool metrics_pu_busy(const struct vp_daemon *d, int pu);
+
+/* explain.c: why one vCPU is where it is, in words */
+/* Writes the explanation to @f; -ENOENT (with a message) if no such vCPU. */
+int explain_vcpu(const struct vp_daemon *d, const char *vm, int vcpu, FILE *f);
+
+/* ctlsock.c: the socket's plumbing (accept, read, limits, write) */
+#define VP_CTL_LINE_MAX	1024	/* one request line, newline included */
+#define VP_CTL_CLIENTS_MAX	1024	/* at once; more wait in the backlog */
+#define VP_CTL_READ_NS	(2ULL * 1000000000)	/* to send the request */
+#define VP_CTL_WRITE_NS	(10ULL * 1000000000)	/* to read the answer */
+/* Binds and listens on d->ctl.path (mode 0660, group vcpuplace). */
+int ctl_open(struct vp_daemon *d) VP_MUST_CHECK;
+void ctl_close(struct vp_daemon *d);
+/* Serves clients until the monotonic time @deadline: the tick's sleep. */
+void ctl_serve(struct vp_daemon *d, uint64_t deadline);
+
+/* ctlcmd.c: the commands */
+/*
+ * Runs one request line from a client of uid @uid; the answer goes to
+ * @f.  Returns 0, or a VP_REJ_* cause after writing "error: ..." to @f.
+ */
+int ctlcmd_run(struct vp_daemon *d, const char *line, uid_t uid, FILE *f);
+
+/* reload.c: SIGHUP and the "reload" command */
+/* Rereads the policies and the topology, keeping placements. */
+void reload_all(struct vp_daemon *d);
 
 #endif /* DAEMON_H */

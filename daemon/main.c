@@ -14,9 +14,16 @@
 #include <string.h>
 #include <syslog.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
 
 #include "daemon.h"
 #include "hwtopo.h"
+
+#ifndef VP_SOCKET_PATH
+#define VP_SOCKET_PATH	"/run/vcpuplace/vcpuplaced.sock"
+#endif
 
 #ifndef VP_POLICY_DIR
 #define VP_POLICY_DIR	"policies"
@@ -71,12 +78,15 @@ usage(FILE *f)
 {
 	fputs("usage: vcpuplaced [--connect URI] [--policies DIR] "
 	    "[--tick MS] [--reserve CPULIST]\n"
-	    "                  [--status-file PATH] [--topology FILE.xml] "
-	    "[--dry-run] [--foreground] [--debug]\n", f);
+	    "                  [--socket PATH] [--status-file PATH] "
+	    "[--topology FILE.xml]\n"
+	    "                  [--kvm-debugfs DIR] [--dry-run] [--foreground] "
+	    "[--debug]\n"
+	    "--socket '' serves no socket; default " VP_SOCKET_PATH "\n", f);
 }
 
 static int
-parse_args(struct vp_daemon *d, int argc, char **argv, const char **reserve)
+parse_args(struct vp_daemon *d, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "connect", required_argument, NULL, 'c' },
@@ -86,6 +96,7 @@ parse_args(struct vp_daemon *d, int argc, char **argv, const char **reserve)
 		{ "status-file", required_argument, NULL, 's' },
 		{ "socket", required_argument, NULL, 'S' },
 		{ "topology", required_argument, NULL, 'T' },
+		{ "kvm-debugfs", required_argument, NULL, 'K' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'd' },
@@ -96,15 +107,16 @@ parse_args(struct vp_daemon *d, int argc, char **argv, const char **reserve)
 	long v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:p:t:r:s:S:T:nfdh", opts,
+	while ((c = getopt_long(argc, argv, "c:p:t:r:s:S:T:K:nfdh", opts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'c': d->uri = optarg; break;
 		case 'p': d->policy_dir = optarg; break;
-		case 'r': *reserve = optarg; break;
+		case 'r': d->reserve_list = optarg; break;
 		case 's': d->status_file = optarg; break;
-		case 'S': break;	/* the control socket: issue 4 */
+		case 'S': d->ctl.path = *optarg ? optarg : NULL; break;
 		case 'T': d->topology_file = optarg; break;
+		case 'K': d->kvm_root = optarg; break;
 		case 'n': d->dry_run = true; break;
 		case 'f': break;	/* always foreground: systemd forks */
 		case 'd': log_level = LOG_DEBUG; break;
@@ -134,8 +146,9 @@ parse_args(struct vp_daemon *d, int argc, char **argv, const char **reserve)
 
 /* Startup only: what fails here is fatal, with a message naming it. */
 static int
-setup(struct vp_daemon *d, const char *reserve)
+setup(struct vp_daemon *d)
 {
+	const char *reserve = d->reserve_list;
 	char err[4096];
 	int r;
 
@@ -163,47 +176,33 @@ setup(struct vp_daemon *d, const char *reserve)
 	}
 	features_default(&d->feat);
 	d->core_sched_supported = actuate_core_sched_probe();
-	if ((r = sampler_init(d)) < 0 || (r = virt_events_start()) < 0)
+	kvmhint_init(d);
+	if ((r = sampler_init(d)) < 0 || (r = virt_events_start()) < 0 ||
+	    (r = ctl_open(d)) < 0)
 		return r;
-	log_msg(LOG_INFO, "%d PUs, %d cores, %d LLCs; %s; core_sched %s%s",
-	    d->topo->npus, d->topo->ncores, d->topo->nllcs, d->uri,
+	if (gethostname(d->hostname, sizeof(d->hostname) - 1) < 0)
+		snprintf(d->hostname, sizeof(d->hostname), "unknown");
+	d->started_ns = now_ns();
+	log_msg(LOG_INFO, "%d PUs, %d cores, %d LLCs; %s; socket %s; "
+	    "core_sched %s%s", d->topo->npus, d->topo->ncores,
+	    d->topo->nllcs, d->uri, d->ctl.path ? d->ctl.path : "none",
 	    d->core_sched_supported ? "supported" : "unsupported",
 	    d->dry_run ? "; dry run: nothing is pinned" : "");
 	return 0;
-}
-
-/* SIGHUP: reread the policies; a bad set keeps the old one. */
-static void
-reload(struct vp_daemon *d)
-{
-	struct vp_profiles *p;
-	char err[4096];
-	int i;
-
-	if (profiles_load(d->policy_dir, &p, err, sizeof(err)) < 0) {
-		log_msg(LOG_ERR, "reload: policies %s: %s, keeping previous "
-		    "policies", d->policy_dir, err);
-		return;
-	}
-	profiles_free(d->profiles);
-	d->profiles = p;
-	for (i = 0; i < d->nvms; i++)
-		d->vm[i].policy_known = false;	/* reread with new profiles */
-	atomic_store(&d->dirty, true);
-	d->inventory_gen++;
-	log_msg(LOG_NOTICE, "reloaded policies from %s", d->policy_dir);
 }
 
 static void
 tick(struct vp_daemon *d)
 {
 	if (virt_ensure(d) == 0 && (atomic_load(&d->dirty) ||
-	    d->c.ticks % FULL_REFRESH_TICKS == 0))
-		virt_refresh(d);
+	    d->c.ticks % FULL_REFRESH_TICKS == 0) && virt_refresh(d) == 0)
+		kvmhint_attach(d);
 	sampler_read(d);
+	kvmhint_read_stats(d);
 	tick_plan(d);
 	if (d->conn && !atomic_load(&d->conn_lost) && actuate_apply(d) > 0)
 		d->status_dirty = true;
+	kvmhint_sync(d);
 	/*
 	 * Building the status JSON of 800 vCPUs was 60 % of the daemon's CPU
 	 * (callgrind): write it when something changed, else once a second.
@@ -217,17 +216,46 @@ tick(struct vp_daemon *d)
 	d->c.ticks++;
 }
 
+/*
+ * systemd: READY=1 once the first tick ran (the socket answers with real
+ * data by then), STATUS= a line for `systemctl status`, and WATCHDOG=1
+ * from the tick loop, so a loop that hangs gets the daemon restarted.
+ */
 static void
-sleep_until(uint64_t deadline)
+notify_tick(struct vp_daemon *d)
 {
-	struct timespec ts;
-	uint64_t now = now_ns();
+	char msg[256];
+	int i, vcpus = 0;
+	uint64_t now;
 
-	if (now >= deadline)
+	if (!d->notify)
 		return;
-	ts.tv_sec = (time_t)((deadline - now) / 1000000000);
-	ts.tv_nsec = (long)((deadline - now) % 1000000000);
-	nanosleep(&ts, NULL);	/* EINTR: a signal, handled next round */
+	now = now_ns();
+	if (d->c.ticks == 1 || d->c.ticks % (10000 / d->tick_ms + 1) == 0) {
+		for (i = 0; i < d->nvms; i++)
+			vcpus += d->vm[i].nvcpus;
+		snprintf(msg, sizeof(msg), "%sSTATUS=%d VMs, %d vCPUs; "
+		    "libvirt %s%s", d->c.ticks == 1 ? "READY=1\n" : "",
+		    d->nvms, vcpus, d->conn && !atomic_load(&d->conn_lost) ?
+		    "connected" : "disconnected", d->dry_run ? "; dry run" : "");
+		sd_notify(0, msg);
+	}
+	if (d->watchdog_usec &&
+	    now - d->watchdog_last_ns >= d->watchdog_usec * 1000 / 4) {
+		sd_notify(0, "WATCHDOG=1");
+		d->watchdog_last_ns = now;
+	}
+}
+
+static void
+do_reload(struct vp_daemon *d)
+{
+	atomic_store(&d->reload_asked, false);
+	if (d->notify)
+		sd_notify(0, "RELOADING=1");
+	reload_all(d);
+	if (d->notify)
+		sd_notify(0, "READY=1");
 }
 
 int
@@ -236,32 +264,42 @@ main(int argc, char **argv)
 	struct vp_daemon d = {
 		.uri = "qemu:///system", .policy_dir = VP_POLICY_DIR,
 		.tick_ms = 250, .cb_lifecycle = -1, .cb_metadata = -1,
+		.ctl = { .path = VP_SOCKET_PATH, .fd = -1 },
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
-	const char *reserve = NULL;
 	uint64_t next;
 
-	if (parse_args(&d, argc, argv, &reserve) < 0)
+	if (parse_args(&d, argc, argv) < 0)
 		return 2;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (setup(&d, reserve) < 0)
+	if (setup(&d) < 0)
 		return 1;
+	d.notify = getenv("NOTIFY_SOCKET") != NULL;
+	if (sd_watchdog_enabled(0, &d.watchdog_usec) <= 0)
+		d.watchdog_usec = 0;
 	next = now_ns();
 	while (!quit_flag) {
-		if (reload_flag) {
+		if (reload_flag || atomic_load(&d.reload_asked)) {
 			reload_flag = 0;
-			reload(&d);
+			do_reload(&d);
 		}
 		tick(&d);
+		notify_tick(&d);
 		next += (uint64_t)d.tick_ms * 1000000;
 		if (next < now_ns())
 			next = now_ns();	/* overran: do not catch up */
-		sleep_until(next);
+		/* the socket is served while the tick sleeps */
+		while (!quit_flag && !reload_flag &&
+		    !atomic_load(&d.reload_asked) && now_ns() < next)
+			ctl_serve(&d, next);
 	}
 	log_msg(LOG_INFO, "stopping after %lu ticks", d.c.ticks);
+	if (d.notify)
+		sd_notify(0, "STOPPING=1");
+	ctl_close(&d);
 	tick_free(&d);
 	virt_free_vms(&d);
 	virt_disconnect(&d);

@@ -144,6 +144,9 @@ take_cores(struct planner *p, const struct vp_vm_spec *vm,
 				vc[placed].home = core->first_pu + s;
 				vc[placed].reason = ded ? VP_REASON_DEDICATED :
 				    VP_REASON_ISOLATED;
+				trace_step(&vc[placed].trace,
+				    VP_STEP_TOOK_CORE, core->first_pu + s,
+				    llc);
 				cpuset_set(&vc[placed].allowed,
 				    core->first_pu + s);
 				cpuset_set(ret_taken, core->first_pu + s);
@@ -194,6 +197,7 @@ keep_previous(struct planner *p, const struct vp_vm_spec *vm,
 	for (i = 0; i < vm->nvcpus; i++) {
 		vc[i].home = vm->prev_home[i];
 		vc[i].reason = ded ? VP_REASON_DEDICATED : VP_REASON_ISOLATED;
+		trace_step(&vc[i].trace, VP_STEP_KEPT, vc[i].home, 0);
 		cpuset_zero(&vc[i].allowed);
 		if (ded)
 			cpuset_set(&vc[i].allowed, vc[i].home);
@@ -304,12 +308,12 @@ pick_first_anchor(const struct planner *p)
  */
 static void
 plan_shared_vcpu(struct planner *p, const struct vp_vm_spec *vm, int anchor,
-    struct vp_vcpu_plan *out)
+    bool follow, struct vp_vcpu_plan *out)
 {
 	struct vp_cpuset busy;
 	struct vp_view v = {
 		.topo = p->t, .idle = &p->idle, .busy = &busy,
-		.feat = p->in->feat,
+		.feat = p->in->feat, .trace = &out->trace,
 	};
 	struct vp_place_req r = {
 		.home = VP_PU_NONE, .prev = anchor, .allowed = &p->pool,
@@ -323,12 +327,15 @@ plan_shared_vcpu(struct planner *p, const struct vp_vm_spec *vm, int anchor,
 	if (p->in->busy)
 		cpuset_or(&busy, &busy, p->in->busy);
 	idlemask_rebuild(&p->idle, p->t, &busy);
+	view_trace(&v, VP_STEP_ANCHOR, anchor, follow);
 	if (place_select(&v, &r, &res) < 0 ||
 	    res.reason == VP_REASON_FALLBACK) {
 		res.pu = least_loaded(p, anchor);
 		res.reason = VP_REASON_FALLBACK;
 	}
+	view_trace(&v, VP_STEP_CHOSEN, res.pu, res.reason);
 	p->probes += v.probes;
+	out->probes = v.probes;
 	out->home = res.pu;
 	out->reason = res.reason;
 	p->load[res.pu]++;
@@ -349,7 +356,7 @@ plan_shared(struct planner *p, const struct vp_vm_spec *vm,
 		return -ENOSPC;
 	}
 	for (i = 0; i < vm->nvcpus; i++) {
-		plan_shared_vcpu(p, vm, anchor, &out->vcpu[i]);
+		plan_shared_vcpu(p, vm, anchor, i > 0, &out->vcpu[i]);
 		anchor = out->vcpu[i].home;	/* keep the VM together */
 	}
 	return 0;

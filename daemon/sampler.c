@@ -16,16 +16,15 @@
 
 #include "daemon.h"
 
-/* A PU busier than this with non-vCPU work counts as busy (half a tick). */
-#define HOST_BUSY_SHARE	0.5
-
 int
 sampler_init(struct vp_daemon *d)
 {
 	d->cpu_busy_prev = calloc(d->topo->os_limit, sizeof(uint64_t));
 	d->cpu_total_prev = calloc(d->topo->os_limit, sizeof(uint64_t));
 	d->cpu_util = calloc(d->topo->npus, sizeof(double));
-	if (!d->cpu_busy_prev || !d->cpu_total_prev || !d->cpu_util)
+	d->pu_util = calloc(d->topo->npus, sizeof(double));
+	if (!d->cpu_busy_prev || !d->cpu_total_prev || !d->cpu_util ||
+	    !d->pu_util)
 		return -ENOMEM;
 	return 0;
 }
@@ -36,8 +35,9 @@ sampler_free(struct vp_daemon *d)
 	free(d->cpu_busy_prev);
 	free(d->cpu_total_prev);
 	free(d->cpu_util);
+	free(d->pu_util);
 	d->cpu_busy_prev = d->cpu_total_prev = NULL;
-	d->cpu_util = NULL;
+	d->cpu_util = d->pu_util = NULL;
 }
 
 /* One "cpuN ..." line of /proc/stat into busy and total jiffies. */
@@ -138,6 +138,7 @@ sampler_read(struct vp_daemon *d)
 
 	if ((r = read_proc_stat(d)) < 0)
 		return r;
+	memcpy(d->pu_util, d->cpu_util, d->topo->npus * sizeof(double));
 	for (i = 0; i < d->nvms; i++) {
 		struct vp_vm *vm = &d->vm[i];
 
@@ -154,16 +155,17 @@ sampler_read(struct vp_daemon *d)
 			v->current = pu;
 			v->delay_ns = v->wait_ns && wait >= v->wait_ns ?
 			    wait - v->wait_ns : 0;
-			if (pu != VP_PU_NONE && v->run_ns && run >= v->run_ns)
-				d->cpu_util[pu] -= (double)(run - v->run_ns) /
-				    tick_ns;
+			v->util = v->run_ns && run >= v->run_ns ?
+			    (double)(run - v->run_ns) / tick_ns : 0;
+			if (pu != VP_PU_NONE)
+				d->cpu_util[pu] -= v->util;
 			v->run_ns = run;
 			v->wait_ns = wait;
 		}
 	}
 	cpuset_zero(&d->host_busy);
 	for (pu = 0; pu < d->topo->npus; pu++)
-		if (d->cpu_util[pu] > HOST_BUSY_SHARE)
+		if (d->cpu_util[pu] > VP_BUSY_SHARE)
 			cpuset_set(&d->host_busy, pu);
 	return 0;
 }

@@ -94,16 +94,23 @@ consider(struct core_scan *s, int pu)
 		nbusy = npus > 1;	/* a sibling is busy, or it'd be hinted */
 	else
 		nbusy = prio_busy_siblings(s->v, pu);
-	if (s->smt == VP_SMT_ISOLATE && nbusy)
+	if (s->smt == VP_SMT_ISOLATE && nbusy) {
+		view_trace(s->v, VP_STEP_SIBLING_BUSY, pu, nbusy);
 		return false;
+	}
 	if (!nbusy)
 		s->saw_idle_core = true;
 	score = s->smt == VP_SMT_PREFER_IDLE_CORE || s->smt == VP_SMT_ISOLATE ?
 	    prio_weigh(s->v, pu, nbusy) : t->pu[pu].prio;
 	if (s->best == VP_PU_NONE || score > s->best_score) {
+		if (s->best != VP_PU_NONE)
+			view_trace(s->v, VP_STEP_OUTSCORED, s->best,
+			    (int)s->best_score);
 		s->best = pu;
 		s->best_score = score;
 		s->best_busy = nbusy;
+	} else {
+		view_trace(s->v, VP_STEP_OUTSCORED, pu, (int)score);
 	}
 	/* smt=any: the first idle PU, whatever it is worth */
 	return s->smt == VP_SMT_ANY || s->best_score >= s->bound;
@@ -169,6 +176,7 @@ scan_core(struct vp_view *v, int llc, int from,
 	s.bound = s.blind && smt == VP_SMT_PREFER_IDLE_CORE &&
 	    feat(v->feat, SMT_PRIO) ? l->max_prio / 2 : l->max_prio;
 	start = pick_scan_start(v, l, from);
+	view_trace(v, VP_STEP_SCAN_LLC, start, llc);
 	if (!scan_range(&s, start, end))
 		scan_range(&s, l->first_pu, start);
 	update_hint(&s, l, llc);

@@ -1,7 +1,8 @@
 /*
- * status.c - the daemon's state as JSON (json-c), rewritten atomically
- * every tick to --status-file.  Until the control socket lands it is
- * how the CLI, tests and operators see placement.
+ * status.c - the daemon's state as JSON (json-c): the answer to the
+ * socket's "status", and the optional --status-file, rewritten
+ * atomically when it changes (for tools that read files, and for
+ * post-mortems of a daemon that is gone).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,7 +32,22 @@ pu_json(const struct vp_topo *t, int pu)
 }
 
 static json_object *
-vm_json(const struct vp_daemon *d, const struct vp_vm *vm)
+wake_json(const struct vp_kvm_wake_stats *w)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "home", json_object_new_int64(
+	    (int64_t)w->home));
+	json_object_object_add(o, "smt_busy", json_object_new_int64(
+	    (int64_t)w->smt_busy));
+	json_object_object_add(o, "migrated", json_object_new_int64(
+	    (int64_t)w->migrated));
+	return o;
+}
+
+static json_object *
+vm_json(const struct vp_daemon *d, const struct vp_vm *vm,
+    const struct vp_cpuset *idle_cores)
 {
 	json_object *o = json_object_new_object(), *pol, *arr;
 	int k;
@@ -69,6 +85,15 @@ vm_json(const struct vp_daemon *d, const struct vp_vm *vm)
 		    json_object_new_string(scan_reason_tag(v->reason)));
 		json_object_object_add(c, "delay_seconds",
 		    json_object_new_double((double)v->delay_ns / 1e9));
+		json_object_object_add(c, "busy", json_object_new_double(
+		    v->util));
+		json_object_object_add(c, "smt_conflict",
+		    json_object_new_boolean(metrics_smt_conflict(d, v,
+		    idle_cores)));
+		json_object_object_add(c, "wake_hint", v->hinted >= 0 ?
+		    pu_json(d->topo, v->hinted) : NULL);
+		if (v->wake_known)
+			json_object_object_add(c, "wake", wake_json(&v->wake));
 		json_object_array_add(arr, c);
 	}
 	json_object_object_add(o, "vcpus", arr);
@@ -84,8 +109,8 @@ cmp_u64(const void *a, const void *b)
 }
 
 /* Median and 99th percentile of the plan times of the last ticks. */
-static void
-plan_quantiles(const struct vp_daemon *d, uint64_t *p50, uint64_t *p99)
+void
+status_plan_quantiles(const struct vp_daemon *d, uint64_t *p50, uint64_t *p99)
 {
 	uint64_t v[256];
 	size_t n = d->c.ticks < 256 ? d->c.ticks : 256;
@@ -99,34 +124,111 @@ plan_quantiles(const struct vp_daemon *d, uint64_t *p50, uint64_t *p99)
 	*p99 = v[(n * 99) / 100];
 }
 
+/* The model the daemon plans on, in the counts an operator checks. */
 static json_object *
-root_json(const struct vp_daemon *d)
+topology_json(const struct vp_topo *t)
+{
+	json_object *o = json_object_new_object();
+	char buf[8192];
+
+#define INT(k, v) json_object_object_add(o, k, json_object_new_int(v))
+	INT("packages", t->npackages);
+	INT("numa_nodes", t->nnodes);
+	INT("llcs", t->nllcs);
+	INT("clusters", t->nclusters);
+	INT("cores", t->ncores);
+	INT("pus", t->npus);
+	INT("smt", t->max_smt);
+#undef INT
+	if (cpulist_format(t, &t->all, buf, sizeof(buf)) < 0)
+		buf[0] = '\0';
+	json_object_object_add(o, "cpus", json_object_new_string(buf));
+	return o;
+}
+
+/*
+ * Every PU with its place in the tree and how busy it was: what
+ * `vcpuplacectl top` draws, whichever host or topology file the daemon
+ * models.
+ */
+static json_object *
+pus_json(const struct vp_daemon *d)
+{
+	const struct vp_topo *t = d->topo;
+	json_object *arr = json_object_new_array();
+	int pu;
+
+	for (pu = 0; pu < t->npus; pu++) {
+		json_object *o = json_object_new_object();
+
+#define INT(k, v) json_object_object_add(o, k, json_object_new_int(v))
+		INT("cpu", (int)t->pu[pu].os_index);
+		INT("package", t->llc[t->pu[pu].llc].package);
+		INT("llc", t->pu[pu].llc);
+		INT("cluster", t->pu[pu].cluster);
+		INT("core", t->pu[pu].core);
+#undef INT
+		json_object_object_add(o, "busy", json_object_new_double(
+		    d->pu_util ? d->pu_util[pu] : 0));
+		json_object_object_add(o, "reserved", json_object_new_boolean(
+		    cpuset_test(&d->reserved, pu)));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static json_object *
+host_json(const struct vp_daemon *d)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "hostname",
+	    json_object_new_string(d->hostname));
+	json_object_object_add(o, "uri", json_object_new_string(d->uri));
+	json_object_object_add(o, "uptime_seconds", json_object_new_double(
+	    (double)(now_ns() - d->started_ns) / 1e9));
+	json_object_object_add(o, "topology", topology_json(d->topo));
+	json_object_object_add(o, "pus", pus_json(d));
+	return o;
+}
+
+json_object *
+status_json(const struct vp_daemon *d)
 {
 	uint64_t p50, p99;
 	json_object *o = json_object_new_object(), *vms;
+	struct vp_cpuset idle;
 	int i;
 
 #define NUM(k, v) json_object_object_add(o, k, json_object_new_int64((int64_t)(v)))
+	json_object_object_add(o, "host", host_json(d));
 	NUM("tick", d->c.ticks);
+	NUM("tick_ms", d->tick_ms);
 	json_object_object_add(o, "connected", json_object_new_boolean(
 	    d->conn && !atomic_load(&d->conn_lost)));
 	json_object_object_add(o, "dry_run",
 	    json_object_new_boolean(d->dry_run));
 	json_object_object_add(o, "core_sched", json_object_new_string(
 	    d->core_sched_supported ? "supported" : "unsupported"));
+	json_object_object_add(o, "kernel_mode", json_object_new_string(
+	    kvmhint_mode_label(d)));
+	json_object_object_add(o, "sis_core", json_object_new_string(
+	    kvm_iface_sis_core_name(d->kvm.sis_core)));
 	NUM("reconnects", d->c.reconnects);
 	NUM("libvirt_errors", d->c.libvirt_errors);
 	NUM("invalid_metadata", d->c.invalid_metadata);
 	NUM("pins_failed", d->c.pins_failed);
 	NUM("vanished", d->c.vanished);
 	NUM("plan_ns", d->c.plan_ns_last);
-	plan_quantiles(d, &p50, &p99);
+	status_plan_quantiles(d, &p50, &p99);
 	NUM("plan_ns_p50", p50);
 	NUM("plan_ns_p99", p99);
+	NUM("smt_conflicts", metrics_smt_conflicts(d));
 #undef NUM
 	vms = json_object_new_array();
+	metrics_idle_core_pus(d, &idle);
 	for (i = 0; i < d->nvms; i++)
-		json_object_array_add(vms, vm_json(d, &d->vm[i]));
+		json_object_array_add(vms, vm_json(d, &d->vm[i], &idle));
 	json_object_object_add(o, "vms", vms);
 	return o;
 }
@@ -144,7 +246,7 @@ status_write(const struct vp_daemon *d)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", d->status_file);
 	if (!(f = fopen(tmp, "we")))
 		return -errno;
-	o = root_json(d);
+	o = status_json(d);
 	if (fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
 	    f) < 0)
 		r = -EIO;

@@ -217,4 +217,5 @@ tick_plan(struct vp_daemon *d)
 out:
 	d->c.plan_ns_last = now_ns() - t0;
 	d->c.plan_ns_ring[d->c.ticks % 256] = d->c.plan_ns_last;
+	metrics_observe_plan(d, d->c.plan_ns_last);
 }

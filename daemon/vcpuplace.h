@@ -269,6 +269,47 @@ void idlemask_rebuild(struct vp_idlemask *m, const struct vp_topo *t,
     const struct vp_cpuset *busy);
 
 /* ---------------------------------------------------------------- */
+/* trace.c: the steps of one decision, for "explain" */
+
+/*
+ * What a decision did, step by step.  Planning records one trace per
+ * vCPU so that an operator can later ask why a vCPU sits where it does
+ * and be told the real path, not a reconstruction of it.
+ */
+enum vp_step {
+	VP_STEP_ANCHOR,		/* pu: the scan starts from here; arg: 1
+				 * when it is the VM's previous vCPU's home */
+	VP_STEP_SCAN_LLC,	/* arg: the LLC scanned; pu: first visited */
+	VP_STEP_BUSY,		/* pu: probed, busy */
+	VP_STEP_OUTSCORED,	/* pu: idle, lost on score; arg: its score */
+	VP_STEP_SIBLING_BUSY,	/* pu: idle, refused by smt=isolate;
+				 * arg: busy siblings */
+	VP_STEP_CHOSEN,		/* pu: the decision; arg: enum vp_reason */
+	VP_STEP_KEPT,		/* pu: an exclusive VM keeps its PU */
+	VP_STEP_TOOK_CORE,	/* pu: from a free core; arg: its LLC */
+	VP_STEP_COUNT
+};
+
+#define VP_TRACE_MAX	24
+
+struct vp_trace_step {
+	enum vp_step step;
+	int pu;
+	int arg;
+};
+
+struct vp_trace {
+	int n;
+	unsigned int dropped;	/* steps past VP_TRACE_MAX */
+	struct vp_trace_step s[VP_TRACE_MAX];
+};
+
+/* Appends one step; a full trace counts the rest in ->dropped. */
+void trace_step(struct vp_trace *tr, enum vp_step step, int pu, int arg);
+/* "busy", "outscored", ...: a stable tag for each step. */
+const char *trace_step_tag(enum vp_step step);
+
+/* ---------------------------------------------------------------- */
 /* view.c: what a placement decision may look at */
 
 /*
@@ -282,12 +323,25 @@ struct vp_view {
 	const struct vp_cpuset *busy;
 	const struct vp_features *feat;
 	unsigned long probes;
+	struct vp_trace *trace;	/* NULL: no one asked */
 };
 
 static inline bool view_probe_idle(struct vp_view *v, int pu)
 {
+	bool idle;
+
 	v->probes++;
-	return !cpuset_test(v->busy, pu);
+	idle = !cpuset_test(v->busy, pu);
+	if (!idle && v->trace)
+		trace_step(v->trace, VP_STEP_BUSY, pu, 0);
+	return idle;
+}
+
+static inline void view_trace(struct vp_view *v, enum vp_step step, int pu,
+    int arg)
+{
+	if (v->trace)
+		trace_step(v->trace, step, pu, arg);
 }
 
 /* ---------------------------------------------------------------- */
@@ -459,6 +513,8 @@ struct vp_vcpu_plan {
 	int home;
 	struct vp_cpuset allowed;	/* never empty when home is set */
 	enum vp_reason reason;
+	unsigned long probes;	/* PUs probed to choose home */
+	struct vp_trace trace;	/* how home was chosen */
 };
 
 struct vp_vm_plan {

@@ -6,6 +6,11 @@
  *   vcpuplacectl policy get [--connect URI] [--policies DIR] VM
  *   vcpuplacectl policy set [--connect URI] [--policies DIR] VM PROFILE
  *       [field=value ...]
+ *   vcpuplacectl status [--socket PATH] [--json]
+ *   vcpuplacectl metrics [--socket PATH]
+ *   vcpuplacectl explain [--socket PATH] VM VCPU
+ *   vcpuplacectl reload [--socket PATH]
+ *   vcpuplacectl top [--socket PATH]
  *
  * Exit status: 0 success, 1 bad input or failure, 2 usage.
  */
@@ -25,7 +30,13 @@ usage(FILE *f)
 	    "       vcpuplacectl policy get [--connect URI] "
 	    "[--policies DIR] VM\n"
 	    "       vcpuplacectl policy set [--connect URI] "
-	    "[--policies DIR] VM PROFILE [field=value ...]\n", f);
+	    "[--policies DIR] VM PROFILE [field=value ...]\n"
+	    "       vcpuplacectl status [--socket PATH] [--json]\n"
+	    "       vcpuplacectl metrics [--socket PATH]\n"
+	    "       vcpuplacectl explain [--socket PATH] VM VCPU\n"
+	    "       vcpuplacectl reload [--socket PATH]\n"
+	    "       vcpuplacectl top [--socket PATH]\n"
+	    "The socket defaults to " VP_SOCKET_PATH ".\n", f);
 }
 
 int
@@ -60,6 +71,16 @@ main(int argc, char **argv)
 		return ctl_plan(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "policy"))
 		return ctl_policy(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "status"))
+		return ctl_status(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "metrics"))
+		return ctl_metrics(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "explain"))
+		return ctl_explain(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "reload"))
+		return ctl_reload(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "top"))
+		return ctl_top(argc - 1, argv + 1);
 	fprintf(stderr, "vcpuplacectl: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

@@ -163,6 +163,8 @@ free_vm(struct vp_vm *vm)
 {
 	if (vm->dom)
 		virDomainFree(vm->dom);
+	/* an open stats fd would keep a dead VM's KVM state alive */
+	kvm_iface_vm_close(vm->kvm);
 	free(vm->vcpu);
 	memset(vm, 0, sizeof(*vm));
 }
@@ -398,9 +400,12 @@ describe_vm(struct vp_daemon *d, virDomainPtr dom, struct vp_vm *old,
 		vm->vcpu = calloc(vm->nvcpus, sizeof(*vm->vcpu));
 		if (!vm->vcpu)
 			return -ENOMEM;
-		for (k = 0; k < vm->nvcpus; k++)
+		for (k = 0; k < vm->nvcpus; k++) {
 			vm->vcpu[k].current = vm->vcpu[k].home =
 			    vm->vcpu[k].placed_home = VP_PU_NONE;
+			vm->vcpu[k].kvm_idx = -1;
+			vm->vcpu[k].hinted = VP_HINT_UNKNOWN;
+		}
 		vm->replace = true;
 	}
 	vm->dom = dom;

@@ -6,7 +6,7 @@
 #   deps.sh [PACKAGE ...]   the given packages instead of the build set
 set -eu
 
-PKGS="build-essential pkg-config python3 libhwloc-dev hwloc-nox check libjson-c-dev libxml2-dev libvirt-dev"
+PKGS="build-essential pkg-config python3 libhwloc-dev hwloc-nox check libjson-c-dev libxml2-dev libvirt-dev libsystemd-dev libncurses-dev"
 
 [ $# -gt 0 ] && PKGS="$*"
 

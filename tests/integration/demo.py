@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """make demo: three tiny QEMU VMs under libvirt with different policies,
-vcpuplaced placing them, and a live view of where every vCPU sits.
+vcpuplaced placing them, what `vcpuplacectl status`, `explain` and
+`metrics` say about them, and last the live view, `vcpuplacectl top`.
 
     demo.py PATH/TO/vcpuplaced [SECONDS]
 
@@ -17,6 +18,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import vmlib  # noqa: E402
 
+CTL = None     # vcpuplacectl, beside the daemon
+
 VMS = [  # name, vCPUs, profile, guest work
     ("demo-latency", 2, "latency", "burn"),
     ("demo-dedicated", 1, "dedicated", "idle"),
@@ -24,36 +27,47 @@ VMS = [  # name, vCPUs, profile, guest work
 ]
 
 
-def show(status_path, t0):
-    try:
-        with open(status_path) as f:
-            st = json.load(f)
-    except (OSError, ValueError):
-        return
-    print("\033[2J\033[H", end="")
-    print("vcpuplaced live view  t=%.0fs  tick %d  connected=%s  "
-          "core_sched=%s  invalid_metadata=%d" % (
-              time.monotonic() - t0, st["tick"], st["connected"],
-              st["core_sched"], st["invalid_metadata"]))
-    print("%-22s %-10s %4s %6s %8s %-8s %-13s %s" % (
-        "VM", "PROFILE", "VCPU", "TID", "ON-CPU", "ALLOWED", "REASON",
-        "virsh vcpupin"))
-    for vm in st["vms"]:
+def ctl(*args):
+    """vcpuplacectl's output (the binary beside the daemon's)."""
+    return subprocess.run([CTL] + list(args), capture_output=True,
+                          text=True).stdout
+
+
+def wait_placed(sock, timeout=30):
+    """Until every vCPU of the demo VMs has a home in the status."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
         try:
-            pins = vmlib.vcpupin_live(vm["name"])
-        except Exception:  # the VM may be going away
-            pins = {}
-        for v in vm["vcpus"]:
-            print("%-22s %-10s %4d %6d %8s %-8s %-13s %s" % (
-                vm["name"], vm["policy"]["profile"], v["vcpu"], v["tid"],
-                v["current"], v["allowed"], v["reason"],
-                vmlib.format_cpulist(pins.get(v["vcpu"], set()))))
-        if vm["error"]:
-            print("    error: %s" % vm["error"])
+            st = json.loads(ctl("status", "--socket", sock, "--json"))
+            vms = [v for v in st["vms"] if v["name"].startswith("vptest-")]
+            if len(vms) == len(VMS) and all(
+                    c["home"] is not None for v in vms for c in v["vcpus"]):
+                return
+        except ValueError:
+            pass
+        time.sleep(0.5)
+
+
+def live_view(sock, secs):
+    """vcpuplacectl top: on the terminal when there is one, else one
+    screen of it captured through tmux (a log, CI)."""
+    if sys.stdout.isatty():
+        subprocess.run([CTL, "top", "--socket", sock, "--frames",
+                        str(secs * 4)])
+        return
+    session = "vpdemo%d" % os.getpid()
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "140",
+                    "-y", "40", CTL, "top", "--socket", sock], check=True)
+    time.sleep(3)
+    print(subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
+                         capture_output=True, text=True).stdout)
+    subprocess.run(["tmux", "kill-session", "-t", session])
 
 
 def main(argv):
+    global CTL
     daemon = os.path.abspath(argv[0])
+    CTL = os.path.join(os.path.dirname(daemon), "vcpuplacectl")
     secs = int(argv[1]) if len(argv) > 1 else 20
     for cmd in (["sh", os.path.join(HERE, "libvirt-up.sh")],
                 ["sh", os.path.join(HERE, "guest", "build.sh"),
@@ -70,15 +84,25 @@ def main(argv):
             print("starting %s (%d vCPU, profile %s)" % (name, n, profile))
             vms.append(vmlib.start_vm(name, guest, run, vcpus=n, work=work,
                                       metadata=vmlib.policy_xml(profile)))
+        sock = os.path.join(run, "vcpuplaced.sock")
         proc = subprocess.Popen([daemon, "--connect", "qemu:///system",
                                  "--policies", os.path.join(ROOT, "policies"),
-                                 "--status-file", status, "--tick", "250"],
+                                 "--status-file", status, "--socket", sock,
+                                 "--tick", "250"],
                                 stderr=open(os.path.join(run, "daemon.log"),
                                             "w"))
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < secs:
-            show(status, t0)
-            time.sleep(1)
+        wait_placed(sock)
+        print("\n$ vcpuplacectl status")
+        print(ctl("status", "--socket", sock))
+        print("$ vcpuplacectl explain vptest-demo-latency 1")
+        print(ctl("explain", "--socket", sock, "vptest-demo-latency", "1"))
+        print("$ vcpuplacectl metrics | grep -E 'managed_vcpus|moves_total'")
+        print("\n".join(l for l in ctl("metrics", "--socket", sock)
+                        .splitlines() if not l.startswith("#") and
+                        ("managed_vcpus" in l or "moves_total" in l)))
+        print("\n$ vcpuplacectl top   (q quits)")
+        time.sleep(2)
+        live_view(sock, secs)
         print("\ndaemon log:")
         with open(os.path.join(run, "daemon.log")) as f:
             print(f.read())

@@ -37,6 +37,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import vmlib  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tests", "socket"))
+import ctlclient  # noqa: E402
 
 TICK_MS = 250
 TICK_S = TICK_MS / 1000.0
@@ -66,9 +68,11 @@ class Daemon:
         self.log_path = os.path.join(ctx.rundir, tag + ".stderr")
         self.history_path = os.path.join(ctx.rundir, tag + ".history")
         self.last_tick = None
+        self.sock = os.path.join(ctx.rundir, tag + ".sock")
         self.argv = [ctx.binary, "--connect", uri, "--foreground",
                      "--tick", str(TICK_MS), "--policies", POLICIES,
-                     "--status-file", self.status_path] + list(extra)
+                     "--status-file", self.status_path,
+                     "--socket", self.sock] + list(extra)
         self.proc = None
         self.rc = None
 
@@ -625,10 +629,153 @@ def test_dryrun_live(ctx):
     d.stop_clean()
 
 
+def ask(sock, line):
+    """One request on the daemon's control socket; the whole answer."""
+    return ctlclient.ask(sock, line.encode() + b"\n")
+
+
+def test_socket_views(ctx):
+    """The socket's status and metrics agree with `virsh vcpupin` for
+    real VMs; explain names the live affinity; `vcpuplacectl top` under
+    tmux shows every managed VM's name."""
+    ctx.need_daemon()
+    d = ctx.daemon()
+    a = ctx.vm("sock-bal", profile="balanced", vcpus=2)
+    b = ctx.vm("sock-lat", profile="latency")
+    wait_placed(d, a, nvcpus=2, profile="balanced")
+    wait_placed(d, b, profile="latency")
+    d.wait_ticks(2)
+    st = json.loads(ask(d.sock, "status"))
+    mine = {v["name"]: v for v in st["vms"] if v["name"] in (a.name, b.name)}
+    check(len(mine) == 2, "socket status lacks a VM: %r" % list(mine))
+    for name, vm in mine.items():
+        pins = vmlib.vcpupin_live(name)
+        for c in vm["vcpus"]:
+            check(vmlib.parse_cpulist(c["allowed"]) == pins[c["vcpu"]],
+                  "%s vCPU %d: socket allowed %s, virsh vcpupin %s" % (
+                      name, c["vcpu"], c["allowed"],
+                      vmlib.format_cpulist(pins[c["vcpu"]])))
+    text = ask(d.sock, "metrics")
+    series = {}
+    for line in text.splitlines():
+        if line.startswith("vcpuplace_vcpu_runqueue_delay_seconds{"):
+            series[line.split("}")[0] + "}"] = float(line.split()[-1])
+    for name, vm in mine.items():
+        for c in vm["vcpus"]:
+            key = ('vcpuplace_vcpu_runqueue_delay_seconds{vm="%s",'
+                   'vcpu="%d"}' % (name, c["vcpu"]))
+            check(key in series, "no delay series %s" % key)
+    managed = sum(float(l.split()[-1]) for l in text.splitlines()
+                  if l.startswith("vcpuplace_managed_vcpus{"))
+    want = sum(len(v["vcpus"]) for v in st["vms"]
+               if v["policy"]["mode"] != "off")
+    check(managed == want, "metrics: %g managed vCPUs, status %d" % (
+        managed, want))
+    moves = sum(float(l.split()[-1]) for l in text.splitlines()
+                if l.startswith("vcpuplace_moves_total{"))
+    check(moves >= 3, "metrics: %g moves for 3 placed vCPUs" % moves)
+    pins = vmlib.vcpupin_live(a.name)
+    ex = ask(d.sock, "explain %s 1" % a.name)
+    check(("live: allowed %s" % vmlib.format_cpulist(pins[1])) in ex,
+          "explain disagrees with vcpupin %s:\n%s" % (
+              vmlib.format_cpulist(pins[1]), ex))
+    ctl = os.path.join(os.path.dirname(ctx.binary), "vcpuplacectl")
+    session = "vpit%d" % os.getpid()
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160",
+                    "-y", "50", ctl, "top", "--socket", d.sock], check=True)
+    try:
+        time.sleep(2)
+        screen = subprocess.run(["tmux", "capture-pane", "-p", "-t",
+                                 session], capture_output=True,
+                                text=True).stdout
+        with open(os.path.join(ctx.rundir, "top.txt"), "w") as f:
+            f.write(screen)
+        for v in st["vms"]:
+            if v["policy"]["mode"] != "off":
+                check(v["name"] in screen, "top does not show %s:\n%s" % (
+                    v["name"], screen))
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session],
+                       capture_output=True)
+    d.stop_clean()
+
+
+def metric(text, name, **labels):
+    """The value of one sample of a metrics answer, or None."""
+    want = ",".join('%s="%s"' % kv for kv in sorted(labels.items()))
+    for line in text.splitlines():
+        key, _, val = line.rpartition(" ")
+        n, _, lab = key.partition("{")
+        if n == name and ",".join(sorted(lab.rstrip("}").split(","))
+                                  if lab else []) == want:
+            return float(val)
+    return None
+
+
+def test_kernel_hints(ctx):
+    """With the kernel series' debugfs interface (a tree laid out like
+    it, --kvm-debugfs): the daemon says kernel-hint, writes each vCPU's
+    home to its wake_hint after placing it and again when the policy
+    moves it, clears it for mode off, and exports the wake counters."""
+    import fake_debugfs as fd
+    ctx.need_daemon()
+    vm = ctx.vm("kvm-hint", profile="balanced", vcpus=2, wait=True)
+    pid = vm.qemu_pid()
+    tids = vmlib.vcpu_threads(vm.name)
+    root = os.path.join(ctx.rundir, "debugfs")
+    fd.set_features(root, sis_core=True)
+    fd.add_vm(root, pid, [tids[0], tids[1]], values={
+        "halt_wakeup": 10, "halt_wake_home": 9, "halt_wake_smt_busy": 1,
+        "halt_wake_migrated": 2})
+    d = ctx.daemon(extra=["--kvm-debugfs", root])
+    e = wait_placed(d, vm, nvcpus=2, profile="balanced")
+    d.wait_ticks(2)
+    e = vm_entry(d.status(), vm.name)
+    for c in e["vcpus"]:
+        got = fd.hints(root, pid, c["vcpu"])
+        check(got and got[-1] == str(c["home"]), "vCPU %d: hints %r, "
+              "home %r" % (c["vcpu"], got, c["home"]))
+    text = ask(d.sock, "metrics")
+    check(metric(text, "vcpuplace_kernel_mode", mode="kernel-hint") == 1,
+          "kernel mode not kernel-hint")
+    check(metric(text, "vcpuplace_kernel_sis_core", state="on") == 1,
+          "SIS_CORE not on")
+    check(metric(text, "vcpuplace_vcpu_wake_home_total", vm=vm.name,
+                 vcpu="1") == 9, "wake_home of vCPU 1")
+    fd.write_stats(root, pid, 1, {"halt_wakeup": 30, "halt_wake_home": 27,
+                                  "halt_wake_smt_busy": 1,
+                                  "halt_wake_migrated": 3})
+    d.wait_ticks(2)
+    text = ask(d.sock, "metrics")
+    check(metric(text, "vcpuplace_vcpu_wake_home_total", vm=vm.name,
+                 vcpu="1") == 27, "wake_home not re-read")
+    check(metric(text, "vcpuplace_vcpu_wake_migrated_total", vm=vm.name,
+                 vcpu="1") == 3, "wake_migrated not re-read")
+    # a new policy moves the vCPUs: the hints follow the new homes
+    vmlib.set_policy(vm.name, "dedicated")
+    e = wait_placed(d, vm, nvcpus=2, profile="dedicated", mode="dedicated")
+    d.wait_ticks(2)
+    e = vm_entry(d.status(), vm.name)
+    for c in e["vcpus"]:
+        got = fd.hints(root, pid, c["vcpu"])
+        check(got[-1] == str(c["home"]), "after dedicated, vCPU %d: hints "
+              "%r, home %r" % (c["vcpu"], got, c["home"]))
+    vmlib.set_policy(vm.name, "balanced", {"mode": "off"})
+    d.wait(lambda st: (vm_entry(st, vm.name) or {}).get("policy", {})
+           .get("mode") == "off", 10, "mode off")
+    d.wait_ticks(2)
+    for i in (0, 1):
+        got = fd.hints(root, pid, i)
+        check(got[-1] == "-1", "mode off: vCPU %d hints %r" % (i, got))
+    check("kernel support: kernel-hint" in d.stderr(), "log lacks the mode")
+    d.stop_clean()
+
+
 TESTS = [test_harness, test_place_on_start, test_metadata_change,
          test_dedicated_exclusive, test_invalid_metadata,
          test_libvirtd_restart, test_vm_destroyed, test_reserve,
-         test_dryrun_live, test_dryrun_testdriver]
+         test_dryrun_live, test_dryrun_testdriver, test_socket_views,
+         test_kernel_hints]
 
 
 # ---- runner ------------------------------------------------------------

@@ -24,6 +24,7 @@ int main(void)
 	srunner_add_suite(sr, plan_suite());
 	srunner_add_suite(sr, policy_suite());
 	srunner_add_suite(sr, policy_xml_suite());
+	srunner_add_suite(sr, kvm_iface_suite());
 
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

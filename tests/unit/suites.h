@@ -15,5 +15,6 @@ Suite *place_suite(void);
 Suite *plan_suite(void);
 Suite *policy_suite(void);
 Suite *policy_xml_suite(void);
+Suite *kvm_iface_suite(void);
 
 #endif /* SUITES_H */

@@ -556,6 +556,106 @@ START_TEST(test_plan_dedicated_sticky)
 }
 END_TEST
 
+/*
+ * The trace is the decision's real path.  On g4dnmetal (one LLC per
+ * package, SMT2), with the first PU of package 1 busy, a shared vCPU is
+ * anchored there (the roomiest LLC), sees that core's idle sibling,
+ * prefers the next whole idle core and says so step by step.
+ */
+START_TEST(test_plan_trace_shared)
+{
+	_cleanup_topo_ struct vp_topo *t = load_topo("g4dnmetal.xml");
+	_cleanup_plan_ struct vp_plan *p = NULL;
+	static const enum vp_step want[] = { VP_STEP_ANCHOR,
+		VP_STEP_SCAN_LLC, VP_STEP_BUSY, VP_STEP_OUTSCORED,
+		VP_STEP_CHOSEN };
+	const struct vp_trace *tr;
+	struct vp_vm_spec vms[1];
+	struct world w;
+	int first, k;
+
+	ck_assert_int_eq(t->nllcs, 2);
+	first = t->llc[1].first_pu;
+	ck_assert_int_eq(t->core[t->pu[first].core].npus, 2);
+	vms[0] = vm("a", 2, VP_MODE_SHARED, VP_SMT_PREFER_IDLE_CORE,
+	    VP_LOC_LLC);
+	world_init(&w, t, vms, 1);
+	cpuset_set(&w.busy, first);
+	p = compute(t, &w);
+	tr = &p->vm[0].vcpu[0].trace;
+	ck_assert_int_eq(tr->n, (int)(sizeof(want) / sizeof(want[0])));
+	for (k = 0; k < tr->n; k++)
+		ck_assert_msg(tr->s[k].step == want[k], "step %d is %s", k,
+		    trace_step_tag(tr->s[k].step));
+	ck_assert_int_eq(tr->s[0].pu, first);
+	ck_assert_int_eq(tr->s[0].arg, 0);	/* first vCPU: no follow */
+	ck_assert_int_eq(tr->s[1].arg, 1);	/* LLC 1 */
+	ck_assert_int_eq(tr->s[2].pu, first);
+	ck_assert_int_eq(tr->s[3].pu, first + 1);	/* the idle sibling */
+	ck_assert_int_eq(tr->s[3].arg, (int)t->pu[first + 1].prio / 2);
+	ck_assert_int_eq(tr->s[4].pu, p->vm[0].vcpu[0].home);
+	ck_assert_int_eq(tr->s[4].arg, VP_REASON_IDLE_CORE);
+	ck_assert_int_eq(p->vm[0].vcpu[0].home, first + 2);
+	ck_assert_uint_eq(p->vm[0].vcpu[0].probes, 4);	/* 2 PUs x 2 cores */
+	/* the second vCPU follows the first */
+	tr = &p->vm[0].vcpu[1].trace;
+	ck_assert_int_eq(tr->s[0].step, VP_STEP_ANCHOR);
+	ck_assert_int_eq(tr->s[0].pu, first + 2);
+	ck_assert_int_eq(tr->s[0].arg, 1);
+	ck_assert_int_eq(tr->s[tr->n - 1].pu, p->vm[0].vcpu[1].home);
+}
+END_TEST
+
+/* Exclusive vCPUs record the core taken, then on a replan that they kept it. */
+START_TEST(test_plan_trace_exclusive)
+{
+	_cleanup_topo_ struct vp_topo *t = load_topo("g4dnmetal.xml");
+	struct vp_vm_spec vms[1];
+	struct vp_plan *p, *p2;
+	int homes[3], k;
+	struct world w;
+
+	vms[0] = vm("d", 3, VP_MODE_DEDICATED, VP_SMT_PREFER_IDLE_CORE,
+	    VP_LOC_LLC);
+	world_init(&w, t, vms, 1);
+	p = compute(t, &w);
+	for (k = 0; k < 3; k++) {
+		const struct vp_trace *tr = &p->vm[0].vcpu[k].trace;
+
+		ck_assert_int_eq(tr->n, 1);
+		ck_assert_int_eq(tr->s[0].step, VP_STEP_TOOK_CORE);
+		ck_assert_int_eq(tr->s[0].pu, p->vm[0].vcpu[k].home);
+		ck_assert_int_eq(tr->s[0].arg, t->pu[tr->s[0].pu].llc);
+		homes[k] = p->vm[0].vcpu[k].home;
+	}
+	vms[0].prev_home = homes;
+	p2 = compute(t, &w);
+	for (k = 0; k < 3; k++) {
+		ck_assert_int_eq(p2->vm[0].vcpu[k].trace.s[0].step,
+		    VP_STEP_KEPT);
+		ck_assert_int_eq(p2->vm[0].vcpu[k].trace.s[0].pu, homes[k]);
+	}
+	plan_free(p);
+	plan_free(p2);
+}
+END_TEST
+
+/* A full trace keeps its first steps and counts the rest. */
+START_TEST(test_trace_bounded)
+{
+	struct vp_trace tr = { 0 };
+	int k;
+
+	for (k = 0; k < VP_TRACE_MAX + 5; k++)
+		trace_step(&tr, VP_STEP_BUSY, k, 0);
+	ck_assert_int_eq(tr.n, VP_TRACE_MAX);
+	ck_assert_uint_eq(tr.dropped, 5);
+	ck_assert_int_eq(tr.s[VP_TRACE_MAX - 1].pu, VP_TRACE_MAX - 1);
+	ck_assert_str_eq(trace_step_tag(VP_STEP_OUTSCORED), "outscored");
+	ck_assert_str_eq(trace_step_tag(VP_STEP_COUNT), "?");
+}
+END_TEST
+
 Suite *plan_suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -577,6 +677,9 @@ Suite *plan_suite(void)
 	tcase_add_test(tc, test_plan_pool_exhausted);
 	tcase_add_test(tc, test_plan_no_reserved);
 	tcase_add_loop_test(tc, test_plan_deterministic, 0, NPLAN_FILES);
+	tcase_add_test(tc, test_plan_trace_shared);
+	tcase_add_test(tc, test_plan_trace_exclusive);
+	tcase_add_test(tc, test_trace_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,641 @@
+/*
+ * host.c - the simulated host: PUs with run queues and time slices,
+ * SMT yield, cache warm-up on migration, scan time charged to the
+ * waker, and the kernel's idle balance (newidle and periodic).
+ *
+ * A PU runs one thread at a time (struct sim_pu.cur); the others wait
+ * in its FIFO run queue.  Time advances only through events; a running
+ * thread's progress is "settled" (work done = time * speed) whenever
+ * anything that changes its speed happens, so speeds are piecewise
+ * constant and the arithmetic is exact up to float rounding.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+int
+host_distance(const struct vp_topo *t, int a, int b)
+{
+	if (a < 0 || b < 0 || t->pu[a].core == t->pu[b].core)
+		return 0;
+	if (t->pu[a].cluster == t->pu[b].cluster)
+		return 1;
+	if (t->pu[a].llc == t->pu[b].llc)
+		return 2;
+	if (t->pu[a].package == t->pu[b].package)
+		return 3;
+	return 4;
+}
+
+double
+host_refetch_ns(const struct sim *s, double lines, int d)
+{
+	if (d <= 0)
+		return 0;
+	return s->p.warm_scale * lines * s->p.line_ns[d - 1] / s->p.mlp;
+}
+
+bool
+host_core_idle(const struct sim *s, int pu)
+{
+	const struct vp_core *c = &s->t->core[s->t->pu[pu].core];
+
+	return !cpuset_intersects_range(&s->busy, c->first_pu, c->npus);
+}
+
+int
+host_nr(const struct sim *s, int pu)
+{
+	return (s->pu[pu].cur >= 0) + s->pu[pu].nq + s->pu[pu].inflight;
+}
+
+/*
+ * Speed of a thread on @pu: its core's priority (hybrid hosts), shared
+ * with k - 1 busy siblings.  Two busy siblings run at smt_yield each;
+ * each further sibling adds the same gain (SMT4/8 cores).
+ */
+double
+host_speed_with(const struct sim *s, int pu, int k)
+{
+	double base = s->t->pu[pu].prio / 1024.0, gain;
+
+	if (k <= 1)
+		return base;
+	gain = 2 * s->p.smt_yield - 1;
+	return base * (1 + (k - 1) * gain) / k;
+}
+
+static double
+pu_speed(const struct sim *s, int pu)
+{
+	const struct vp_core *c = &s->t->core[s->t->pu[pu].core];
+
+	return host_speed_with(s, pu,
+	    cpuset_count_range(&s->running, c->first_pu, c->npus));
+}
+
+/* Accounts @pu's running thread's progress up to now. */
+static void
+settle(struct sim *s, int pu)
+{
+	struct sim_pu *p = &s->pu[pu];
+	struct sim_thread *th;
+	double prog, o;
+
+	if (p->cur < 0 || s->now_ns <= p->settled_ns) {
+		p->settled_ns = s->now_ns;
+		return;
+	}
+	th = &s->th[p->cur];
+	prog = (double)(s->now_ns - p->settled_ns) * p->speed;
+	p->settled_ns = s->now_ns;
+	o = prog < th->over_ns ? prog : th->over_ns;
+	th->over_ns -= o;
+	prog -= o;
+	if (s->measuring)
+		s->st.overhead_ns += o;
+	if (prog > th->work_ns)
+		prog = th->work_ns;
+	th->work_ns -= prog;
+	s->done_ns += prog;
+	if (s->measuring)
+		s->st.useful_ns += prog;
+}
+
+static void
+push(struct sim *s, uint64_t t, enum ev_type type, int arg, uint32_t gen)
+{
+	if (evq_push(&s->q, t, type, arg, gen) < 0)
+		s->errors++;	/* out of memory: host_run reports it */
+}
+
+/* Schedules @pu's next burst end or slice end. */
+static void
+resched(struct sim *s, int pu)
+{
+	struct sim_pu *p = &s->pu[pu];
+	const struct sim_thread *th;
+	double left;
+	uint64_t t;
+
+	p->gen++;
+	if (p->cur < 0)
+		return;
+	th = &s->th[p->cur];
+	left = (th->over_ns + th->work_ns) / p->speed;
+	t = s->now_ns + (uint64_t)ceil(left);
+	if (t > p->slice_end_ns)
+		t = p->slice_end_ns;
+	push(s, t, EV_PU, pu, p->gen);
+}
+
+/* Puts @thi (or nobody, -1) on @pu and re-speeds its siblings. */
+static void
+set_running(struct sim *s, int pu, int thi)
+{
+	const struct vp_core *c = &s->t->core[s->t->pu[pu].core];
+	struct sim_pu *p = &s->pu[pu];
+	int sb;
+
+	for (sb = c->first_pu; sb < c->first_pu + c->npus; sb++)
+		settle(s, sb);
+	if (p->cur >= 0)
+		p->busy_ns += s->now_ns - p->busy_since_ns;
+	p->cur = thi;
+	if (thi >= 0) {
+		cpuset_set(&s->running, pu);
+		p->busy_since_ns = s->now_ns;
+	} else {
+		cpuset_clear(&s->running, pu);
+	}
+	for (sb = c->first_pu; sb < c->first_pu + c->npus; sb++) {
+		if (s->pu[sb].cur < 0)
+			continue;
+		s->pu[sb].speed = pu_speed(s, sb);
+		if (sb != pu)
+			resched(s, sb);
+	}
+	resched(s, pu);
+}
+
+/* Keeps s->busy true to the PU's state; runs the idle-entry hooks. */
+static void
+update_busy(struct sim *s, int pu)
+{
+	struct sim_pu *p = &s->pu[pu];
+	bool b = p->cur >= 0 || p->nq > 0 || p->inflight > 0;
+	int64_t d;
+
+	if (b == cpuset_test(&s->busy, pu))
+		return;
+	if (b) {
+		/* the kernel's update_avg(&rq->avg_idle, delta): 1/8 */
+		d = (int64_t)(s->now_ns - p->idle_since_ns) -
+		    (int64_t)p->avg_idle_ns;
+		p->avg_idle_ns = (uint64_t)((int64_t)p->avg_idle_ns + d / 8);
+		if (p->avg_idle_ns > 2 * s->p.migration_cost_ns)
+			p->avg_idle_ns = 2 * s->p.migration_cost_ns;
+		cpuset_set(&s->busy, pu);
+		return;
+	}
+	cpuset_clear(&s->busy, pu);
+	p->idle_since_ns = s->now_ns;
+	stock_pu_idle(s, pu);
+	/* the kernel series records idle PUs at idle entry (seed 000) */
+	idlemask_pu_idle(&s->idle, s->t, pu, &s->busy);
+}
+
+/* @thi starts running on idle @pu: warm-up, latency, migration. */
+static void
+start_run(struct sim *s, int pu, int thi)
+{
+	struct sim_thread *th = &s->th[thi];
+	int d = host_distance(s->t, th->last_pu, pu);
+
+	if (th->last_pu >= 0 && th->last_pu != pu && s->measuring)
+		s->st.migrations++;
+	th->over_ns += host_refetch_ns(s, s->p.warm_lines, d);
+	if (th->woken) {
+		if (s->measuring)
+			stats_add_latency(&s->st, s->now_ns - th->wake_t_ns);
+		th->over_ns += host_refetch_ns(s, s->p.msg_lines,
+		    host_distance(s->t, th->waker_pu, pu));
+		th->woken = false;
+	}
+	th->last_pu = pu;
+	th->pu = pu;
+	th->state = TH_RUNNING;
+	s->pu[pu].slice_end_ns = s->now_ns + s->p.slice_ns;
+	set_running(s, pu, thi);
+	update_busy(s, pu);
+}
+
+static void
+rq_push(struct sim *s, int pu, int thi)
+{
+	struct sim_pu *p = &s->pu[pu];
+
+	s->th[thi].next = -1;
+	s->th[thi].state = TH_QUEUED;
+	s->th[thi].pu = pu;
+	if (p->nq)
+		s->th[p->tail].next = thi;
+	else
+		p->head = thi;
+	p->tail = thi;
+	p->nq++;
+}
+
+/* Unlinks queued @thi from @pu's run queue. */
+static void
+rq_remove(struct sim *s, int pu, int thi)
+{
+	struct sim_pu *p = &s->pu[pu];
+	int prev = -1, i;
+
+	for (i = p->head; i >= 0 && i != thi; i = s->th[i].next)
+		prev = i;
+	if (i < 0)
+		return;
+	if (prev < 0)
+		p->head = s->th[i].next;
+	else
+		s->th[prev].next = s->th[i].next;
+	if (p->tail == thi)
+		p->tail = prev;
+	p->nq--;
+}
+
+/*
+ * The first queued thread on @src that may run on @pu, or -1.  The
+ * head waited longest, so it goes first, as the kernel's detach_tasks()
+ * walks the tail of cfs_tasks, the least recently run.
+ */
+static int
+pullable(const struct sim *s, int src, int pu)
+{
+	int i;
+
+	for (i = s->pu[src].head; i >= 0; i = s->th[i].next)
+		if (cpuset_test(&s->allowed[s->th[i].allowed], pu))
+			return i;
+	return -1;
+}
+
+/* The PU in [first, first + n) with the longest queue we can pull. */
+static int
+find_busiest(const struct sim *s, int pu, int first, int n, int *ret_th)
+{
+	int src, best = -1, best_nq = 0, thi;
+
+	for (src = first; src < first + n; src++) {
+		if (src == pu || s->pu[src].nq <= best_nq)
+			continue;
+		thi = pullable(s, src, pu);
+		if (thi < 0 || !strategy_may_pull(s, src, thi, pu))
+			continue;
+		best = src;
+		best_nq = s->pu[src].nq;
+		*ret_th = thi;
+	}
+	return best;
+}
+
+/*
+ * Idle balance for idle @pu: pull one queued thread from the busiest
+ * run queue of its LLC, else of the whole host, as newidle_balance()
+ * walks up the domains.  Running threads are never moved (that is
+ * active balance, which needs repeated failures first).
+ */
+static void
+idle_pull(struct sim *s, int pu)
+{
+	const struct vp_llc *l = &s->t->llc[s->t->pu[pu].llc];
+	int src, thi = -1;
+
+	if (!host_idle(s, pu))
+		return;
+	src = find_busiest(s, pu, l->first_pu, l->npus, &thi);
+	if (src < 0)
+		src = find_busiest(s, pu, 0, s->t->npus, &thi);
+	if (src < 0)
+		return;
+	rq_remove(s, src, thi);
+	update_busy(s, src);
+	start_run(s, pu, thi);
+}
+
+/* @pu has nobody running: next from its queue, else go idle. */
+static void
+dispatch(struct sim *s, int pu)
+{
+	struct sim_pu *p = &s->pu[pu];
+	int thi;
+
+	if (p->nq) {
+		thi = p->head;
+		rq_remove(s, pu, thi);
+		start_run(s, pu, thi);
+		return;
+	}
+	update_busy(s, pu);
+	/* newidle: only when it expects to idle longer than a migration
+	 * costs; the oracle, knowing the future, always pulls */
+	if (s->strat == STRAT_ORACLE ||
+	    p->avg_idle_ns >= s->p.migration_cost_ns)
+		idle_pull(s, pu);
+}
+
+static void
+on_enqueue(struct sim *s, int thi)
+{
+	struct sim_thread *th = &s->th[thi];
+	int pu = th->pu;
+
+	s->pu[pu].inflight--;
+	if (s->pu[pu].cur < 0 && s->pu[pu].nq == 0)
+		start_run(s, pu, thi);
+	else
+		rq_push(s, pu, thi);
+	update_busy(s, pu);
+}
+
+/* A wake-up that lands on a busy core while a whole core was idle. */
+static bool
+busy_sibling_wake(const struct sim *s, int thi, int pu)
+{
+	const struct vp_cpuset *a = &s->allowed[s->th[thi].allowed];
+	const struct vp_core *c = &s->t->core[s->t->pu[pu].core];
+	int i;
+
+	if (c->npus < 2 ||
+	    !cpuset_intersects_range(&s->running, c->first_pu, c->npus))
+		return false;
+	for (i = 0; i < s->t->ncores; i++) {
+		c = &s->t->core[i];
+		if (cpuset_intersects_range(a, c->first_pu, c->npus) &&
+		    !cpuset_intersects_range(&s->busy, c->first_pu, c->npus))
+			return true;
+	}
+	return false;
+}
+
+static void
+count_wake(struct sim *s, int thi, int pu, unsigned long probes)
+{
+	const struct sim_thread *th = &s->th[thi];
+
+	if (!s->measuring)
+		return;
+	s->st.wakes++;
+	s->st.probes += probes;
+	if (busy_sibling_wake(s, thi, pu))
+		s->st.busy_sibling++;
+	if (th->last_pu < 0)
+		return;
+	if (s->t->pu[th->last_pu].cluster != s->t->pu[pu].cluster)
+		s->st.cross_cluster++;
+	if (s->t->pu[th->last_pu].llc != s->t->pu[pu].llc)
+		s->st.cross_llc++;
+}
+
+void
+host_wake(struct sim *s, int thi, int waker_pu)
+{
+	struct sim_thread *th = &s->th[thi];
+	unsigned long probes = 0;
+	uint64_t slept, delay;
+	int pu;
+
+	if (th->state != TH_SLEEP) {
+		s->errors++;
+		return;
+	}
+	slept = s->now_ns - th->sleep_t_ns;
+	th->sleep_avg_ns = th->sleep_avg_ns ?
+	    (7 * th->sleep_avg_ns + slept) / 8 : slept;
+	th->woken = true;
+	th->wake_t_ns = s->now_ns;
+	th->waker_pu = waker_pu;
+	th->timer_gen++;		/* a pending timer is now moot */
+	pu = s->select(s, thi, waker_pu, &probes);
+	count_wake(s, thi, pu, probes);
+	/* the waker's CPU does the scan: it pays, and the wakee waits */
+	delay = probes * s->p.probe_ns;
+	if (delay && waker_pu >= 0 && s->pu[waker_pu].cur >= 0) {
+		settle(s, waker_pu);
+		s->th[s->pu[waker_pu].cur].over_ns += (double)delay;
+		resched(s, waker_pu);
+	}
+	th->state = TH_WAKING;
+	th->pu = pu;
+	s->pu[pu].inflight++;
+	update_busy(s, pu);
+	if (delay)
+		push(s, s->now_ns + delay, EV_ENQUEUE, thi, 0);
+	else
+		on_enqueue(s, thi);
+}
+
+void
+host_timer(struct sim *s, int thi, uint64_t delay_ns)
+{
+	struct sim_thread *th = &s->th[thi];
+
+	push(s, s->now_ns + delay_ns, EV_TIMER, thi, ++th->timer_gen);
+}
+
+void
+host_burst(struct sim *s, int thi, uint64_t work_ns)
+{
+	s->th[thi].work_ns += (double)work_ns;
+	s->issued_ns += (double)work_ns;
+}
+
+/* The running thread of @pu finished its burst or its slice. */
+static void
+on_pu(struct sim *s, int pu)
+{
+	struct sim_pu *p = &s->pu[pu];
+	int thi = p->cur;
+	struct sim_thread *th = &s->th[thi];
+
+	settle(s, pu);
+	if (th->over_ns + th->work_ns <= 1e-6) {
+		th->work_ns = th->over_ns = 0;
+		if (!workload_burst_end(s, thi)) {
+			th->state = TH_SLEEP;
+			th->sleep_t_ns = s->now_ns;
+			set_running(s, pu, -1);
+			dispatch(s, pu);
+			return;
+		}
+	}
+	if (s->now_ns < p->slice_end_ns) {
+		resched(s, pu);
+		return;
+	}
+	if (!p->nq) {
+		p->slice_end_ns = s->now_ns + s->p.slice_ns;
+		resched(s, pu);
+		return;
+	}
+	/* slice used up and someone waits: round robin */
+	set_running(s, pu, -1);
+	rq_push(s, pu, thi);
+	dispatch(s, pu);
+}
+
+/* SIS_UTIL: PELT-like util per PU, then each LLC's nr_idle_scan. */
+static void
+on_util(struct sim *s)
+{
+	double y = pow(0.5, (double)s->p.util_period_ns /
+	    s->p.util_halflife_ns);
+	int pu, i;
+
+	for (pu = 0; pu < s->t->npus; pu++) {
+		struct sim_pu *p = &s->pu[pu];
+		double frac;
+
+		if (p->cur >= 0) {
+			p->busy_ns += s->now_ns - p->busy_since_ns;
+			p->busy_since_ns = s->now_ns;
+		}
+		frac = (double)p->busy_ns / (double)s->p.util_period_ns;
+		p->util = p->util * y + (frac > 1 ? 1 : frac) * (1 - y);
+		p->busy_ns = 0;
+	}
+	for (i = 0; i < s->t->nllcs; i++) {
+		const struct vp_llc *l = &s->t->llc[i];
+		double sum = 0;
+
+		for (pu = l->first_pu; pu < l->first_pu + l->npus; pu++)
+			sum += s->pu[pu].util * 1024;
+		s->nr_idle_scan[i] = stock_nr_idle_scan(s->t, i, sum);
+	}
+	push(s, s->now_ns + s->p.util_period_ns, EV_UTIL, 0, 0);
+}
+
+/*
+ * Periodic idle balance of one LLC.  sd_init() gives a domain a
+ * balance interval of its weight in ms (48 ms for a 48-CPU LLC); idle
+ * CPUs balance at that interval, so each idle PU pulls once per period.
+ */
+static void
+on_balance(struct sim *s, int llc)
+{
+	const struct vp_llc *l = &s->t->llc[llc];
+	int pu;
+
+	for (pu = l->first_pu; pu < l->first_pu + l->npus; pu++)
+		if (host_idle(s, pu))
+			idle_pull(s, pu);
+	push(s, s->now_ns + (uint64_t)l->npus * 1000000, EV_BALANCE, llc, 0);
+}
+
+static void
+settle_all(struct sim *s)
+{
+	int pu;
+
+	for (pu = 0; pu < s->t->npus; pu++)
+		settle(s, pu);
+}
+
+static void
+handle(struct sim *s, const struct event *e)
+{
+	switch (e->type) {
+	case EV_PU:
+		if (e->gen == s->pu[e->arg].gen && s->pu[e->arg].cur >= 0)
+			on_pu(s, e->arg);
+		break;
+	case EV_TIMER:
+		if (e->gen == s->th[e->arg].timer_gen &&
+		    s->th[e->arg].state == TH_SLEEP)
+			workload_timer(s, e->arg);
+		break;
+	case EV_ENQUEUE:
+		on_enqueue(s, e->arg);
+		break;
+	case EV_UTIL:
+		on_util(s);
+		break;
+	case EV_BALANCE:
+		on_balance(s, e->arg);
+		break;
+	case EV_TICK:
+		if (strategy_tick(s) < 0)
+			s->errors++;
+		push(s, s->now_ns + s->p.tick_ns, EV_TICK, 0, 0);
+		break;
+	}
+}
+
+int
+host_init(struct sim *s)
+{
+	const struct vp_topo *t = s->t;
+	int i, c;
+
+	s->pu = calloc(t->npus, sizeof(*s->pu));
+	s->has_idle_cores = calloc(t->nllcs, sizeof(*s->has_idle_cores));
+	s->nr_idle_scan = calloc(t->nllcs, sizeof(*s->nr_idle_scan));
+	if (!s->pu || !s->has_idle_cores || !s->nr_idle_scan)
+		return -ENOMEM;
+	if (evq_init(&s->q) < 0 || idlemask_init(&s->idle, t) < 0)
+		return -ENOMEM;
+	for (i = 0; i < t->npus; i++) {
+		s->pu[i].cur = -1;
+		s->pu[i].head = s->pu[i].tail = -1;
+		s->pu[i].avg_idle_ns = 2 * s->p.migration_cost_ns;
+	}
+	cpuset_zero(&s->busy);
+	cpuset_zero(&s->running);
+	/* every PU starts idle: the kernel boots with all LLCs idle */
+	idlemask_rebuild(&s->idle, t, &s->busy);
+	for (i = 0; i < t->nllcs; i++) {
+		s->has_idle_cores[i] = true;
+		s->nr_idle_scan[i] = t->llc[i].npus;
+	}
+	/* the kernel has a cluster level when a cluster is wider than a
+	 * core and narrower than its LLC (sched_cluster_active); turning
+	 * CLUSTER_FIRST off models the kernel before seed 003 */
+	for (c = 0; c < t->nclusters; c++)
+		if (t->cluster[c].ncores > 1 &&
+		    t->cluster[c].npus < t->llc[t->cluster[c].llc].npus)
+			s->cluster_active = feat(&s->feat, CLUSTER_FIRST);
+	return 0;
+}
+
+void
+host_release(struct sim *s)
+{
+	evq_release(&s->q);
+	idlemask_release(&s->idle);
+	free(s->pu);
+	free(s->has_idle_cores);
+	free(s->nr_idle_scan);
+	s->pu = NULL;
+	s->has_idle_cores = NULL;
+	s->nr_idle_scan = NULL;
+}
+
+int
+host_run(struct sim *s)
+{
+	uint64_t end = s->p.warmup_ns + s->p.measure_ns;
+	struct event e;
+	int i;
+
+	push(s, s->p.util_period_ns, EV_UTIL, 0, 0);
+	for (i = 0; i < s->t->nllcs; i++)
+		push(s, (uint64_t)s->t->llc[i].npus * 1000000, EV_BALANCE, i,
+		    0);
+	push(s, s->p.tick_ns, EV_TICK, 0, 0);
+	workload_start(s);
+	while (evq_pop(&s->q, &e)) {
+		if (!s->measuring && e.t_ns >= s->p.warmup_ns) {
+			s->now_ns = s->p.warmup_ns;
+			settle_all(s);
+			s->measuring = true;
+		}
+		if (e.t_ns >= end)
+			break;
+		s->now_ns = e.t_ns;
+		handle(s, &e);
+		if (s->check)
+			check_state(s);
+		if (s->errors)
+			return -EIO;
+	}
+	s->now_ns = end;
+	settle_all(s);
+	if (s->check)
+		check_end(s);
+	return s->errors ? -EIO : 0;
+}

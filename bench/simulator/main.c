@@ -1,0 +1,158 @@
+/*
+ * main.c - the simulator's command line.
+ *
+ *   vcpuplace-sim --topology F --workload W --load L --strategy S --seed N
+ *       [--smt-yield X] [--warm-scale X] [--measure-ms N] [--warmup-ms N]
+ *       [--feature [-]NAME] [--policy-FIELD VALUE] [--check]
+ *       runs one point and prints one JSON line with every figure
+ *   vcpuplace-sim --sweep TOPODIR OUTDIR [--jobs N]
+ *       the standard sweep: tables and plots in OUTDIR
+ *
+ * Exit status: 0, 1 for bad arguments or a failed run, 2 when --check
+ * found a broken invariant.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hwtopo.h"
+#include "sim.h"
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: vcpuplace-sim --topology F --workload W "
+	    "--load PCT --strategy S --seed N [--smt-yield X] "
+	    "[--warm-scale X] [--measure-ms N] [--warmup-ms N] "
+	    "[--feature [-]NAME] [--policy-FIELD VALUE] [--check]\n"
+	    "       vcpuplace-sim --sweep TOPODIR OUTDIR [--jobs N]\n");
+	exit(1);
+}
+
+/* Parses a number with end pointer and range, or exits. */
+static double
+num(const char *s, double lo, double hi)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		fprintf(stderr, "vcpuplace-sim: bad number '%s'\n", s);
+		exit(1);
+	}
+	return v;
+}
+
+/* --feature NAME turns a feature on, -NAME off. */
+static void
+set_feature(struct vp_features *f, const char *arg)
+{
+	bool on = arg[0] != '-';
+	int i = features_lookup(on ? arg : arg + 1);
+
+	if (i < 0) {
+		fprintf(stderr, "vcpuplace-sim: unknown feature '%s'\n", arg);
+		exit(1);
+	}
+	f->on[i] = on;
+}
+
+/* One option with its value into @c / @o; false if unknown. */
+static bool
+parse_opt(const char *a, const char *v, struct run_cfg *c,
+    struct run_opts *o, const char **topo, bool *have_seed)
+{
+	if (!strcmp(a, "--topology"))
+		*topo = v;
+	else if (!strcmp(a, "--workload"))
+		c->wl = workload_lookup(v);
+	else if (!strcmp(a, "--load"))
+		c->load_pct = (int)num(v, 1, 1000);
+	else if (!strcmp(a, "--strategy"))
+		c->strat = strategy_lookup(v);
+	else if (!strcmp(a, "--seed")) {
+		c->seed = (uint64_t)num(v, 0, 1e15);
+		*have_seed = true;
+	} else if (!strcmp(a, "--smt-yield"))
+		o->p.smt_yield = num(v, 0.5, 1);
+	else if (!strcmp(a, "--warm-scale"))
+		o->p.warm_scale = num(v, 0, 100);
+	else if (!strcmp(a, "--measure-ms"))
+		o->p.measure_ns = (uint64_t)num(v, 1, 100000) * 1000000;
+	else if (!strcmp(a, "--warmup-ms"))
+		o->p.warmup_ns = (uint64_t)num(v, 0, 100000) * 1000000;
+	else if (!strcmp(a, "--feature"))
+		set_feature(&o->feat, v);
+	else if (!strncmp(a, "--policy-", 9))
+		return policy_set_field(&o->policy, a + 9, v) == 0;
+	else
+		return false;
+	return true;
+}
+
+/* Runs one point and prints its line; the exit status. */
+static int
+run_one(const char *topo, struct run_cfg *c, const struct run_opts *o)
+{
+	struct vp_topo *t = NULL;
+	int r, errors = 0;
+	char *line;
+
+	c->topology = strrchr(topo, '/') ? strrchr(topo, '/') + 1 : topo;
+	if ((r = hwtopo_load_xml(topo, &t)) < 0) {
+		fprintf(stderr, "vcpuplace-sim: %s: %s\n", topo, strerror(-r));
+		return 1;
+	}
+	line = run_point(t, c, o, &errors);
+	topo_free(t);
+	if (!line) {
+		fprintf(stderr, "vcpuplace-sim: run failed\n");
+		return 1;
+	}
+	puts(line);
+	free(line);
+	if (errors)
+		fprintf(stderr, "vcpuplace-sim: %d invariant errors\n", errors);
+	return errors ? 2 : 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct run_cfg c = { .load_pct = -1, .variant = "", .wl = -1,
+	    .strat = -1 };
+	struct run_opts o = { .check = false };
+	const char *topo = NULL;
+	bool have_seed = false;
+	int i;
+
+	params_default(&o.p);
+	features_default(&o.feat);
+	policy_default(&o.policy);
+	if (argc >= 4 && !strcmp(argv[1], "--sweep")) {
+		int jobs = 2;
+
+		if (argc == 6 && !strcmp(argv[4], "--jobs"))
+			jobs = (int)num(argv[5], 1, 64);
+		else if (argc != 4)
+			usage();
+		return sweep_main(argv[2], argv[3], jobs) < 0;
+	}
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--check")) {
+			o.check = true;
+			continue;
+		}
+		if (i + 1 >= argc ||
+		    !parse_opt(argv[i], argv[i + 1], &c, &o, &topo, &have_seed))
+			usage();
+		i++;
+	}
+	if (!topo || (int)c.wl < 0 || (int)c.strat < 0 || c.load_pct < 0 ||
+	    !have_seed)
+		usage();
+	return run_one(topo, &c, &o);
+}

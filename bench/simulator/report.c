@@ -1,0 +1,63 @@
+/*
+ * report.c - one run's figures as one JSON line, built with json-c.
+ * Times in ns, shares in 0..1, throughput in cores' worth of useful
+ * work (useful ns done per simulated ns).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "sim.h"
+
+static void
+add_d(json_object *o, const char *k, double v)
+{
+	json_object_object_add(o, k, json_object_new_double(v));
+}
+
+static double
+share(uint64_t n, uint64_t of)
+{
+	return of ? (double)n / (double)of : 0;
+}
+
+char *
+report_json(const struct sim *s, const struct run_cfg *c)
+{
+	const struct sim_stats *st = &s->st;
+	double secs = (double)s->p.measure_ns / 1e9;
+	json_object *o = json_object_new_object();
+	char *line;
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "topology",
+	    json_object_new_string(c->topology));
+	json_object_object_add(o, "workload",
+	    json_object_new_string(workload_name(c->wl)));
+	json_object_object_add(o, "load", json_object_new_int(c->load_pct));
+	json_object_object_add(o, "strategy",
+	    json_object_new_string(strategy_name(c->strat)));
+	json_object_object_add(o, "seed", json_object_new_int64(
+	    (int64_t)c->seed));
+	json_object_object_add(o, "variant",
+	    json_object_new_string(c->variant ? c->variant : ""));
+	json_object_object_add(o, "vms", json_object_new_int(s->nvm));
+	json_object_object_add(o, "vcpus", json_object_new_int(s->nth));
+	add_d(o, "throughput", st->useful_ns / (double)s->p.measure_ns);
+	add_d(o, "overhead", st->overhead_ns / (double)s->p.measure_ns);
+	add_d(o, "p50_ns", stats_quantile(st, 0.50));
+	add_d(o, "p99_ns", stats_quantile(st, 0.99));
+	add_d(o, "probes_per_wake", share(st->probes, st->wakes));
+	add_d(o, "busy_sibling_share", share(st->busy_sibling, st->wakes));
+	add_d(o, "cross_cluster_share", share(st->cross_cluster, st->wakes));
+	add_d(o, "cross_llc_share", share(st->cross_llc, st->wakes));
+	add_d(o, "migrations_per_s", (double)st->migrations / secs);
+	add_d(o, "wakes_per_s", (double)st->wakes / secs);
+	json_object_object_add(o, "errors", json_object_new_int(s->errors));
+	line = strdup(json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	return line;
+}

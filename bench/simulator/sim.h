@@ -1,0 +1,357 @@
+/*
+ * sim.h - the host simulator: types and prototypes, grouped by the file
+ * that defines them.
+ *
+ * A discrete-event model of one KVM host.  The PUs come from an hwloc
+ * XML file through daemon/hwtopo.c; the vCPU threads of the simulated
+ * VMs run on them with run queues, time slices, SMT yield, cache
+ * warm-up and scan costs.  Each strategy is only a wake-up decision
+ * (plus, for daemon and vcpuplace, the planner's homes and allowed
+ * sets), so all of them see the same host and the same seeded work.
+ * bench/README.md documents every parameter and where it comes from.
+ */
+#ifndef SIM_H
+#define SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vcpuplace.h"
+
+/* ---------------------------------------------------------------- */
+/* rng.c: xoshiro256** seeded by splitmix64, never rand() */
+
+struct rng {
+	uint64_t s[4];
+};
+
+void rng_seed(struct rng *r, uint64_t seed);
+uint64_t rng_next(struct rng *r);
+/* Uniform in [0, n); n > 0. */
+uint64_t rng_below(struct rng *r, uint64_t n);
+/* Exponential with mean @mean_ns, at least 1 ns. */
+uint64_t rng_exp_ns(struct rng *r, double mean_ns);
+
+/* ---------------------------------------------------------------- */
+/* evq.c: the event queue, a binary heap ordered by (time, sequence) */
+
+enum ev_type {
+	EV_PU,		/* a PU's burst end or slice end (checked by gen) */
+	EV_TIMER,	/* a sleeping thread's timer fires */
+	EV_ENQUEUE,	/* a decided wake-up reaches its PU */
+	EV_UTIL,	/* SIS_UTIL: refresh util and nr_idle_scan */
+	EV_BALANCE,	/* periodic idle balance of one LLC */
+	EV_TICK,	/* the daemon's planning tick */
+};
+
+struct event {
+	uint64_t t_ns;
+	uint64_t seq;		/* ties broken by insertion order */
+	enum ev_type type;
+	int arg;
+	uint32_t gen;		/* EV_PU, EV_TIMER: stale if gen moved on */
+};
+
+struct evq {
+	struct event *h;
+	int n, cap;
+	uint64_t seq;
+};
+
+int evq_init(struct evq *q) VP_MUST_CHECK;
+void evq_release(struct evq *q);
+int evq_push(struct evq *q, uint64_t t_ns, enum ev_type type, int arg,
+    uint32_t gen) VP_MUST_CHECK;
+/* Pops the earliest event into *ret; false when empty. */
+bool evq_pop(struct evq *q, struct event *ret);
+
+/* ---------------------------------------------------------------- */
+/* params.c: the model's parameters (see bench/README.md) */
+
+struct sim_params {
+	uint64_t slice_ns;	/* EEVDF base slice */
+	double smt_yield;	/* per-thread speed with one busy sibling */
+	double line_ns[4];	/* per hot line refetched, by distance 1..4 */
+	double warm_lines;	/* a vCPU's own hot lines */
+	double msg_lines;	/* lines a wakee reads from its waker */
+	double mlp;		/* cache misses in flight at once */
+	double warm_scale;	/* sensitivity knob for all warm costs */
+	uint64_t probe_ns;	/* one remote runqueue probe */
+	uint64_t migration_cost_ns;	/* newidle gate on avg_idle */
+	uint64_t util_period_ns;	/* SIS_UTIL refresh period */
+	double util_halflife_ns;	/* PELT half-life */
+	uint64_t tick_ns;	/* the daemon's planning tick */
+	uint64_t warmup_ns;	/* simulated, not measured */
+	uint64_t measure_ns;	/* simulated and measured */
+};
+
+void params_default(struct sim_params *ret);
+
+/* ---------------------------------------------------------------- */
+/* stats.c: what a run reports */
+
+#define LAT_BUCKETS	704	/* log-linear, 16 per power of two, to 2^47 */
+
+struct sim_stats {
+	double useful_ns;	/* work completed at full speed */
+	double overhead_ns;	/* warm-up and scan work */
+	uint64_t wakes;
+	uint64_t probes;
+	uint64_t busy_sibling;	/* wake on a busy core, idle core allowed */
+	uint64_t cross_cluster;
+	uint64_t cross_llc;
+	uint64_t migrations;
+	uint64_t lat[LAT_BUCKETS];
+	uint64_t nlat;
+};
+
+void stats_add_latency(struct sim_stats *s, uint64_t ns);
+/* The @q quantile (0..1) of the recorded latencies, in ns. */
+double stats_quantile(const struct sim_stats *s, double q);
+
+/* ---------------------------------------------------------------- */
+/* The simulation state (host.c owns it; the other files read it). */
+
+enum th_state { TH_SLEEP, TH_WAKING, TH_QUEUED, TH_RUNNING };
+
+enum strategy {
+	STRAT_STOCK, STRAT_PINNED, STRAT_DAEMON, STRAT_VCPUPLACE,
+	STRAT_ORACLE, STRAT_COUNT
+};
+
+enum rng_use { RNG_BURST, RNG_HALT, RNG_PHASE, RNG_PEER };
+
+enum workload {
+	WL_HACKBENCH, WL_TBENCH, WL_SCHBENCH, WL_HOGS, WL_DENSE, WL_COUNT
+};
+
+struct sim_thread {
+	int vm;
+	int idx;		/* vCPU number inside its VM */
+	enum th_state state;
+	int pu;			/* where it runs, queues or is headed */
+	int last_pu;		/* where it last ran: the kernel's prev */
+	int recent_pu;		/* the kernel's recent_used_cpu */
+	int home;		/* planner's home, or VP_PU_NONE */
+	int allowed;		/* index into sim.allowed[] */
+	int next;		/* run-queue link */
+	double work_ns;		/* useful work left in this burst */
+	double over_ns;		/* warm-up and scan work, done first */
+	uint64_t wake_t_ns;	/* when the pending wake-up happened */
+	uint64_t sleep_t_ns;	/* when it went to sleep */
+	uint64_t sleep_avg_ns;	/* its usual short sleep (EWMA) */
+	int waker_pu;		/* the PU that woke it, or VP_PU_NONE */
+	bool woken;		/* next start is a wake-up (latency) */
+	bool started;		/* had its first wake-up */
+	uint32_t timer_gen;
+	/* workload state */
+	int pending;		/* messages or requests waiting */
+	bool on;		/* dense mix: in a run phase */
+	uint64_t phase_end_ns;
+	/* its own streams, one per purpose, so that the k-th burst, halt,
+	 * phase or message target is the same under every strategy */
+	struct rng rng[4];
+};
+
+struct sim_pu {
+	int cur;		/* running thread, or -1 */
+	int head, tail, nq;	/* FIFO run queue of thread indices */
+	int inflight;		/* decided wake-ups not yet arrived */
+	double speed;		/* of the running thread, 0..1 */
+	uint64_t settled_ns;	/* progress accounted up to here */
+	uint64_t slice_end_ns;
+	uint32_t gen;
+	uint64_t idle_since_ns;
+	uint64_t avg_idle_ns;	/* the kernel's rq->avg_idle */
+	uint64_t busy_ns;	/* running time in this util period */
+	uint64_t busy_since_ns;
+	double util;		/* PELT-like running fraction, 0..1 */
+};
+
+struct sim;
+
+/* One wake-up decision: returns the PU, adds to *probes. */
+typedef int (*select_fn)(struct sim *s, int th, int waker_pu,
+    unsigned long *probes);
+
+struct sim_vm {
+	int first;		/* first thread */
+	int n;
+};
+
+struct sim {
+	const struct vp_topo *t;
+	struct sim_params p;
+	struct vp_features feat;
+	enum strategy strat;
+	enum workload wl;
+	select_fn select;
+	uint64_t now_ns;
+	struct evq q;
+	struct sim_pu *pu;	/* [t->npus] */
+	struct sim_thread *th;	/* [nth] */
+	int nth;
+	struct sim_vm *vm;	/* [nvm] */
+	int nvm;
+	struct vp_cpuset *allowed;	/* [nallowed] */
+	int nallowed;
+	struct vp_cpuset busy;	/* running, queued or a wake-up in flight */
+	struct vp_cpuset running;	/* a thread is on the PU */
+	/* stock: the kernel's per-LLC state */
+	bool *has_idle_cores;	/* [nllcs] */
+	int *nr_idle_scan;	/* [nllcs] */
+	bool cluster_active;	/* a cluster level between core and LLC */
+	/* vcpuplace: the core's idle masks, fed at idle entry */
+	struct vp_idlemask idle;
+	bool measuring;
+	struct sim_stats st;
+	struct vp_policy policy;	/* every VM's (the host default) */
+	bool check;		/* verify invariants after every event */
+	double issued_ns;	/* useful work handed out, for conservation */
+	double done_ns;		/* useful work completed, whole run */
+	int errors;
+};
+
+/* ---------------------------------------------------------------- */
+/* host.c: PUs, run queues, speeds, wake-ups, idle balance */
+
+int host_init(struct sim *s) VP_MUST_CHECK;
+void host_release(struct sim *s);
+/* Runs the event loop to warmup + measure; 0 or -errno. */
+int host_run(struct sim *s) VP_MUST_CHECK;
+/* Wakes sleeping thread @th now; @waker_pu is VP_PU_NONE for timers. */
+void host_wake(struct sim *s, int th, int waker_pu);
+/* Arms @th's timer to wake it @delay_ns from now. */
+void host_timer(struct sim *s, int th, uint64_t delay_ns);
+/* Gives @th a new burst of @work_ns useful work. */
+void host_burst(struct sim *s, int th, uint64_t work_ns);
+/* True when @pu runs nothing, queues nothing and awaits nothing. */
+static inline bool host_idle(const struct sim *s, int pu)
+{
+	return !cpuset_test(&s->busy, pu);
+}
+/* Whole core of @pu idle. */
+bool host_core_idle(const struct sim *s, int pu);
+/* Runnable threads on @pu (running + queued + in flight). */
+int host_nr(const struct sim *s, int pu);
+/* Distance class: 0 same PU/core, 1 cluster, 2 LLC, 3 package, 4 far. */
+int host_distance(const struct vp_topo *t, int a, int b);
+/* Work (ns at full speed) to refetch @lines from distance class @d. */
+double host_refetch_ns(const struct sim *s, double lines, int d);
+/* Per-thread speed on @pu's core with @k threads running on it. */
+double host_speed_with(const struct sim *s, int pu, int k);
+
+/* ---------------------------------------------------------------- */
+/* check.c: invariants, verified after every event in --check mode */
+
+void check_state(struct sim *s);
+void check_end(struct sim *s);
+
+/* ---------------------------------------------------------------- */
+/* stock.c: Linux 6.12's wake-up path, modelled */
+
+int stock_select(struct sim *s, int th, int waker_pu, unsigned long *probes);
+/* SIS_UTIL: nr_idle_scan of @llc from its util (update_idle_cpu_scan). */
+int stock_nr_idle_scan(const struct vp_topo *t, int llc, double util_sum);
+/* A PU went idle: __update_idle_core() sets has_idle_cores. */
+void stock_pu_idle(struct sim *s, int pu);
+
+/* ---------------------------------------------------------------- */
+/* strategy.c: the strategies' setup and their wake-up decisions */
+
+const char *strategy_name(enum strategy st);
+int strategy_lookup(const char *name);
+/* Homes and allowed sets before the run; 0 or -errno. */
+int strategy_setup(struct sim *s) VP_MUST_CHECK;
+/* The daemon's tick: replan (daemon and vcpuplace only). */
+int strategy_tick(struct sim *s) VP_MUST_CHECK;
+/* May idle @pu pull queued @th from @src?  Only the oracle says no:
+ * when the move's warm-up costs more than the wait it saves. */
+bool strategy_may_pull(const struct sim *s, int src, int th, int pu);
+
+/* ---------------------------------------------------------------- */
+/* workload.c: VMs, their vCPU threads and what they do */
+
+const char *workload_name(enum workload w);
+int workload_lookup(const char *name);
+/* Creates VMs and threads for @load_pct of the host's cores. */
+int workload_create(struct sim *s, int load_pct, uint64_t seed)
+	VP_MUST_CHECK;
+/* The first wake-ups, at t = 0. */
+void workload_start(struct sim *s);
+/* @th finished its burst: continue (true, with a new burst) or sleep. */
+bool workload_burst_end(struct sim *s, int th);
+/* @th's timer fired while it slept. */
+void workload_timer(struct sim *s, int th);
+
+/* ---------------------------------------------------------------- */
+/* report.c: one run's figures as JSON (json-c) */
+
+struct run_cfg {
+	const char *topology;
+	enum workload wl;
+	int load_pct;
+	enum strategy strat;
+	uint64_t seed;
+	const char *variant;	/* "", or the feature/parameter tweak */
+};
+
+/* Returns a new JSON string to free(), or NULL. */
+char *report_json(const struct sim *s, const struct run_cfg *c);
+
+/* ---------------------------------------------------------------- */
+/* run.c: one point, from a topology to its JSON line */
+
+struct run_opts {
+	struct sim_params p;
+	struct vp_features feat;
+	struct vp_policy policy;
+	bool check;
+};
+
+/* Runs one point on @t; returns the JSON line (free()) or NULL. */
+char *run_point(const struct vp_topo *t, const struct run_cfg *c,
+    const struct run_opts *o, int *ret_errors);
+
+/* ---------------------------------------------------------------- */
+/* sweep.c: the standard sweep, run in parallel worker processes */
+
+struct point {
+	int topo;		/* index into struct sweep.topo */
+	enum workload wl;
+	int load_pct;
+	enum strategy strat;
+	uint64_t seed;
+	const char *variant;	/* "" for the standard model */
+	double smt_yield;	/* 0: the default */
+	double warm_scale;	/* < 0: the default */
+	const char *feature_off;	/* a feature turned off, or NULL */
+	const char *locality;	/* the VMs' locality, or NULL: default */
+};
+
+struct result {
+	bool ok;
+	double thr, p50, p99, probes, bs, xcl, xllc, mig;
+};
+
+struct sweep {
+	const char *outdir;
+	const char *const *topo;	/* file names, e.g. "g4dnmetal.xml" */
+	int ntopo;
+	const int *loads;
+	int nloads;
+	int nseeds;
+	struct point *pt;	/* [npt] */
+	struct result *res;	/* [npt] */
+	int npt;
+};
+
+int sweep_main(const char *topodir, const char *outdir, int jobs);
+
+/* ---------------------------------------------------------------- */
+/* tables.c: markdown tables, gnuplot plots and the headline */
+
+/* Writes every table and plot; prints the headline line last. */
+int tables_write(const struct sweep *sw) VP_MUST_CHECK;
+
+#endif /* SIM_H */

@@ -1,0 +1,58 @@
+/*
+ * stats.c - the latency histogram.  Log-linear buckets, 16 per power of
+ * two (about 6 % wide), like HdrHistogram at one significant digit and
+ * a bit: enough to tell a 3 ms slice wait from a 30 us one, and the
+ * quantiles do not depend on the order of the samples.
+ */
+#include "sim.h"
+
+static int
+bucket_of(uint64_t ns)
+{
+	int e;
+
+	if (ns < 16)
+		return (int)ns;
+	e = 63 - __builtin_clzll(ns);		/* 4.. */
+	if (e > 46)
+		return LAT_BUCKETS - 1;
+	return (e - 3) * 16 + (int)((ns >> (e - 4)) & 15);
+}
+
+/* The lower edge of bucket @b, in ns. */
+static double
+bucket_low(int b)
+{
+	int e;
+
+	if (b < 16)
+		return b;
+	e = b / 16 + 3;
+	return (double)((UINT64_C(16) + (uint64_t)(b % 16)) << (e - 4));
+}
+
+void
+stats_add_latency(struct sim_stats *s, uint64_t ns)
+{
+	s->lat[bucket_of(ns)]++;
+	s->nlat++;
+}
+
+double
+stats_quantile(const struct sim_stats *s, double q)
+{
+	uint64_t want, seen = 0;
+	int b;
+
+	if (!s->nlat)
+		return 0;
+	want = (uint64_t)(q * (double)s->nlat);
+	if (want >= s->nlat)
+		want = s->nlat - 1;
+	for (b = 0; b < LAT_BUCKETS; b++) {
+		seen += s->lat[b];
+		if (seen > want)	/* bucket middle: half a bucket error */
+			return (bucket_low(b) + bucket_low(b + 1)) / 2;
+	}
+	return bucket_low(LAT_BUCKETS - 1);
+}

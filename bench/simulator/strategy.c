@@ -1,0 +1,323 @@
+/*
+ * strategy.c - the five strategies: who may run where (allowed sets,
+ * homes) and the wake-up decision each one makes.
+ *
+ *   stock      Linux 6.12's wake path on the whole host (stock.c)
+ *   pinned     each vCPU on one PU, as `virsh vcpupin` in CPU order
+ *   daemon     the planner's homes and allowed sets (plan.c, the real
+ *              one) with the stock wake path inside them
+ *   vcpuplace  the same plan with the kernel series' wake path, which
+ *              is place_select() of the placement core (place.c)
+ *   oracle     sees everything, probes nothing: the upper bound
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+static const char *const names[STRAT_COUNT] = {
+	[STRAT_STOCK] = "stock", [STRAT_PINNED] = "pinned",
+	[STRAT_DAEMON] = "daemon", [STRAT_VCPUPLACE] = "vcpuplace",
+	[STRAT_ORACLE] = "oracle",
+};
+
+const char *
+strategy_name(enum strategy st)
+{
+	return (unsigned int)st < STRAT_COUNT ? names[st] : "?";
+}
+
+int
+strategy_lookup(const char *name)
+{
+	int i;
+
+	for (i = 0; i < STRAT_COUNT; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -EINVAL;
+}
+
+/* Pinned: the one PU it may use; the kernel does not even look. */
+static int
+pinned_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
+{
+	(void)waker_pu;
+	(void)probes;
+	return cpuset_first(&s->allowed[s->th[thi].allowed]);
+}
+
+/* The kernel series: place_select() of the placement core. */
+static int
+vcpuplace_select(struct sim *s, int thi, int waker_pu,
+    unsigned long *probes)
+{
+	struct sim_thread *th = &s->th[thi];
+	struct vp_view v = {
+		.topo = s->t, .idle = &s->idle, .busy = &s->busy,
+		.feat = &s->feat,
+	};
+	struct vp_place_req r = {
+		.home = th->home, .prev = th->last_pu,
+		.allowed = &s->allowed[th->allowed],
+		.slept_ns = s->now_ns - th->sleep_t_ns,
+		.short_sleep_ns = th->sleep_avg_ns,
+	};
+	struct vp_place_res res;
+
+	(void)waker_pu;
+	r.smt = s->policy.smt;
+	r.cache_hot = s->policy.cache_hot;
+	if (place_select(&v, &r, &res) < 0) {
+		s->errors++;
+		return cpuset_first(r.allowed);
+	}
+	*probes += res.probes;
+	return res.pu;
+}
+
+/* Work left on @pu's running thread, settled to now. */
+static double
+oracle_left_ns(const struct sim *s, int pu)
+{
+	const struct sim_pu *p = &s->pu[pu];
+	const struct sim_thread *c = &s->th[p->cur];
+	double left = c->over_ns + c->work_ns -
+	    (double)(s->now_ns - p->settled_ns) * p->speed;
+
+	return left > 0 ? left / p->speed : 0;
+}
+
+/*
+ * How long a newcomer would wait on @pu: the running thread keeps the
+ * PU to the end of its burst or slice (RUN_TO_PARITY), then each queued
+ * thread runs a burst or a slice, whichever ends first.
+ */
+static double
+oracle_wait_ns(const struct sim *s, int pu)
+{
+	const struct sim_pu *p = &s->pu[pu];
+	double w = 0, sl, left;
+	int i;
+
+	if (p->cur >= 0) {
+		left = oracle_left_ns(s, pu);
+		sl = (double)(p->slice_end_ns - s->now_ns);
+		w += left < sl ? left : sl;
+	}
+	for (i = p->head; i >= 0; i = s->th[i].next) {
+		left = (s->th[i].over_ns + s->th[i].work_ns) / p->speed;
+		w += left < (double)s->p.slice_ns ? left : (double)s->p.slice_ns;
+	}
+	return w;
+}
+
+/*
+ * The time @th loses by waking on @pu, knowing everything: the wait,
+ * the warm-up of its own lines and of the message, and what sharing a
+ * core costs it and its running siblings.
+ */
+static double
+oracle_cost_ns(const struct sim *s, int thi, int pu, int waker_pu)
+{
+	const struct sim_thread *th = &s->th[thi];
+	const struct vp_core *c = &s->t->core[s->t->pu[pu].core];
+	int k = cpuset_count_range(&s->running, c->first_pu, c->npus) -
+	    cpuset_test(&s->running, pu);
+	double cost = oracle_wait_ns(s, pu), w = th->work_ns;
+
+	cost += host_refetch_ns(s, s->p.warm_lines,
+	    host_distance(s->t, th->last_pu, pu));
+	cost += host_refetch_ns(s, s->p.msg_lines,
+	    host_distance(s->t, waker_pu, pu));
+	/* own slowdown, and about as much again for each busy sibling */
+	if (k > 0)
+		cost += (1 + k) * (w / host_speed_with(s, pu, k + 1) -
+		    w / host_speed_with(s, pu, 1));
+	return cost;
+}
+
+/*
+ * Oracle: the allowed PU where the wake-up loses least, among the idle
+ * PUs and its previous one; no probes.  With nothing idle it stays on
+ * its previous PU: when every PU is busy a move cannot add throughput,
+ * only warm-up, and idle balance (which the oracle never gates) fills
+ * any PU that empties.
+ */
+static int
+oracle_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
+{
+	const struct vp_cpuset *a = &s->allowed[s->th[thi].allowed];
+	int pu, best = VP_PU_NONE, prev = s->th[thi].last_pu;
+	double best_cost = 0, c;
+
+	(void)probes;
+	if (prev >= 0 && cpuset_test(a, prev)) {
+		best = prev;
+		best_cost = oracle_cost_ns(s, thi, prev, waker_pu);
+	}
+	cpuset_for_each(pu, a, s->t->npus) {
+		if (!host_idle(s, pu) || pu == prev)
+			continue;
+		c = oracle_cost_ns(s, thi, pu, waker_pu);
+		if (best == VP_PU_NONE || c < best_cost) {
+			best = pu;
+			best_cost = c;
+		}
+	}
+	return best != VP_PU_NONE ? best : cpuset_first(a);
+}
+
+bool
+strategy_may_pull(const struct sim *s, int src, int thi, int pu)
+{
+	double wait, warm;
+
+	if (s->strat != STRAT_ORACLE)
+		return true;
+	wait = oracle_left_ns(s, src);
+	if (wait > (double)(s->pu[src].slice_end_ns - s->now_ns))
+		wait = (double)(s->pu[src].slice_end_ns - s->now_ns);
+	warm = host_refetch_ns(s, s->p.warm_lines,
+	    host_distance(s->t, s->th[thi].last_pu, pu));
+	return wait > warm;
+}
+
+/* PUs in OS-number order: how an admin's vcpupin and fork spread. */
+static int *
+os_order(const struct vp_topo *t)
+{
+	int *o = malloc(t->npus * sizeof(*o));
+	unsigned int os;
+	int n = 0;
+
+	if (!o)
+		return NULL;
+	for (os = 0; os < t->os_limit; os++)
+		if (t->os_to_pu[os] != VP_PU_NONE)
+			o[n++] = t->os_to_pu[os];
+	return o;
+}
+
+/* Applies the planner's result; only to sleeping threads after t = 0,
+ * since a new affinity takes effect at the next wake-up. */
+static void
+apply_plan(struct sim *s, const struct vp_plan *pl)
+{
+	int v, i;
+
+	for (v = 0; v < s->nvm; v++) {
+		const struct vp_vm_plan *vp = &pl->vm[v];
+
+		for (i = 0; i < s->vm[v].n; i++) {
+			struct sim_thread *th = &s->th[s->vm[v].first + i];
+
+			if (s->now_ns && th->state != TH_SLEEP)
+				continue;
+			if (vp->error || !vp->vcpu) {
+				th->home = VP_PU_NONE;
+				s->allowed[th->allowed] = s->t->all;
+				continue;
+			}
+			th->home = vp->vcpu[i].home;
+			s->allowed[th->allowed] = vp->vcpu[i].allowed;
+		}
+	}
+}
+
+/* The planner, the daemon's own: every VM with the run's policy. */
+static int
+replan(struct sim *s)
+{
+	struct vp_vm_spec *specs = calloc(s->nvm, sizeof(*specs));
+	struct vp_plan_input in = {
+		.vms = specs, .nvms = s->nvm, .feat = &s->feat,
+	};
+	_cleanup_plan_ struct vp_plan *pl = NULL;
+	int v, r;
+
+	if (!specs)
+		return -ENOMEM;
+	for (v = 0; v < s->nvm; v++) {
+		specs[v].name = "vm";
+		specs[v].nvcpus = s->vm[v].n;
+		specs[v].policy = s->policy;
+	}
+	r = plan_compute(s->t, &in, &pl);
+	free(specs);
+	if (r < 0)
+		return r;
+	apply_plan(s, pl);
+	return 0;
+}
+
+/* Where each thread may run, and its decision function. */
+static int
+setup_sets(struct sim *s, const int *o)
+{
+	int i, r;
+
+	switch (s->strat) {
+	case STRAT_STOCK:
+		s->select = stock_select;
+		return 0;
+	case STRAT_ORACLE:
+		s->select = oracle_select;
+		return 0;
+	case STRAT_PINNED:
+		s->select = pinned_select;
+		for (i = 0; i < s->nth; i++) {
+			cpuset_zero(&s->allowed[i]);
+			cpuset_set(&s->allowed[i], o[i % s->t->npus]);
+		}
+		return 0;
+	case STRAT_DAEMON:
+	case STRAT_VCPUPLACE:
+		s->select = s->strat == STRAT_DAEMON ? stock_select :
+		    vcpuplace_select;
+		if ((r = replan(s)) < 0)
+			return r;
+		for (i = 0; i < s->nth; i++)
+			if (s->th[i].home != VP_PU_NONE)
+				s->th[i].last_pu = s->th[i].home;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int
+strategy_setup(struct sim *s)
+{
+	int *o = os_order(s->t);
+	int i, r;
+
+	s->nallowed = s->nth;
+	s->allowed = calloc(s->nth, sizeof(*s->allowed));
+	if (!o || !s->allowed) {
+		free(o);
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->nth; i++) {
+		struct sim_thread *th = &s->th[i];
+
+		th->allowed = i;
+		th->home = VP_PU_NONE;
+		s->allowed[i] = s->t->all;
+		/* fork balancing spread the threads once: CPU order */
+		th->last_pu = o[i % s->t->npus];
+		th->recent_pu = VP_PU_NONE;
+	}
+	r = setup_sets(s, o);
+	free(o);
+	return r;
+}
+
+int
+strategy_tick(struct sim *s)
+{
+	if (s->strat != STRAT_DAEMON && s->strat != STRAT_VCPUPLACE)
+		return 0;
+	return replan(s);
+}

@@ -1,0 +1,20 @@
+"""The test side of vcpuplaced's control socket: one request, the whole
+answer (the protocol is one line in, one answer out, then close)."""
+import socket
+
+
+def ask(path, data, timeout=20.0):
+    """Sends @data (bytes) to the socket at @path and reads the answer to
+    EOF; returns it as text."""
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(timeout)
+    s.connect(path)
+    s.sendall(data)
+    out = b""
+    while True:
+        b = s.recv(1 << 16)
+        if not b:
+            break
+        out += b
+    s.close()
+    return out.decode("utf-8", "replace")
