@@ -13,13 +13,38 @@ valid_in(const struct vp_view *v, int pu, const struct vp_cpuset *allowed)
 	return pu >= 0 && pu < v->topo->npus && cpuset_test(allowed, pu);
 }
 
-/* If the home PU is allowed and idle, don't be clever: take it. */
+/* Probes @pu's siblings, stopping at the first busy one. */
+static bool
+any_sibling_busy(struct vp_view *v, int pu)
+{
+	const struct vp_core *c = &v->topo->core[v->topo->pu[pu].core];
+	int s;
+
+	for (s = c->first_pu; s < c->first_pu + c->npus; s++)
+		if (s != pu && !view_probe_idle(v, s))
+			return true;
+	return false;
+}
+
+/*
+ * The home PU when it is allowed and idle; but with SIS_CORE and
+ * SMT_PRIO, an idle home whose SMT sibling is busy loses to a whole idle
+ * core of its LLC (the has_idle_core hint says one may exist), as in the
+ * kernel series' patch 3.  Taking it would give the vCPU half a core
+ * while a whole one idles: the simulator measured a third of
+ * hackbench's wake-ups doing just that.
+ */
 static int
 select_home_pu(struct vp_view *v, const struct vp_place_req *r)
 {
-	if (valid_in(v, r->home, r->allowed) && view_probe_idle(v, r->home))
-		return r->home;
-	return VP_PU_NONE;
+	if (!valid_in(v, r->home, r->allowed) || !view_probe_idle(v, r->home))
+		return VP_PU_NONE;
+	if (r->smt == VP_SMT_PREFER_IDLE_CORE && feat(v->feat, SIS_CORE) &&
+	    feat(v->feat, SMT_PRIO) &&
+	    v->idle->has_idle_core[v->topo->pu[r->home].llc] &&
+	    any_sibling_busy(v, r->home))
+		return VP_PU_NONE;
+	return r->home;
 }
 
 /*
@@ -128,7 +153,8 @@ place_select(struct vp_view *v, const struct vp_place_req *r,
 		if (pu != VP_PU_NONE)
 			goto found;
 	}
-	if ((pu = select_other_llc(v, r, llc, &why)) != VP_PU_NONE)
+	if (!r->llc_only &&
+	    (pu = select_other_llc(v, r, llc, &why)) != VP_PU_NONE)
 		goto found;
 	pu = select_fallback_pu(v, r);
 	why = VP_REASON_FALLBACK;

@@ -281,19 +281,36 @@ least_loaded(const struct planner *p, int anchor)
 	return best;
 }
 
-/* The PU of the roomiest LLC a new VM starts from. */
+/* Homes on the pool PUs of LLC @l. */
+static int
+llc_load(const struct planner *p, const struct vp_llc *l)
+{
+	int pu, n = 0;
+
+	cpuset_for_each(pu, &p->pool, l->first_pu + l->npus)
+		if (pu >= l->first_pu)
+			n += pu_load(p, pu);
+	return n;
+}
+
+/*
+ * The PU of the roomiest LLC a new VM starts from: the most pool PUs
+ * left after the homes already there.  Counting homes, not PUs with a
+ * home, keeps an overcommitted host balanced: once every PU homes a
+ * vCPU, each LLC would count as "0 free" and the first would take every
+ * further VM (the simulator caught this on Kunpeng 920).
+ */
 static int
 pick_first_anchor(const struct planner *p)
 {
-	int i, best = VP_PU_NONE, best_free = -1;
+	int i, best = VP_PU_NONE, best_free = 0;
 
 	for (i = 0; i < p->t->nllcs; i++) {
 		const struct vp_llc *l = &p->t->llc[i];
-		int n = cpuset_count_range(&p->pool, l->first_pu, l->npus) -
-		    cpuset_count_range(&p->claimed, l->first_pu, l->npus);
+		int pool = cpuset_count_range(&p->pool, l->first_pu, l->npus);
+		int n = pool - llc_load(p, l);
 
-		if (n > best_free &&
-		    cpuset_intersects_range(&p->pool, l->first_pu, l->npus)) {
+		if (pool && (best == VP_PU_NONE || n > best_free)) {
 			best_free = n;
 			best = cpuset_next(&p->pool, l->first_pu,
 			    l->first_pu + l->npus);

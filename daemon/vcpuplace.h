@@ -468,6 +468,13 @@ struct vp_place_req {
 	bool cache_hot;		/* the policy allows SIS_CACHE */
 	uint64_t slept_ns;	/* how long it slept this time */
 	uint64_t short_sleep_ns;	/* its usual short sleep; 0 unknown */
+	/*
+	 * Stay in the anchor's LLC, as the kernel's wake path does
+	 * (select_idle_sibling() never leaves it): a wake-up that crosses
+	 * LLCs pays a cold cache.  The planner, placing homes, may look
+	 * further.
+	 */
+	bool llc_only;
 };
 
 struct vp_place_res {
@@ -477,10 +484,11 @@ struct vp_place_res {
 };
 
 /*
- * Picks a PU for one vCPU, cheapest tries first: the idle home PU, the
+ * Picks a PU for one vCPU, cheapest tries first: the idle home PU (not
+ * when its sibling is busy and a whole idle core may exist), the
  * cache-hot previous PU of a short sleeper, the core-granule scan of the
- * home LLC, the other allowed LLCs (same package first), and last a
- * fallback inside @allowed.  Returns 0 and fills *ret, or -EINVAL when
+ * home LLC, the other allowed LLCs (same package first; not with
+ * llc_only), and last a fallback inside @allowed.  Returns 0 and fills *ret, or -EINVAL when
  * @allowed has no PU of the model (*ret untouched).
  */
 int place_select(struct vp_view *v, const struct vp_place_req *r,

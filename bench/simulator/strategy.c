@@ -69,6 +69,8 @@ vcpuplace_select(struct sim *s, int thi, int waker_pu,
 	(void)waker_pu;
 	r.smt = s->policy.smt;
 	r.cache_hot = s->policy.cache_hot;
+	/* the series' wake path is select_idle_sibling()'s: one LLC */
+	r.llc_only = true;
 	if (place_select(&v, &r, &res) < 0) {
 		s->errors++;
 		return cpuset_first(r.allowed);

@@ -49,7 +49,82 @@ START_TEST(test_place_home_idle)
 	res = place(&tv, &r);
 	ck_assert_int_eq(res.pu, home);
 	ck_assert_int_eq(res.reason, VP_REASON_HOME_IDLE);
-	ck_assert_uint_eq(res.probes, 1);
+	ck_assert_uint_eq(res.probes, 2);	/* home and its sibling */
+	tview_release(&tv);
+}
+END_TEST
+
+/*
+ * An idle home whose sibling is busy loses to a whole idle core of its
+ * LLC (SIS_CORE + SMT_PRIO, as the kernel series' patch 3), but is kept
+ * when no such core exists, or with SMT_PRIO off, or for smt=any.
+ */
+START_TEST(test_place_home_sibling_busy)
+{
+	_cleanup_topo_ struct vp_topo *t = load_topo("g4dnmetal.xml");
+	int home = os2pu(t, 7), sib = os2pu(t, 55);	/* core 7's PUs */
+	struct vp_place_req r;
+	struct vp_place_res res;
+	struct tview tv;
+	int pu;
+
+	ck_assert_int_eq(t->pu[home].core, t->pu[sib].core);
+	tview_init(&tv, t);
+	cpuset_set(&tv.busy, sib);
+	tview_sync(&tv);
+	req_init(&r, home, VP_PU_NONE, &t->all);
+	res = place(&tv, &r);
+	ck_assert_int_eq(res.reason, VP_REASON_IDLE_CORE);
+	ck_assert_int_ne(t->pu[res.pu].core, t->pu[home].core);
+	ck_assert_int_eq(t->pu[res.pu].llc, t->pu[home].llc);
+
+	r.smt = VP_SMT_ANY;
+	res = place(&tv, &r);
+	ck_assert_int_eq(res.pu, home);
+	ck_assert_int_eq(res.reason, VP_REASON_HOME_IDLE);
+
+	r.smt = VP_SMT_PREFER_IDLE_CORE;
+	tv.feat.on[VP_FEAT_SMT_PRIO] = false;
+	res = place(&tv, &r);
+	ck_assert_int_eq(res.pu, home);
+	tv.feat.on[VP_FEAT_SMT_PRIO] = true;
+
+	/* every other core of the LLC half busy: the home is as good */
+	for (pu = t->llc[t->pu[home].llc].first_pu;
+	    pu < t->llc[t->pu[home].llc].first_pu +
+	    t->llc[t->pu[home].llc].npus; pu++)
+		if (pu != home && t->core[t->pu[pu].core].first_pu == pu)
+			cpuset_set(&tv.busy, pu == t->core[t->pu[home].core].first_pu ?
+			    sib : pu);
+	tview_sync(&tv);
+	res = place(&tv, &r);
+	ck_assert_int_eq(res.pu, home);
+	ck_assert_int_eq(res.reason, VP_REASON_HOME_IDLE);
+	tview_release(&tv);
+}
+END_TEST
+
+/* llc_only: the wake path of the kernel never leaves the home's LLC. */
+START_TEST(test_place_llc_only)
+{
+	_cleanup_topo_ struct vp_topo *t = load_topo("g4dnmetal.xml");
+	const struct vp_llc *l;
+	struct vp_place_req r;
+	struct vp_place_res res;
+	struct tview tv;
+	int home = os2pu(t, 7);
+
+	tview_init(&tv, t);
+	l = &t->llc[t->pu[home].llc];
+	cpuset_set_range(&tv.busy, l->first_pu, l->npus);
+	tview_sync(&tv);
+	req_init(&r, home, VP_PU_NONE, &t->all);
+	res = place(&tv, &r);
+	ck_assert_int_eq(res.reason, VP_REASON_OTHER_LLC);
+	r.llc_only = true;
+	res = place(&tv, &r);
+	ck_assert_int_eq(res.reason, VP_REASON_FALLBACK);
+	ck_assert_int_eq(res.pu, home);
 	tview_release(&tv);
 }
 END_TEST
@@ -314,7 +389,9 @@ START_TEST(test_place_property)
 			    prop_files[_i], trial);
 		if (res.reason == VP_REASON_HOME_IDLE) {
 			ck_assert_int_eq(res.pu, q.home);
-			ck_assert_uint_eq(res.probes, 1);
+			/* the home, then its siblings up to a busy one */
+			ck_assert_uint_le(res.probes,
+			    t->core[t->pu[q.home].core].npus);
 		}
 		if (res.reason == VP_REASON_CACHE_HOT)
 			ck_assert_int_eq(res.pu, q.prev);
@@ -379,6 +456,8 @@ Suite *place_suite(void)
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_place_home_idle);
+	tcase_add_test(tc, test_place_home_sibling_busy);
+	tcase_add_test(tc, test_place_llc_only);
 	tcase_add_test(tc, test_place_cache_hot);
 	tcase_add_test(tc, test_place_cache_hot_not);
 	tcase_add_test(tc, test_place_home_llc);

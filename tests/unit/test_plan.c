@@ -640,6 +640,47 @@ START_TEST(test_plan_trace_exclusive)
 }
 END_TEST
 
+/*
+ * Overcommitted (two vCPUs per PU): once every PU homes a vCPU, new VMs
+ * still spread over the LLCs instead of all landing in the first one.
+ */
+START_TEST(test_plan_overcommit_spread)
+{
+	static const char *const files[] = { "128arm-2pa2n8cluster4co.xml",
+		"epyc-corona.xml", "g4dnmetal.xml" };
+	_cleanup_topo_ struct vp_topo *t = load_topo(files[_i]);
+	struct vp_vm_spec vms[256];
+	_cleanup_plan_ struct vp_plan *p = NULL;
+	int nvms = 2 * t->npus / 4, per_llc[64] = { 0 };
+	int i, k, lo = 1 << 30, hi = 0;
+	char names[256][16];
+	struct world w;
+
+	ck_assert_int_le(nvms, 256);
+	ck_assert_int_le(t->nllcs, 64);
+	for (i = 0; i < nvms; i++) {
+		snprintf(names[i], sizeof(names[i]), "v%d", i);
+		vms[i] = vm(names[i], 4, VP_MODE_SHARED,
+		    VP_SMT_PREFER_IDLE_CORE, VP_LOC_LLC);
+	}
+	world_init(&w, t, vms, nvms);
+	p = compute(t, &w);
+	check_plan(t, &w, p);
+	for (i = 0; i < nvms; i++)
+		for (k = 0; k < 4; k++)
+			per_llc[t->pu[p->vm[i].vcpu[k].home].llc]++;
+	for (i = 0; i < t->nllcs; i++) {
+		int share = per_llc[i] * 100 / t->llc[i].npus;	/* % of PUs */
+
+		lo = share < lo ? share : lo;
+		hi = share > hi ? share : hi;
+	}
+	/* 200 % on average; no LLC far above or below it */
+	ck_assert_msg(hi <= 260 && lo >= 140, "%s: homes per PU from %d%% to "
+	    "%d%%", files[_i], lo, hi);
+}
+END_TEST
+
 /* A full trace keeps its first steps and counts the rest. */
 START_TEST(test_trace_bounded)
 {
@@ -680,6 +721,7 @@ Suite *plan_suite(void)
 	tcase_add_test(tc, test_plan_trace_shared);
 	tcase_add_test(tc, test_plan_trace_exclusive);
 	tcase_add_test(tc, test_trace_bounded);
+	tcase_add_loop_test(tc, test_plan_overcommit_spread, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }
