@@ -4,9 +4,10 @@
  * Packages and LLCs are boxes, clusters of several cores are
  * parenthesised, cores are bracketed and every PU is a cell:
  *
- *     ( [A0 # |B1 : ] [ .   | .   ] )
+ *     ( [A0  # |B1  : ] [ .    | .    ] )
  *
- * A cell names the VM (a letter, with its colour, listed in the legend)
+ * A cell names the VM (a letter, two past 26 VMs, with its colour, as
+ * listed in the legend)
  * and the vCPU whose home it is ('+': more than one), then how busy the
  * PU was over the last tick (' ' . : * # in fifths), then '!' for an SMT conflict: a busy
  * vCPU next to a busy sibling while its allowed set has an idle core.
@@ -25,7 +26,7 @@
 
 #include "ctl.h"
 
-#define CELL_W	5
+#define CELL_W	6
 #define NCOLORS	6
 
 struct pu_cell {
@@ -41,6 +42,7 @@ struct pu_cell {
 struct screen {
 	struct pu_cell *pu;
 	int npus;
+	int nvms;		/* over 26: two-letter VM codes */
 	int scroll;
 	int y;			/* canvas row being drawn */
 };
@@ -109,6 +111,7 @@ load_cells(struct screen *s, json_object *st)
 		return -1;
 	free(s->pu);
 	s->npus = (int)json_object_array_length(pus);
+	s->nvms = (int)json_object_array_length(vms);
 	s->pu = calloc(s->npus ? s->npus : 1, sizeof(*s->pu));
 	if (!s->pu)
 		return -1;
@@ -162,6 +165,24 @@ busy_glyph(double busy)
 	return g[i < 0 ? 0 : i > 4 ? 4 : i];
 }
 
+/*
+ * A VM's code in cells and legend: A..Z, or AA..ZZ on a host with more
+ * than 26 VMs (a dense host is what this is for), so codes never repeat
+ * below 676 VMs.
+ */
+static void
+vm_code(const struct screen *s, int vm, char code[3])
+{
+	if (s->nvms <= 26) {
+		code[0] = (char)('A' + vm % 26);
+		code[1] = '\0';
+	} else {
+		code[0] = (char)('A' + vm / 26 % 26);
+		code[1] = (char)('A' + vm % 26);
+		code[2] = '\0';
+	}
+}
+
 static attr_t
 vm_attr(int vm)
 {
@@ -175,14 +196,19 @@ draw_cell(struct screen *s, int x, const struct pu_cell *c)
 	attr_t attr = A_NORMAL;
 
 	if (c->vm >= 0) {
-		snprintf(buf, sizeof(buf), "%c%-2d%c%c", 'A' + c->vm % 26,
-		    c->vcpu % 100, busy_glyph(c->busy), c->conflict ? '!' :
+		char code[3], who[8];
+
+		vm_code(s, c->vm, code);
+		/* code and vCPU in 4 columns: "A12 ", "AB12", "AB99" */
+		snprintf(who, sizeof(who), "%s%d", code, c->vcpu % 100);
+		snprintf(buf, sizeof(buf), "%-4.4s%c%c", who,
+		    busy_glyph(c->busy), c->conflict ? '!' :
 		    c->nvcpus > 1 ? '+' : ' ');
 		attr = vm_attr(c->vm);
 		if (c->conflict)
 			attr |= A_REVERSE;
 	} else {
-		snprintf(buf, sizeof(buf), "%c  %c ", c->reserved ? 'r' :
+		snprintf(buf, sizeof(buf), "%c   %c ", c->reserved ? 'r' :
 		    c->busy > 0.5 ? 'h' : '.', busy_glyph(c->busy));
 		attr = A_DIM;
 	}
@@ -378,11 +404,12 @@ draw_legend(struct screen *s, json_object *vms)
 	for (i = 0; i < json_object_array_length(vms); i++) {
 		json_object *vm = json_object_array_get_idx(vms, i);
 		json_object *pol = json_object_object_get(vm, "policy");
-		char buf[320];
+		char buf[320], code[3];
 		int len;
 
-		len = snprintf(buf, sizeof(buf), "%c %s (%s, %zu vCPUs)",
-		    'A' + (int)i % 26, jstr(vm, "name"), jstr(pol, "profile"),
+		vm_code(s, (int)i, code);
+		len = snprintf(buf, sizeof(buf), "%s %s (%s, %zu vCPUs)",
+		    code, jstr(vm, "name"), jstr(pol, "profile"),
 		    json_object_array_length(json_object_object_get(vm,
 		    "vcpus")));
 		if (x && x + len + 2 > COLS) {

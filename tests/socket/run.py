@@ -576,9 +576,10 @@ def test_reload_topology(ctx):
 
 
 def test_top_tmux(ctx):
-    """vcpuplacectl top under tmux: the legend names every VM, the boxes
-    name the packages and LLCs, and q quits."""
-    d = ctx.daemon(nvms=6)
+    """vcpuplacectl top under tmux: the legend names every VM (30 of
+    them: two-letter codes), the boxes name the packages and LLCs, and q
+    quits."""
+    d = ctx.daemon(nvms=30)
     session = "vptop%d" % os.getpid()
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "200",
                     "-y", "60", os.path.join(ctx.build, "vcpuplacectl"),
@@ -591,6 +592,8 @@ def test_top_tmux(ctx):
         for vm in d.status()["vms"]:
             check(vm["name"] in screen, "%s not on screen:\n%s"
                   % (vm["name"], screen))
+        for code in ("AA vptest-td-", "BD vptest-td-"):
+            check(code in screen, "legend lacks %r" % code)
         for word in ("package 0", "package 1", "LLC 0", "LLC 1"):
             check(word in screen, "%r not on screen" % word)
         check(screen.count("[") >= 48, "fewer than 48 cores drawn")
