@@ -44,7 +44,7 @@ def check(cond, msg):
 
 class Daemon:
     def __init__(self, ctx, nvms=20, vcpus=4, extra=(), env=None,
-                 topology=TOPO, placed=True):
+                 topology=TOPO, placed=True, rename=None):
         self.dir = tempfile.mkdtemp(prefix="vpsock-", dir=ctx.tmp)
         os.chmod(self.dir, 0o755)
         self.sock = os.path.join(self.dir, "vcpuplaced.sock")
@@ -52,6 +52,12 @@ class Daemon:
         subprocess.run([sys.executable, os.path.join(
             ROOT, "tests", "integration", "gen_testdriver.py"), str(nvms),
             str(vcpus), self.td], check=True, stdout=subprocess.DEVNULL)
+        for old, new in (rename or {}).items():     # XML-escaped names
+            with open(self.td) as f:
+                text = f.read()
+            with open(self.td, "w") as f:
+                f.write(text.replace("<name>%s</name>" % old,
+                                     "<name>%s</name>" % new))
         self.err = open(os.path.join(self.dir, "stderr"), "w+")
         self.args = [os.path.join(ctx.build, "vcpuplaced"), "--connect",
                      "test://" + self.td, "--dry-run", "--tick",
@@ -227,6 +233,28 @@ def test_metrics_promtool(ctx):
     r = subprocess.run([ctx.promtool, "check", "metrics"], input=bad,
                        capture_output=True, text=True)
     check(r.returncode != 0, "promtool accepted a bad TYPE line")
+
+
+def test_metrics_label_escaping(ctx):
+    """A VM name with a quote, a backslash and a blank still gives
+    metrics promtool accepts, with the name escaped in its labels, and
+    explain finds the VM by that name."""
+    name = 'vptest odd "q\\x'
+    d = ctx.daemon(nvms=4, rename={"vptest-td-0001":
+                                   name.replace('"', "&quot;")})
+    text = ask(d.sock, b"metrics\n")
+    r = subprocess.run([ctx.promtool, "check", "metrics"], input=text,
+                       capture_output=True, text=True)
+    check(r.returncode == 0 and not r.stdout.strip(),
+          "promtool: %s %s" % (r.stdout, r.stderr))
+    want = 'vm="vptest odd \\"q\\\\x"'
+    check(want in text, "no escaped label %s in:\n%s" % (want, "\n".join(
+        l for l in text.splitlines() if "odd" in l)[:400]))
+    s = metric_samples(text)
+    check(any(dict(k[1]).get("vm") == 'vptest odd \\"q\\\\x'
+              for k in s), "parsed labels lack the VM")
+    ex = ask(d.sock, ("explain %s 0\n" % name).encode())
+    check(ex.startswith("VM %s vCPU 0" % name), ex[:200])
 
 
 def test_explain(ctx):
@@ -617,7 +645,8 @@ def expand(cpulist):
     return out
 
 
-TESTS = [test_status, test_metrics_promtool, test_explain,
+TESTS = [test_status, test_metrics_promtool, test_metrics_label_escaping,
+         test_explain,
          test_errors_one_line, test_silent_client, test_500_clients,
          test_silent_crowd, test_slow_reader, test_write_needs_root,
          test_socket_mode, test_policy_command, test_not_running,
