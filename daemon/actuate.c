@@ -176,7 +176,7 @@ actuate_apply(struct vp_daemon *d)
 		struct vp_vm *vm = &d->vm[i];
 		bool gone = false, moved = false;
 
-		if (!vm->policy_known || vm->policy.mode == VP_MODE_OFF)
+		if (!vm_managed(vm))
 			continue;
 		for (k = 0; k < vm->nvcpus && !gone; k++) {
 			struct vp_vcpu *v = &vm->vcpu[k];

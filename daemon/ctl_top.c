@@ -9,7 +9,8 @@
  * A cell names the VM (a letter, two past 26 VMs, with its colour, as
  * listed in the legend)
  * and the vCPU whose home it is ('+': more than one), then how busy the
- * PU was over the last tick (' ' . : * # in fifths), then '!' for an SMT conflict: a busy
+ * PU was over the last tick (' ' . : * # in fifths), then '!' for an
+ * SMT conflict: a busy
  * vCPU next to a busy sibling while its allowed set has an idle core.
  * 'h' is work that is not a managed vCPU, 'r' a reserved PU.  The data
  * is the daemon's "status" answer, refreshed every tick; q quits, arrow
@@ -489,7 +490,8 @@ loop(const char *sock, int once)
 		if (ch == KEY_NPAGE)
 			s.scroll += LINES / 2;
 		if (ch == KEY_PPAGE)
-			s.scroll = s.scroll > LINES / 2 ? s.scroll - LINES / 2 : 0;
+			s.scroll = s.scroll > LINES / 2 ?
+			    s.scroll - LINES / 2 : 0;
 	}
 	free(s.pu);
 	return 0;

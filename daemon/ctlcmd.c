@@ -97,17 +97,6 @@ cmd_reload(struct vp_daemon *d, FILE *f)
 	return 0;
 }
 
-static struct vp_vm *
-find_vm_by_name(struct vp_daemon *d, const char *name)
-{
-	int i;
-
-	for (i = 0; i < d->nvms; i++)
-		if (!strcmp(d->vm[i].name, name))
-			return &d->vm[i];
-	return NULL;
-}
-
 /*
  * The VM's metadata is where its policy lives, so this writes it there
  * (live, and to the config of a persistent VM) and lets the metadata
@@ -124,7 +113,7 @@ cmd_policy(struct vp_daemon *d, const struct request *q, FILE *f)
 	if (q->n < 3)
 		return fail(f, VP_REJ_ARGS, "usage: policy VM PROFILE "
 		    "[FIELD=VALUE ...]");
-	if (!(vm = find_vm_by_name(d, q->word[1])))
+	if (!(vm = virt_vm_by_name(d, q->word[1])))
 		return fail(f, VP_REJ_ARGS, "policy: no running VM '%s'",
 		    q->word[1]);
 	if (policy_to_metadata(d->profiles, q->word[2], q->word + 3,

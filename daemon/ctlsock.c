@@ -391,7 +391,8 @@ read_request(struct vp_daemon *d, int i, uint64_t now)
 		return;
 	}
 	if (n == 0 && cl->inlen == 0) {
-		drop_client(&d->ctl, i);	/* connected, said nothing, left */
+		/* connected, said nothing, left */
+		drop_client(&d->ctl, i);
 		return;
 	}
 	cl->inlen += (size_t)n;

@@ -91,6 +91,12 @@ enum vp_reject {
 	VP_REJ_COUNT
 };
 
+/* Has a valid policy that asks for placement (not mode off). */
+static inline bool vm_managed(const struct vp_vm *vm)
+{
+	return vm->policy_known && vm->policy.mode != VP_MODE_OFF;
+}
+
 struct vp_counters {
 	unsigned long ticks;
 	unsigned long reconnects;
@@ -198,6 +204,8 @@ void virt_disconnect(struct vp_daemon *d);
 /* Rebuilds the VM list from libvirt's live state; -errno on failure. */
 int virt_refresh(struct vp_daemon *d);
 void virt_free_vms(struct vp_daemon *d);
+/* The running VM named @name, or NULL. */
+struct vp_vm *virt_vm_by_name(const struct vp_daemon *d, const char *name);
 
 /* tick.c: the planner with hysteresis, cooldown and a move budget */
 void tick_plan(struct vp_daemon *d);

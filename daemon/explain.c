@@ -26,17 +26,6 @@ print_cpus(const struct vp_daemon *d, FILE *f, const struct vp_cpuset *s)
 	fputs(buf[0] ? buf : "(none)", f);
 }
 
-static const struct vp_vm *
-find_vm(const struct vp_daemon *d, const char *name)
-{
-	int i;
-
-	for (i = 0; i < d->nvms; i++)
-		if (!strcmp(d->vm[i].name, name))
-			return &d->vm[i];
-	return NULL;
-}
-
 /* The plan of d->vm[@i], or NULL when the last plan does not cover it. */
 static const struct vp_vm_plan *
 plan_of(const struct vp_daemon *d, const struct vp_vm *vm)
@@ -164,7 +153,7 @@ explain_plan(const struct vp_daemon *d, const struct vp_vm *vm,
 	const struct vp_vcpu_plan *vp;
 	int i;
 
-	if (!vm->policy_known || vm->policy.mode == VP_MODE_OFF) {
+	if (!vm_managed(vm)) {
 		fputs("plan: none: vcpuplace leaves this VM's affinity as "
 		    "it is\n", f);
 		return;
@@ -203,7 +192,8 @@ explain_live(const struct vp_daemon *d, const struct vp_vcpu *v, FILE *f)
 	if (cpuset_equal(&v->affinity, &v->planned))
 		fputs(" (as planned)", f);
 	else if (d->dry_run)
-		fputs(" (differs from the plan: dry run, nothing is pinned)", f);
+		fputs(" (differs from the plan: dry run, nothing is "
+		    "pinned)", f);
 	else if (v->pending_ticks)
 		fprintf(f, " (differs from the plan for %d tick(s): a move "
 		    "waits for the plan to hold and for the vCPU's cooldown)",
@@ -224,7 +214,8 @@ explain_live(const struct vp_daemon *d, const struct vp_vcpu *v, FILE *f)
 		    "path inside the allowed set)\n", kvmhint_mode_label(d));
 	if (v->wake_known)
 		fprintf(f, "wake-ups: %llu on home, %llu next to a busy SMT "
-		    "sibling, %llu migrated\n", (unsigned long long)v->wake.home,
+		    "sibling, %llu migrated\n",
+		    (unsigned long long)v->wake.home,
 		    (unsigned long long)v->wake.smt_busy,
 		    (unsigned long long)v->wake.migrated);
 	fprintf(f, "last move: %s\n", v->reason == VP_REASON_NONE ?
@@ -234,7 +225,7 @@ explain_live(const struct vp_daemon *d, const struct vp_vcpu *v, FILE *f)
 int
 explain_vcpu(const struct vp_daemon *d, const char *name, int k, FILE *f)
 {
-	const struct vp_vm *vm = find_vm(d, name);
+	const struct vp_vm *vm = virt_vm_by_name(d, name);
 
 	if (!vm) {
 		fprintf(f, "error: no running VM '%s'\n", name);

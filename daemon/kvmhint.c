@@ -90,12 +90,6 @@ vcpu_index(struct vp_vm *vm, struct vp_vcpu *v)
 	return v->kvm_idx;
 }
 
-static bool
-managed(const struct vp_vm *vm)
-{
-	return vm->policy_known && vm->policy.mode != VP_MODE_OFF;
-}
-
 /* One hint; false when the VM's dir is gone (closed here). */
 static bool
 write_hint(struct vp_daemon *d, struct vp_vm *vm, int k, int pu)
@@ -143,7 +137,7 @@ kvmhint_sync(struct vp_daemon *d)
 		for (k = 0; vm->kvm && k < vm->nvcpus &&
 		    d->kvm.mode == VP_KVM_HINT; k++) {
 			struct vp_vcpu *v = &vm->vcpu[k];
-			int want = managed(vm) ? v->placed_home : VP_PU_NONE;
+			int want = vm_managed(vm) ? v->placed_home : VP_PU_NONE;
 
 			if (vcpu_index(vm, v) < 0)
 				continue;

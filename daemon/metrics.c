@@ -92,7 +92,8 @@ metrics_idle_core_pus(const struct vp_daemon *d, struct vp_cpuset *ret)
 	for (c = 0; c < t->ncores; c++) {
 		const struct vp_core *core = &t->core[c];
 
-		for (pu = core->first_pu; pu < core->first_pu + core->npus; pu++)
+		for (pu = core->first_pu; pu < core->first_pu + core->npus;
+		    pu++)
 			if (metrics_pu_busy(d, pu))
 				break;
 		if (pu == core->first_pu + core->npus)
@@ -134,10 +135,12 @@ metrics_smt_conflicts(const struct vp_daemon *d)
 	return n;
 }
 
+/* Both managed, under the same profile: counted in one series. */
 static bool
-managed(const struct vp_vm *vm)
+same_profile(const struct vp_vm *a, const struct vp_vm *b)
 {
-	return vm->policy_known && vm->policy.mode != VP_MODE_OFF;
+	return vm_managed(a) && vm_managed(b) && !strcmp(a->profile,
+	    b->profile);
 }
 
 /* VMs and vCPUs under a placement policy, by profile name. */
@@ -155,17 +158,15 @@ write_managed(const struct vp_daemon *d, FILE *f)
 		for (i = 0; i < d->nvms; i++) {
 			int n = 0;
 
-			if (!managed(&d->vm[i]))
+			if (!vm_managed(&d->vm[i]))
 				continue;
 			for (j = 0; j < i; j++)	/* first VM of its profile */
-				if (managed(&d->vm[j]) && !strcmp(d->vm[j].profile,
-				    d->vm[i].profile))
+				if (same_profile(&d->vm[j], &d->vm[i]))
 					break;
 			if (j < i)
 				continue;
 			for (j = i; j < d->nvms; j++)
-				if (managed(&d->vm[j]) && !strcmp(d->vm[j].profile,
-				    d->vm[i].profile))
+				if (same_profile(&d->vm[j], &d->vm[i]))
 					n += w ? d->vm[j].nvcpus : 1;
 			fprintf(f, "%s{profile=\"", names[w]);
 			label(f, d->vm[i].profile);
@@ -173,7 +174,7 @@ write_managed(const struct vp_daemon *d, FILE *f)
 		}
 	}
 	for (i = 0; i < d->nvms; i++)
-		unmanaged += !managed(&d->vm[i]);
+		unmanaged += !vm_managed(&d->vm[i]);
 	single(f, "vcpuplace_unmanaged_vms", "gauge", "Running VMs left alone "
 	    "(mode off, or no valid policy read yet).", unmanaged);
 }
@@ -200,8 +201,8 @@ write_llcs(const struct vp_daemon *d, FILE *f)
 	family(f, "vcpuplace_llc_cores", "gauge", "Cores per last-level "
 	    "cache.");
 	for (l = 0; l < t->nllcs; l++)
-		fprintf(f, "vcpuplace_llc_cores{llc=\"%d\",package=\"%d\"} %d\n",
-		    l, t->llc[l].package, t->llc[l].ncores);
+		fprintf(f, "vcpuplace_llc_cores{llc=\"%d\",package=\"%d\"} "
+		    "%d\n", l, t->llc[l].package, t->llc[l].ncores);
 }
 
 static void
@@ -270,13 +271,14 @@ write_wake_counters(const struct vp_daemon *d, FILE *f)
 		for (i = 0; i < d->nvms; i++)
 			for (k = 0; k < d->vm[i].nvcpus; k++) {
 				const struct vp_vcpu *v = &d->vm[i].vcpu[k];
+				uint64_t x = m == 0 ? v->wake.home :
+				    m == 1 ? v->wake.smt_busy :
+				    v->wake.migrated;
 
 				if (!v->wake_known)
 					continue;
 				vcpu_labels(f, fam[m].name, &d->vm[i], k);
-				fprintf(f, " %llu\n", (unsigned long long)(m == 0 ?
-				    v->wake.home : m == 1 ? v->wake.smt_busy :
-				    v->wake.migrated));
+				fprintf(f, " %llu\n", (unsigned long long)x);
 			}
 	}
 }
@@ -343,8 +345,8 @@ write_counters(const struct vp_daemon *d, FILE *f)
 	family(f, "vcpuplace_socket_rejected_total", "counter", "Control "
 	    "socket requests answered with an error, by cause.");
 	for (r = 1; r < VP_REJ_COUNT; r++)
-		fprintf(f, "vcpuplace_socket_rejected_total{cause=\"%s\"} %lu\n",
-		    reject_names[r], d->c.ctl_rejected[r]);
+		fprintf(f, "vcpuplace_socket_rejected_total{cause=\"%s\"} "
+		    "%lu\n", reject_names[r], d->c.ctl_rejected[r]);
 }
 
 static void

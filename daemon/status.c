@@ -200,7 +200,8 @@ status_json(const struct vp_daemon *d)
 	struct vp_cpuset idle;
 	int i;
 
-#define NUM(k, v) json_object_object_add(o, k, json_object_new_int64((int64_t)(v)))
+#define NUM(k, v) \
+	json_object_object_add(o, k, json_object_new_int64((int64_t)(v)))
 	json_object_object_add(o, "host", host_json(d));
 	NUM("tick", d->c.ticks);
 	NUM("tick_ms", d->tick_ms);

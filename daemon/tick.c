@@ -20,12 +20,6 @@
 #define COOLDOWN_NS	(5ULL * 1000000000)	/* per vCPU between moves */
 #define MOVE_BUDGET	16	/* 16 x 4 ms = 64 ms of a 250 ms tick */
 
-static bool
-managed(const struct vp_vm *vm)
-{
-	return vm->policy_known && vm->policy.mode != VP_MODE_OFF;
-}
-
 /*
  * True when the vCPU's live affinity breaks a rule no matter what the
  * plan prefers: nothing to run on, PUs that are not online, only
@@ -134,7 +128,7 @@ replan(struct vp_daemon *d)
 	for (i = 0; i < d->nvms; i++) {
 		struct vp_vm *vm = &d->vm[i];
 
-		if (!managed(vm))
+		if (!vm_managed(vm))
 			continue;
 		/* where it sits now, unless a new policy wants it elsewhere */
 		homes[n] = vm->replace ? NULL : calloc(vm->nvcpus, sizeof(int));

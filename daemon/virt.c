@@ -363,6 +363,17 @@ read_policy(struct vp_daemon *d, struct vp_vm *vm)
 	vm->error[0] = '\0';
 }
 
+struct vp_vm *
+virt_vm_by_name(const struct vp_daemon *d, const char *name)
+{
+	int i;
+
+	for (i = 0; i < d->nvms; i++)
+		if (!strcmp(d->vm[i].name, name))
+			return &d->vm[i];
+	return NULL;
+}
+
 static struct vp_vm *
 find_vm(struct vp_daemon *d, const unsigned char *uuid)
 {
