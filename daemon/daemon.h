@@ -241,13 +241,8 @@ struct json_object;
 struct json_object *status_json(const struct vp_daemon *d);
 /* Writes status_json() atomically to --status-file, if one was given. */
 int status_write(const struct vp_daemon *d);
-/* Median and 99th percentile of the last 256 plan times. */
-void status_plan_quantiles(const struct vp_daemon *d, uint64_t *p50,
-    uint64_t *p99);
 
 /* metrics.c: Prometheus text exposition format 0.0.4 */
-/* Upper bound of plan histogram bucket @i, in ns. */
-uint64_t metrics_plan_bucket_ns(int i);
 /* Counts one plan duration into the histogram. */
 void metrics_observe_plan(struct vp_daemon *d, uint64_t ns);
 /* Writes every metric to @f; -errno on a write error. */
@@ -262,8 +257,6 @@ void metrics_idle_core_pus(const struct vp_daemon *d, struct vp_cpuset *ret);
 /* One vCPU's part of metrics_smt_conflicts(). */
 bool metrics_smt_conflict(const struct vp_daemon *d, const struct vp_vcpu *v,
     const struct vp_cpuset *idle_cores);
-/* True when PU @pu counts as busy for the metrics and views. */
-bool metrics_pu_busy(const struct vp_daemon *d, int pu);
 
 /* explain.c: why one vCPU is where it is, in words */
 /* Writes the explanation to @f; -ENOENT (with a message) if no such vCPU. */

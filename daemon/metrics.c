@@ -29,12 +29,6 @@ static const char *const reject_names[VP_REJ_COUNT] = {
 	[VP_REJ_ARGS] = "bad_arguments", [VP_REJ_SLOW_READER] = "slow_reader",
 };
 
-uint64_t
-metrics_plan_bucket_ns(int i)
-{
-	return plan_bucket_ns[i];
-}
-
 void
 metrics_observe_plan(struct vp_daemon *d, uint64_t ns)
 {
@@ -48,8 +42,9 @@ metrics_observe_plan(struct vp_daemon *d, uint64_t ns)
 	d->c.plan_count++;
 }
 
-bool
-metrics_pu_busy(const struct vp_daemon *d, int pu)
+/* A PU busier than VP_BUSY_SHARE of the last tick, any work. */
+static bool
+pu_busy(const struct vp_daemon *d, int pu)
 {
 	return d->pu_util && d->pu_util[pu] > VP_BUSY_SHARE;
 }
@@ -94,7 +89,7 @@ metrics_idle_core_pus(const struct vp_daemon *d, struct vp_cpuset *ret)
 
 		for (pu = core->first_pu; pu < core->first_pu + core->npus;
 		    pu++)
-			if (metrics_pu_busy(d, pu))
+			if (pu_busy(d, pu))
 				break;
 		if (pu == core->first_pu + core->npus)
 			cpuset_set_range(ret, core->first_pu, core->npus);
@@ -108,7 +103,7 @@ sibling_busy(const struct vp_daemon *d, int pu)
 	int s;
 
 	for (s = c->first_pu; s < c->first_pu + c->npus; s++)
-		if (s != pu && metrics_pu_busy(d, s))
+		if (s != pu && pu_busy(d, s))
 			return true;
 	return false;
 }

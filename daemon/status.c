@@ -109,8 +109,8 @@ cmp_u64(const void *a, const void *b)
 }
 
 /* Median and 99th percentile of the plan times of the last ticks. */
-void
-status_plan_quantiles(const struct vp_daemon *d, uint64_t *p50, uint64_t *p99)
+static void
+plan_quantiles(const struct vp_daemon *d, uint64_t *p50, uint64_t *p99)
 {
 	uint64_t v[256];
 	size_t n = d->c.ticks < 256 ? d->c.ticks : 256;
@@ -221,7 +221,7 @@ status_json(const struct vp_daemon *d)
 	NUM("pins_failed", d->c.pins_failed);
 	NUM("vanished", d->c.vanished);
 	NUM("plan_ns", d->c.plan_ns_last);
-	status_plan_quantiles(d, &p50, &p99);
+	plan_quantiles(d, &p50, &p99);
 	NUM("plan_ns_p50", p50);
 	NUM("plan_ns_p99", p99);
 	NUM("smt_conflicts", metrics_smt_conflicts(d));

@@ -3,13 +3,8 @@ answer (the protocol is one line in, one answer out, then close)."""
 import socket
 
 
-def ask(path, data, timeout=20.0):
-    """Sends @data (bytes) to the socket at @path and reads the answer to
-    EOF; returns it as text."""
-    s = socket.socket(socket.AF_UNIX)
-    s.settimeout(timeout)
-    s.connect(path)
-    s.sendall(data)
+def read_all(s):
+    """Everything the daemon sends on @s until it closes; closes @s."""
     out = b""
     while True:
         b = s.recv(1 << 16)
@@ -17,4 +12,14 @@ def ask(path, data, timeout=20.0):
             break
         out += b
     s.close()
-    return out.decode("utf-8", "replace")
+    return out
+
+
+def ask(path, data, timeout=20.0):
+    """Sends @data (bytes) to the socket at @path and reads the answer to
+    EOF; returns it as text."""
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(timeout)
+    s.connect(path)
+    s.sendall(data)
+    return read_all(s).decode("utf-8", "replace")

@@ -26,7 +26,7 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from ctlclient import ask  # noqa: E402
+from ctlclient import ask, read_all  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TOPO = os.path.join(ROOT, "tests", "topologies", "g4dnmetal.xml")
 TICK_MS = 250
@@ -352,14 +352,7 @@ def test_500_clients(ctx):
 
     def reader(part):
         for s in part:
-            out = b""
-            while True:
-                b = s.recv(1 << 16)
-                if not b:
-                    break
-                out += b
-            answers.append(out)
-            s.close()
+            answers.append(read_all(s))
     th = [threading.Thread(target=reader, args=(socks[i::8],))
           for i in range(8)]
     for t in th:
