@@ -1,110 +1,169 @@
 # vcpuplace: placement daemon, CLI, kernel series and simulator for KVM hosts.
 #
-#   make          build the binaries into build/
-#   make check    install missing Debian packages, then run every test
-#   make demo     tiny QEMU VMs under libvirt, placed by the daemon
-#   make install  DESTDIR= PREFIX=/usr/local
+#   make            build the binaries into build/ (needs the -dev packages:
+#                   `make deps` installs them)
+#   make check      install missing Debian packages, then run every test
+#   make demo       tiny QEMU VMs under libvirt, placed by the daemon
+#   make install    DESTDIR= PREFIX=/usr/local SYSCONFDIR=$(PREFIX)/etc
+#   make uninstall  the same variables, removes what install wrote
+#
+# GNU conventions: CFLAGS, CPPFLAGS, LDFLAGS and LDLIBS are the user's and
+# are honoured; the project's own flags live in VP_CFLAGS.  WERROR=
+# (empty) turns -Werror off; `make check` and CI keep it on.
 #
 # Everything builds out of tree into $(B); `make check` builds a second
 # copy with ASan+UBSan into $(B)/asan and runs the unit tests there too.
 
 PREFIX ?= /usr/local
 DESTDIR ?=
-B ?= build
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+SYSCONFDIR ?= $(PREFIX)/etc
+RUNSTATEDIR ?= /run
+DOCDIR ?= $(PREFIX)/share/doc/vcpuplace
+# systemd looks in /usr/local/lib/... too, so these follow PREFIX.
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+# where vcpuplaced and vcpuplacectl look for profiles when installed
+POLICY_DIR_INSTALLED = $(SYSCONFDIR)/vcpuplace/policies
 
+B ?= build
 CC ?= cc
-PKGS := hwloc json-c check libxml-2.0 libvirt libsystemd
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
-	-Wstrict-prototypes -Wmissing-prototypes -Idaemon $(PKG_CFLAGS)
-CFLAGS += -DVP_POLICY_DIR='"$(POLICY_DIR_INSTALLED)"'
+WERROR ?= -Werror
+
+# pkg-config runs when a recipe first needs the flags, not when this file
+# is parsed: on a fresh machine `make check` and `make demo` install the
+# packages (deps) before anything compiles.  Each query runs once.
+PKGS := hwloc json-c check libxml-2.0 libvirt libsystemd ncursesw
+pkg = $(call pkg_ok,$(shell pkg-config $(1) $(2) 2>/dev/null || \
+	echo VP_PKG_MISSING),$(2))
+pkg_ok = $(if $(filter VP_PKG_MISSING,$(1)),$(error pkg-config $(2): not \
+	found; run `make deps` (as root) first),$(1))
+PKG_CFLAGS = $(eval PKG_CFLAGS := $(call pkg,--cflags,$(PKGS)))$(PKG_CFLAGS)
+LIB_HWLOC = $(eval LIB_HWLOC := $(call pkg,--libs,hwloc))$(LIB_HWLOC)
+LIB_JSON = $(eval LIB_JSON := $(call pkg,--libs,json-c))$(LIB_JSON)
+LIB_CHECK = $(eval LIB_CHECK := $(call pkg,--libs,check))$(LIB_CHECK)
+LIB_XML = $(eval LIB_XML := $(call pkg,--libs,libxml-2.0))$(LIB_XML)
+LIB_VIRT = $(eval LIB_VIRT := $(call pkg,--libs,libvirt))$(LIB_VIRT)
+LIB_SYSTEMD = $(eval LIB_SYSTEMD := $(call pkg,--libs,libsystemd))$(LIB_SYSTEMD)
+LIB_CURSES = $(eval LIB_CURSES := $(call pkg,--libs,ncursesw))$(LIB_CURSES)
+
+VP_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -Wshadow \
+	-Wstrict-prototypes -Wmissing-prototypes -Idaemon -I$(B)/gen
+ALL_CFLAGS = $(VP_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 
-LIB_HWLOC := $(shell pkg-config --libs hwloc 2>/dev/null)
-LIB_JSON := $(shell pkg-config --libs json-c 2>/dev/null)
-LIB_CHECK := $(shell pkg-config --libs check 2>/dev/null)
-LIB_XML := $(shell pkg-config --libs libxml-2.0 2>/dev/null)
-LIB_VIRT := $(shell pkg-config --libs libvirt 2>/dev/null)
-LIB_SYSTEMD := $(shell pkg-config --libs libsystemd 2>/dev/null)
-LIB_CURSES := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
-ETCDIR ?= $(PREFIX)/etc
-# where vcpuplaced and vcpuplacectl look for profiles when installed
-POLICY_DIR_INSTALLED := $(ETCDIR)/vcpuplace/policies
-
-# The placement core: pure C, no I/O (see daemon/vcpuplace.h).
-CORE_SRCS := $(addprefix daemon/,features.c cpuset.c topo.c cpulist.c \
-	idlemask.c policy.c prio.c trace.c scan.c place.c plan.c)
-# Adapters shared by the daemon, the CLI, the tests and the benchmarks.
-ADAPT_SRCS := daemon/hwtopo.c daemon/kvm_iface.c
-POLICY_SRCS := daemon/policy_xml.c
-CTL_SRCS := $(addprefix daemon/,vcpuplacectl.c ctl_topology.c ctl_plan.c \
-	ctl_policy.c scenario.c ctl_sock.c ctl_status.c ctl_top.c)
-# The daemon: the loop and its adapters around the core.
-DAEMON_SRCS := $(addprefix daemon/,main.c virt.c sampler.c tick.c \
-	actuate.c status.c metrics.c explain.c ctlsock.c ctlcmd.c reload.c \
-	kvmhint.c)
-UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
+# The file list is the architecture: each folder is one layer, and its
+# sources are whatever the folder holds.
+#   core/          the placement core: pure C, libc only (check-layering)
+#   host/          adapters: hwloc, libvirt, /proc, debugfs, XML, log, clock
+#   vcpuplaced/    the service; main.c is linked only into the daemon
+#   vcpuplacectl/  the CLI
+CORE_SRCS := $(sort $(wildcard daemon/core/*.c))
+HOST_SRCS := $(sort $(wildcard daemon/host/*.c))
+SERVICE_SRCS := $(filter-out daemon/vcpuplaced/main.c,\
+	$(sort $(wildcard daemon/vcpuplaced/*.c)))
+CTL_SRCS := $(sort $(wildcard daemon/vcpuplacectl/*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/*.c tests/unit/*/*.c))
 
 obj = $(patsubst %.c,$(1)/%.o,$(2))
+LIBS_ALL = $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) $(LIB_VIRT) $(LIB_SYSTEMD)
 
 .PHONY: all check check-unit check-asan check-cli check-socket \
-	check-systemd deps install clean \
-	bench-scan bench-daemon demo
+	check-systemd check-layering check-valgrind deps install uninstall \
+	clean bench-scan bench-daemon demo demo-run
 all: $(B)/vcpuplacectl $(B)/vcpuplaced $(B)/test-unit $(B)/bench-scan
 
-$(B)/%.o: %.c $(wildcard daemon/*.h tests/unit/*.h)
+# Install paths compiled into the binaries.  The header is rewritten only
+# when a path changes, so `make; make PREFIX=/usr install` rebuilds what
+# uses it (found through -MMD) and nothing else.
+PATHS_H = \#define VP_SYSCONFDIR "$(SYSCONFDIR)"\n\#define VP_RUNSTATEDIR \
+	"$(RUNSTATEDIR)"\n\#define VP_POLICY_DIR_INSTALLED \
+	"$(POLICY_DIR_INSTALLED)"
+$(B)/gen/vp_paths.h: FORCE
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	@printf '/* generated by the Makefile */\n$(PATHS_H)\n' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+FORCE:
 
-$(B)/asan/%.o: %.c $(wildcard daemon/*.h tests/unit/*.h)
+# Objects depend on the headers they include (-MMD -MP) and, through
+# order only, on the generated header existing before the first compile.
+$(B)/%.o: %.c | $(B)/gen/vp_paths.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(B)/vcpuplacectl: $(call obj,$(B),$(CORE_SRCS) $(ADAPT_SRCS) $(POLICY_SRCS) \
-		$(CTL_SRCS))
-	$(CC) $(CFLAGS) -o $@ $^ $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) $(LIB_VIRT) \
-		$(LIB_CURSES)
+$(B)/asan/%.o: %.c | $(B)/gen/vp_paths.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -MMD -MP -c -o $@ $<
 
-$(B)/vcpuplaced: $(call obj,$(B),$(CORE_SRCS) $(ADAPT_SRCS) $(POLICY_SRCS) \
-		$(DAEMON_SRCS))
-	$(CC) $(CFLAGS) -o $@ $^ $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) \
-		$(LIB_VIRT) $(LIB_SYSTEMD) -lpthread
+# One archive a layer: the linker takes only the objects a binary uses.
+define archive
+$(1)/libvpcore.a: $(call obj,$(1),$(CORE_SRCS))
+	rm -f $$@ && $(AR) rcs $$@ $$^
+$(1)/libvphost.a: $(call obj,$(1),$(HOST_SRCS))
+	rm -f $$@ && $(AR) rcs $$@ $$^
+$(1)/libvpservice.a: $(call obj,$(1),$(SERVICE_SRCS))
+	rm -f $$@ && $(AR) rcs $$@ $$^
+endef
+$(eval $(call archive,$(B)))
+$(eval $(call archive,$(B)/asan))
 
-$(B)/test-unit: $(call obj,$(B),$(CORE_SRCS) $(ADAPT_SRCS) $(POLICY_SRCS) \
-		$(UNIT_SRCS))
-	$(CC) $(CFLAGS) -o $@ $^ $(LIB_HWLOC) $(LIB_CHECK) $(LIB_XML)
+LINK = $(CC) $(CFLAGS) $(LDFLAGS) -o $@
+$(B)/vcpuplacectl: $(call obj,$(B),$(CTL_SRCS)) $(B)/libvphost.a \
+		$(B)/libvpcore.a
+	$(LINK) $^ $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) $(LIB_VIRT) \
+		$(LIB_CURSES) $(LDLIBS)
 
-$(B)/asan/test-unit: $(call obj,$(B)/asan,$(CORE_SRCS) $(ADAPT_SRCS) \
-		$(POLICY_SRCS) $(UNIT_SRCS))
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LIB_HWLOC) $(LIB_CHECK) $(LIB_XML)
+$(B)/vcpuplaced: $(B)/daemon/vcpuplaced/main.o $(B)/libvpservice.a \
+		$(B)/libvphost.a $(B)/libvpcore.a
+	$(LINK) $^ $(LIBS_ALL) -lpthread $(LDLIBS)
+
+$(B)/test-unit: $(call obj,$(B),$(UNIT_SRCS)) $(B)/libvpservice.a \
+		$(B)/libvphost.a $(B)/libvpcore.a
+	$(LINK) $^ $(LIBS_ALL) $(LIB_CHECK) -lpthread $(LDLIBS)
+
+$(B)/asan/test-unit: $(call obj,$(B)/asan,$(UNIT_SRCS)) \
+		$(B)/asan/libvpservice.a $(B)/asan/libvphost.a \
+		$(B)/asan/libvpcore.a
+	$(LINK) $(SAN_FLAGS) $^ $(LIBS_ALL) $(LIB_CHECK) -lpthread $(LDLIBS)
 
 # The daemon and CLI with ASan+UBSan, for the socket tests' bad input.
-$(B)/asan/vcpuplaced: $(call obj,$(B)/asan,$(CORE_SRCS) $(ADAPT_SRCS) \
-		$(POLICY_SRCS) $(DAEMON_SRCS))
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LIB_HWLOC) $(LIB_JSON) \
-		$(LIB_XML) $(LIB_VIRT) $(LIB_SYSTEMD) -lpthread
+$(B)/asan/vcpuplaced: $(B)/asan/daemon/vcpuplaced/main.o \
+		$(B)/asan/libvpservice.a $(B)/asan/libvphost.a \
+		$(B)/asan/libvpcore.a
+	$(LINK) $(SAN_FLAGS) $^ $(LIBS_ALL) -lpthread $(LDLIBS)
 
-$(B)/asan/vcpuplacectl: $(call obj,$(B)/asan,$(CORE_SRCS) $(ADAPT_SRCS) \
-		$(POLICY_SRCS) $(CTL_SRCS))
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LIB_HWLOC) $(LIB_JSON) \
-		$(LIB_XML) $(LIB_VIRT) $(LIB_CURSES)
+$(B)/asan/vcpuplacectl: $(call obj,$(B)/asan,$(CTL_SRCS)) \
+		$(B)/asan/libvphost.a $(B)/asan/libvpcore.a
+	$(LINK) $(SAN_FLAGS) $^ $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) \
+		$(LIB_VIRT) $(LIB_CURSES) $(LDLIBS)
 
-$(B)/bench-scan: $(call obj,$(B),$(CORE_SRCS) $(ADAPT_SRCS) bench/scan_bench.c)
-	$(CC) $(CFLAGS) -o $@ $^ $(LIB_HWLOC)
+$(B)/bench-scan: $(B)/bench/scan_bench.o $(B)/libvphost.a $(B)/libvpcore.a
+	$(LINK) $^ $(LIB_HWLOC) $(LDLIBS)
 
 # Installs the Debian packages the build and the tests need, only those
 # that are missing, so a second run does nothing.
 deps:
 	@sh tests/deps.sh
 
+# Everything after deps runs in a second make, which computes the
+# pkg-config flags from the packages deps has just installed.
+#
 # kvm-check extracts Debian's linux-source-6.12, applies the series and
 # compiles the objects each patch touches (about 6 minutes the first time,
 # cached in kvm-patches/build/ after that).
 check: deps
-	$(MAKE) check-unit check-asan check-cli check-socket check-systemd \
-		check-valgrind kvm-check check-sim check-integration
+	$(MAKE) check-layering check-unit check-asan check-cli check-socket \
+		check-systemd check-valgrind kvm-check check-sim \
+		check-integration
+
+# The core includes only itself and libc: no object of it may reference a
+# symbol of I/O, logging, libvirt, hwloc or the other layers.
+check-layering: $(B)/libvpcore.a
+	sh tests/layering.sh $(B)/libvpcore.a
 
 # Unit tests find the topologies through VP_TOPOLOGY_DIR.
 check-unit: $(B)/test-unit
@@ -143,32 +202,36 @@ bench-scan: $(B)/bench-scan
 	$(B)/bench-scan tests/topologies
 
 # Three tiny TCG VMs under libvirt with the latency, dedicated and
-# balanced profiles; vcpuplaced places them; a live view for 20 s.
-demo: deps $(B)/vcpuplaced $(B)/vcpuplacectl
-	sh tests/integration/deps.sh
+# balanced profiles; vcpuplaced places them; a live view for 20 s.  The
+# packages come first, then a second make builds with their flags.
+demo:
+	@sh tests/deps.sh
+	@sh tests/integration/deps.sh
+	$(MAKE) demo-run
+
+demo-run: $(B)/vcpuplaced $(B)/vcpuplacectl
 	python3 tests/integration/demo.py $(B)/vcpuplaced 20
 
 include kvm-patches/kvm.mk
 include bench/bench.mk
 include tests/integration/integration.mk
 
-# systemd looks in /usr/local/lib/... too, so these follow PREFIX.
-UNITDIR ?= $(PREFIX)/lib/systemd/system
-SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
-TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
-DOCDIR ?= $(PREFIX)/share/doc/vcpuplace
+INSTALLED = $(BINDIR)/vcpuplacectl $(SBINDIR)/vcpuplaced \
+	$(UNITDIR)/vcpuplaced.service $(SYSUSERSDIR)/vcpuplace.conf \
+	$(TMPFILESDIR)/vcpuplace.conf $(DOCDIR)/README.md \
+	$(addprefix $(POLICY_DIR_INSTALLED)/,$(notdir $(wildcard \
+	policies/*.xml)) policy.rng)
 
 install: $(B)/vcpuplacectl $(B)/vcpuplaced
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -d $(DESTDIR)$(PREFIX)/sbin
-	install -m 0755 $(B)/vcpuplacectl $(DESTDIR)$(PREFIX)/bin/
-	install -m 0755 $(B)/vcpuplaced $(DESTDIR)$(PREFIX)/sbin/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)
+	install -m 0755 $(B)/vcpuplacectl $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(B)/vcpuplaced $(DESTDIR)$(SBINDIR)/
 	install -d $(DESTDIR)$(POLICY_DIR_INSTALLED)
 	install -m 0644 policies/*.xml policies/policy.rng \
 		$(DESTDIR)$(POLICY_DIR_INSTALLED)/
 	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
 		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(DOCDIR)
-	sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@ETCDIR@|$(ETCDIR)|g' \
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@ETCDIR@|$(SYSCONFDIR)|g' \
 		-e 's|@DOCDIR@|$(DOCDIR)|g' systemd/vcpuplaced.service.in \
 		> $(DESTDIR)$(UNITDIR)/vcpuplaced.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/vcpuplaced.service
@@ -178,6 +241,13 @@ install: $(B)/vcpuplacectl $(B)/vcpuplaced
 		$(DESTDIR)$(TMPFILESDIR)/vcpuplace.conf
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
 
+# Removes the files install wrote, then the folders it made if empty.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(POLICY_DIR_INSTALLED) \
+		$(DESTDIR)$(SYSCONFDIR)/vcpuplace $(DESTDIR)$(DOCDIR) \
+		2>/dev/null
+
 # The unit as `make install` writes it, checked by systemd-analyze verify
 # (which also fails on a missing ExecStart binary) and with no warning.
 check-systemd: $(B)/vcpuplacectl $(B)/vcpuplaced
@@ -185,3 +255,5 @@ check-systemd: $(B)/vcpuplacectl $(B)/vcpuplaced
 
 clean:
 	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

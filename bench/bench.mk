@@ -5,19 +5,15 @@
 #   make check-sim   a few seconds of invariants (tests/sim/run.sh)
 #   bench/sim ...    one point, one JSON line (builds the binary if needed)
 #
-# The simulator links the placement core itself ($(CORE_SRCS)), not a copy.
+# The simulator links the placement core itself (libvpcore.a), not a copy.
 
 SIM_SRCS := $(sort $(wildcard bench/simulator/*.c))
 
 .PHONY: bench check-sim
 
-$(B)/bench/simulator/%.o: bench/simulator/%.c bench/simulator/sim.h \
-		$(wildcard daemon/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
-
-$(B)/vcpuplace-sim: $(call obj,$(B),$(CORE_SRCS) $(ADAPT_SRCS) $(SIM_SRCS))
-	$(CC) $(CFLAGS) -o $@ $^ $(LIB_HWLOC) $(LIB_JSON) -lm
+$(B)/vcpuplace-sim: $(call obj,$(B),$(SIM_SRCS)) $(B)/libvphost.a \
+		$(B)/libvpcore.a
+	$(LINK) $^ $(LIB_HWLOC) $(LIB_JSON) -lm $(LDLIBS)
 
 # Two workers: this machine has 2 CPUs (about 10 minutes here).
 bench: $(B)/vcpuplace-sim

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "hwtopo.h"
+#include "host/hwtopo.h"
 
 #define NSTATES	256	/* distinct busy states per load level */
 

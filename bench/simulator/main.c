@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hwtopo.h"
+#include "host/hwtopo.h"
 #include "sim.h"
 
 static void

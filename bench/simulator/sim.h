@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vcpuplace.h"
+#include "core/vcpuplace.h"
 
 /* ---------------------------------------------------------------- */
 /* rng.c: xoshiro256** seeded by splitmix64, never rand() */

@@ -26,7 +26,7 @@
 
 #include <json-c/json.h>
 
-#include "hwtopo.h"
+#include "host/hwtopo.h"
 #include "sim.h"
 
 static const char *const topos[] = {

@@ -8,7 +8,7 @@
 
 #include <check.h>
 
-#include "hwtopo.h"
+#include "host/hwtopo.h"
 #include "testutil.h"
 
 const char *const test_topo_files[] = {

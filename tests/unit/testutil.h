@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "vcpuplace.h"
+#include "core/vcpuplace.h"
 
 /* Every XML file in tests/topologies, and how many there are. */
 extern const char *const test_topo_files[];

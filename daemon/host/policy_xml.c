@@ -1,0 +1,788 @@
+/*
+ * policy_xml.c - profiles (policies/NAME.xml) and a VM's domain
+ * <metadata> policy element into struct vp_policy, with libxml2.
+ *
+ * Every document is checked twice: a walk of the tree that applies each
+ * field with policy_set_field() and names what is wrong in words a user
+ * can act on ("element smt: bad value 'x'"), then the RelaxNG schema
+ * policies/policy.rng, the authority, for anything the walk let through.
+ *
+ * Metadata comes from guests' owners, so it is untrusted: at most 64 KiB,
+ * no DTD (so no entity can expand), no network, and libxml2's own
+ * messages are captured, never printed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/relaxng.h>
+#include <libxml/tree.h>
+#include <libxml/xmlerror.h>
+
+#include "host/policy_xml.h"
+
+#define XML_MAX_BYTES	(64 * 1024)
+#define SCHEMA_FILE	"policy.rng"
+#define DEFAULT_PROFILE	"balanced"
+#define NAME_MAX_LEN	64	/* policy.rng's profile_name pattern */
+
+struct vp_profiles {
+	int n;
+	char **names;		/* [n + 1], NULL-terminated, sorted */
+	struct vp_policy *pol;	/* [n] */
+	xmlRelaxNGPtr schema;	/* for metadata checked after loading */
+};
+
+/* libxml2 2.12 made the structured error handler's argument const. */
+#if LIBXML_VERSION >= 21200
+typedef const xmlError *xml_error_t;
+#else
+typedef xmlError *xml_error_t;
+#endif
+
+/* The first error of one operation: libxml2's or ours. */
+struct diag {
+	char msg[256];
+	long line;		/* 0: unknown */
+	int code;		/* libxml2's code, 0 for ours */
+	bool set;
+	bool wf;		/* a well-formedness error */
+};
+
+static const char *const fields[] = {
+	"mode", "smt", "locality", "priority", "cache_hot", "core_sched",
+	"emulator",
+};
+#define NFIELDS		((int)(sizeof(fields) / sizeof(fields[0])))
+
+enum root_kind { ROOT_PROFILE, ROOT_POLICY };
+
+static int __attribute__((format(printf, 3, 4)))
+diag_set(struct diag *d, long line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->set)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	va_end(ap);
+	d->line = line;
+	d->set = true;
+	return -EINVAL;
+}
+
+/* Structured error handler: keeps the first error, drops the rest. */
+static void
+capture(void *ctx, xml_error_t e)
+{
+	struct diag *d = ctx;
+	size_t n;
+
+	if (d->set || !e || e->level == XML_ERR_WARNING)
+		return;
+	snprintf(d->msg, sizeof(d->msg), "%s",
+	    e->message ? e->message : "unknown libxml2 error");
+	/* libxml2's messages end in a newline */
+	n = strlen(d->msg);
+	while (n > 0 && (d->msg[n - 1] == '\n' || d->msg[n - 1] == ' '))
+		d->msg[--n] = '\0';
+	d->line = e->line;
+	if (d->line <= 0 && e->node)
+		d->line = xmlGetLineNo((xmlNodePtr)e->node);
+	d->code = e->code;
+	d->wf = e->domain == XML_FROM_PARSER;
+	d->set = true;
+}
+
+/*
+ * libxml2 sends some errors (the RelaxNG parser's, I/O) to its global
+ * handler whatever the context says; route those into @d too while we
+ * work, then put the caller's handler back.
+ */
+struct quiet {
+	xmlStructuredErrorFunc fn;
+	void *ctx;
+};
+
+static void
+quiet_begin(struct quiet *q, struct diag *d)
+{
+	q->fn = xmlStructuredError;
+	q->ctx = xmlStructuredErrorContext;
+	xmlSetStructuredErrorFunc(d, capture);
+}
+
+static void
+quiet_end(const struct quiet *q)
+{
+	xmlSetStructuredErrorFunc(q->ctx, q->fn);
+}
+
+static int
+field_index(const char *name)
+{
+	int i;
+
+	for (i = 0; i < NFIELDS; i++)
+		if (!strcmp(fields[i], name))
+			return i;
+	return -1;
+}
+
+static bool
+in_vp_ns(const xmlNode *n)
+{
+	return n->ns && n->ns->href &&
+	    !strcmp((const char *)n->ns->href, VP_POLICY_NS);
+}
+
+static bool
+xml_blank(const char *s)
+{
+	for (; *s; s++)
+		if (!strchr(" \t\r\n", *s))
+			return false;
+	return true;
+}
+
+/* Strips XML whitespace in place, as the schema's token type does. */
+static char *
+trim(char *s)
+{
+	char *e;
+
+	while (*s && strchr(" \t\r\n", *s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && strchr(" \t\r\n", e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* Names a profile may have: policy.rng's profile_name pattern. */
+static bool
+name_ok(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || len > NAME_MAX_LEN)
+		return false;
+	for (i = 0; i < len; i++) {
+		char c = s[i];
+		bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9');
+
+		if (!alnum && (i == 0 || !strchr("_.-", c)))
+			return false;
+	}
+	return true;
+}
+
+/* Applies one field element to @pol (untouched on failure). */
+static int
+read_field(xmlNodePtr el, struct vp_policy *pol, struct diag *d)
+{
+	const char *name = (const char *)el->name;
+	xmlNodePtr c;
+	char *text, *v;
+	int r;
+
+	if (el->properties)
+		return diag_set(d, xmlGetLineNo(el),
+		    "element %s: unexpected attribute '%s'", name,
+		    (const char *)el->properties->name);
+	for (c = el->children; c; c = c->next)
+		if (c->type != XML_TEXT_NODE &&
+		    c->type != XML_CDATA_SECTION_NODE &&
+		    c->type != XML_COMMENT_NODE)
+			return diag_set(d, xmlGetLineNo(el),
+			    "element %s: must hold text only", name);
+	text = (char *)xmlNodeGetContent(el);
+	if (!text)
+		return -ENOMEM;
+	v = trim(text);
+	r = policy_set_field(pol, name, v);
+	if (r < 0)
+		diag_set(d, xmlGetLineNo(el), "element %s: bad value '%.64s'",
+		    name, v);
+	xmlFree(text);
+	return r < 0 ? -EINVAL : 0;
+}
+
+/*
+ * Applies the field elements under @root to @pol.  @all: a profile,
+ * which must give every field.
+ */
+static int
+read_fields(xmlNodePtr root, bool all, struct vp_policy *pol,
+    struct diag *d)
+{
+	unsigned int seen = 0;
+	xmlNodePtr c;
+	int i, r;
+
+	for (c = root->children; c; c = c->next) {
+		const char *name = (const char *)c->name;
+
+		if (c->type == XML_TEXT_NODE ||
+		    c->type == XML_CDATA_SECTION_NODE) {
+			if (c->content && !xml_blank((const char *)c->content))
+				return diag_set(d, xmlGetLineNo(c),
+				    "text outside a field element");
+			continue;
+		}
+		if (c->type != XML_ELEMENT_NODE)
+			continue;	/* comments, processing instructions */
+		if (c->ns && !in_vp_ns(c))
+			return diag_set(d, xmlGetLineNo(c),
+			    "element %s: wrong namespace '%.80s'", name,
+			    (const char *)c->ns->href);
+		i = field_index(name);
+		if (i < 0)
+			return diag_set(d, xmlGetLineNo(c),
+			    "unknown element '%.64s'", name);
+		if (seen & (1u << i))
+			return diag_set(d, xmlGetLineNo(c),
+			    "duplicate element %s", name);
+		seen |= 1u << i;
+		r = read_field(c, pol, d);
+		if (r < 0)
+			return r;
+	}
+	for (i = 0; all && i < NFIELDS; i++)
+		if (!(seen & (1u << i)))
+			return diag_set(d, xmlGetLineNo(root),
+			    "missing element %s", fields[i]);
+	return 0;
+}
+
+/* The RelaxNG check, after read_fields() found nothing to say. */
+static int
+validate(xmlRelaxNGPtr schema, xmlDocPtr doc, struct diag *d)
+{
+	xmlRelaxNGValidCtxtPtr v;
+	int r;
+
+	v = xmlRelaxNGNewValidCtxt(schema);
+	if (!v)
+		return -ENOMEM;
+	xmlRelaxNGSetValidStructuredErrors(v, capture, d);
+	r = xmlRelaxNGValidateDoc(v, doc);
+	xmlRelaxNGFreeValidCtxt(v);
+	if (r == 0)
+		return 0;
+	if (d->set) {
+		char msg[sizeof(d->msg)];
+
+		/* say where the message comes from */
+		snprintf(msg, sizeof(msg), "%s", d->msg);
+		snprintf(d->msg, sizeof(d->msg), "not valid per "
+		    SCHEMA_FILE ": %.200s", msg);
+		return -EINVAL;
+	}
+	return diag_set(d, 0, "not valid per " SCHEMA_FILE);
+}
+
+/*
+ * Parses one document of kind @kind into *ret (untouched on failure).
+ * @p resolves a policy's profile; NULL while loading profiles.
+ */
+static int
+parse_doc(const struct vp_profiles *p, xmlRelaxNGPtr schema,
+    const char *text, size_t len, const char *url, enum root_kind kind,
+    struct vp_policy *ret, struct diag *d)
+{
+	const char *want = kind == ROOT_PROFILE ? "profile" : "policy";
+	struct vp_policy pol;
+	struct quiet q;
+	xmlDocPtr doc;
+	xmlNodePtr root;
+	xmlChar *prof;
+	int r;
+
+	if (len > XML_MAX_BYTES)
+		return diag_set(d, 0, "larger than %d KiB",
+		    XML_MAX_BYTES / 1024);
+	/*
+	 * Only a DTD can declare entities; refusing it up front keeps a
+	 * billion-laughs document from costing anything at all, whatever
+	 * the libxml2 version's own amplification limits are.
+	 */
+	if (memmem(text, len, "<!DOCTYPE", 9))
+		return diag_set(d, 0, "DTD not allowed");
+
+	quiet_begin(&q, d);
+	/* no XML_PARSE_NOENT: entities are never substituted */
+	doc = xmlReadMemory(text, (int)len, url, NULL, XML_PARSE_NONET |
+	    XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	if (!doc) {
+		quiet_end(&q);
+		if (d->code == XML_ERR_NO_MEMORY)
+			return -ENOMEM;
+		if (!d->set)
+			diag_set(d, 0, "cannot parse");
+		d->wf = true;
+		return -EINVAL;
+	}
+	root = xmlDocGetRootElement(doc);
+	r = -EINVAL;
+	if (doc->intSubset || doc->extSubset) {
+		diag_set(d, 1, "DTD not allowed");
+		goto out;
+	}
+	if (!root) {
+		diag_set(d, 1, "no root element");
+		goto out;
+	}
+	/*
+	 * virDomainGetMetadata() hands back the element with its namespace
+	 * stripped (libvirt 9.0: "<policy profile=...>"), having looked it
+	 * up by our URI: an unqualified metadata root is ours.
+	 */
+	if (kind == ROOT_POLICY && !root->ns) {
+		xmlNsPtr ns = xmlNewNs(root, BAD_CAST VP_POLICY_NS, NULL);
+
+		if (!ns) {
+			diag_set(d, xmlGetLineNo(root),
+			    "root element %s: cannot set its namespace",
+			    (const char *)root->name);
+			goto out;
+		}
+		xmlSetNs(root, ns);
+	}
+	if (!in_vp_ns(root)) {
+		diag_set(d, xmlGetLineNo(root),
+		    "root element %.64s: wrong namespace '%.80s', want '%s'",
+		    (const char *)root->name,
+		    root->ns ? (const char *)root->ns->href : "",
+		    VP_POLICY_NS);
+		goto out;
+	}
+	if (strcmp((const char *)root->name, want)) {
+		diag_set(d, xmlGetLineNo(root),
+		    "root element is %.64s, want %s",
+		    (const char *)root->name, want);
+		goto out;
+	}
+
+	policy_default(&pol);
+	if (kind == ROOT_POLICY) {
+		const struct vp_policy *base;
+		xmlAttrPtr a;
+
+		for (a = root->properties; a; a = a->next)
+			if (a->ns || strcmp((const char *)a->name, "profile")) {
+				diag_set(d, xmlGetLineNo(root),
+				    "unexpected attribute '%.64s'",
+				    (const char *)a->name);
+				goto out;
+			}
+		prof = xmlGetNoNsProp(root, BAD_CAST "profile");
+		if (!prof) {
+			diag_set(d, xmlGetLineNo(root),
+			    "missing attribute profile");
+			goto out;
+		}
+		base = p ? profiles_get(p, (const char *)prof) : NULL;
+		if (!base)
+			diag_set(d, xmlGetLineNo(root),
+			    "unknown profile '%.64s'", (const char *)prof);
+		xmlFree(prof);
+		if (!base)
+			goto out;
+		pol = *base;
+	} else if (root->properties) {
+		diag_set(d, xmlGetLineNo(root), "unexpected attribute '%.64s'",
+		    (const char *)root->properties->name);
+		goto out;
+	}
+	r = read_fields(root, kind == ROOT_PROFILE, &pol, d);
+	if (r == 0)
+		r = validate(schema, doc, d);
+	if (r == 0)
+		*ret = pol;
+out:
+	quiet_end(&q);
+	xmlFreeDoc(doc);
+	return r;
+}
+
+/* Appends one line to @err, cutting it short rather than overflowing. */
+static void __attribute__((format(printf, 3, 4)))
+err_append(char *err, size_t errlen, const char *fmt, ...)
+{
+	size_t used;
+	va_list ap;
+
+	if (!err || errlen == 0)
+		return;
+	used = strnlen(err, errlen);
+	if (used >= errlen - 1)
+		return;
+	if (used > 0) {
+		err[used++] = '\n';
+		err[used] = '\0';
+	}
+	va_start(ap, fmt);
+	vsnprintf(err + used, errlen - used, fmt, ap);
+	va_end(ap);
+}
+
+static void
+err_diag(char *err, size_t errlen, const char *file, const struct diag *d)
+{
+	if (d->line > 0)
+		err_append(err, errlen, "%s:%ld: %s", file, d->line, d->msg);
+	else
+		err_append(err, errlen, "%s: %s", file, d->msg);
+}
+
+/* Reads at most XML_MAX_BYTES + 1 bytes of @path: the caller sees "too
+ * large" through the length. */
+static int
+read_text(const char *path, char **ret, size_t *ret_len)
+{
+	char *buf;
+	size_t n;
+	FILE *f;
+	int r = 0;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	buf = malloc(XML_MAX_BYTES + 2);
+	if (!buf) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	n = fread(buf, 1, XML_MAX_BYTES + 1, f);
+	if (ferror(f))
+		r = errno ? -errno : -EIO;
+	fclose(f);
+	if (r < 0) {
+		free(buf);
+		return r;
+	}
+	buf[n] = '\0';
+	*ret = buf;
+	*ret_len = n;
+	return 0;
+}
+
+static int
+profile_file(const struct dirent *e)
+{
+	size_t len = strlen(e->d_name);
+
+	return e->d_name[0] != '.' && len > 4 &&
+	    !strcmp(e->d_name + len - 4, ".xml");
+}
+
+static int
+load_schema(const char *dir, xmlRelaxNGPtr *ret, char *err, size_t errlen)
+{
+	xmlRelaxNGParserCtxtPtr pc;
+	struct diag d = { .set = false };
+	struct quiet q;
+	char *path;
+	FILE *f;
+
+	if (asprintf(&path, "%s/%s", dir, SCHEMA_FILE) < 0)
+		return -ENOMEM;
+	f = fopen(path, "re");
+	if (!f) {
+		int r = -errno;
+
+		err_append(err, errlen, "%s: %s", path, strerror(-r));
+		free(path);
+		return r == -ENOMEM ? r : -ENOENT;
+	}
+	fclose(f);
+	quiet_begin(&q, &d);
+	pc = xmlRelaxNGNewParserCtxt(path);
+	if (pc) {
+		xmlRelaxNGSetParserStructuredErrors(pc, capture, &d);
+		*ret = xmlRelaxNGParse(pc);
+		xmlRelaxNGFreeParserCtxt(pc);
+	}
+	quiet_end(&q);
+	if (!pc) {
+		free(path);
+		return -ENOMEM;
+	}
+	if (!*ret) {
+		if (!d.set)
+			diag_set(&d, 0, "not a valid RelaxNG schema");
+		err_diag(err, errlen, path, &d);
+		free(path);
+		return -EINVAL;
+	}
+	free(path);
+	return 0;
+}
+
+/* Loads @dir/@file into profile slot p->n; -EINVAL is reported. */
+static int
+load_one(struct vp_profiles *p, const char *dir, const char *file,
+    char *err, size_t errlen)
+{
+	struct diag d = { .set = false };
+	size_t nlen = strlen(file) - 4, len = 0;
+	struct vp_policy pol;
+	char *path, *text = NULL;
+	int r;
+
+	if (asprintf(&path, "%s/%s", dir, file) < 0)
+		return -ENOMEM;
+	if (!name_ok(file, nlen)) {
+		err_append(err, errlen, "%s: profile name '%.*s' is not "
+		    "[A-Za-z0-9][A-Za-z0-9_.-]* of at most %d characters",
+		    path, (int)nlen, file, NAME_MAX_LEN);
+		r = -EINVAL;
+		goto out;
+	}
+	r = read_text(path, &text, &len);
+	if (r < 0) {
+		if (r != -ENOMEM) {
+			err_append(err, errlen, "%s: %s", path, strerror(-r));
+			r = -EINVAL;
+		}
+		goto out;
+	}
+	r = parse_doc(NULL, p->schema, text, len, path, ROOT_PROFILE, &pol,
+	    &d);
+	free(text);
+	if (r == -EINVAL)
+		err_diag(err, errlen, path, &d);
+	if (r < 0)
+		goto out;
+	p->names[p->n] = strndup(file, nlen);
+	if (!p->names[p->n]) {
+		r = -ENOMEM;
+		goto out;
+	}
+	p->pol[p->n++] = pol;
+out:
+	free(path);
+	return r;
+}
+
+int
+profiles_load(const char *dir, struct vp_profiles **ret, char *err,
+    size_t errlen)
+{
+	struct dirent **ents = NULL;
+	struct vp_profiles *p;
+	int nents = 0, i, r, bad = 0;
+
+	if (err && errlen)
+		err[0] = '\0';
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	r = load_schema(dir, &p->schema, err, errlen);
+	if (r < 0)
+		goto fail;
+	nents = scandir(dir, &ents, profile_file, alphasort);
+	if (nents < 0) {
+		r = -errno;
+		err_append(err, errlen, "%s: %s", dir, strerror(-r));
+		if (r != -ENOMEM)
+			r = -ENOENT;
+		nents = 0;
+		goto fail;
+	}
+	p->names = calloc(nents + 1, sizeof(*p->names));
+	p->pol = calloc(nents + 1, sizeof(*p->pol));
+	if (!p->names || !p->pol) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	/* keep going: one run reports every bad file */
+	for (i = 0; i < nents; i++) {
+		r = load_one(p, dir, ents[i]->d_name, err, errlen);
+		if (r == -ENOMEM)
+			goto fail;
+		if (r < 0)
+			bad++;
+	}
+	if (!bad && !profiles_get(p, DEFAULT_PROFILE)) {
+		err_append(err, errlen, "%s/" DEFAULT_PROFILE ".xml: missing "
+		    "(the host default profile)", dir);
+		bad++;
+	}
+	r = bad ? -EINVAL : 0;
+	if (r < 0)
+		goto fail;
+	for (i = 0; i < nents; i++)
+		free(ents[i]);
+	free(ents);
+	*ret = p;
+	return 0;
+fail:
+	for (i = 0; i < nents; i++)
+		free(ents[i]);
+	free(ents);
+	profiles_free(p);
+	return r;
+}
+
+void
+profiles_free(struct vp_profiles *p)
+{
+	int i;
+
+	if (!p)
+		return;
+	for (i = 0; p->names && i < p->n; i++)
+		free(p->names[i]);
+	free(p->names);
+	free(p->pol);
+	if (p->schema)
+		xmlRelaxNGFree(p->schema);
+	free(p);
+}
+
+const struct vp_policy *
+profiles_get(const struct vp_profiles *p, const char *name)
+{
+	int i;
+
+	for (i = 0; p && name && i < p->n; i++)
+		if (!strcmp(p->names[i], name))
+			return &p->pol[i];
+	return NULL;
+}
+
+const char *const *
+profiles_names(const struct vp_profiles *p, int *ret_n)
+{
+	*ret_n = p->n;
+	return (const char *const *)p->names;
+}
+
+int
+policy_from_metadata(const struct vp_profiles *p, const char *xml,
+    struct vp_policy *ret, char *err, size_t errlen)
+{
+	struct diag d = { .set = false };
+	size_t len;
+	int r;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!p || !xml) {
+		err_append(err, errlen, "no profiles or no metadata");
+		return -EINVAL;
+	}
+	len = strnlen(xml, XML_MAX_BYTES + 1);
+	r = parse_doc(p, p->schema, xml, len, "metadata", ROOT_POLICY, ret,
+	    &d);
+	if (r == -EINVAL) {
+		if (d.wf)
+			err_append(err, errlen,
+			    "not well-formed XML at line %ld: %s", d.line,
+			    d.msg);
+		else
+			err_append(err, errlen, "%s", d.msg);
+	}
+	return r;
+}
+
+/* The canonical text of field @i of @pol. */
+static const char *
+field_value(const struct vp_policy *pol, int i)
+{
+	switch (i) {
+	case 0: return policy_mode_name(pol->mode);
+	case 1: return policy_smt_name(pol->smt);
+	case 2: return policy_locality_name(pol->locality);
+	case 3: return policy_priority_name(pol->priority);
+	case 4: return pol->cache_hot ? "yes" : "no";
+	case 5: return pol->core_sched ? "yes" : "no";
+	default: return policy_emulator_name(pol->emulator);
+	}
+}
+
+int
+policy_to_metadata(const struct vp_profiles *p, const char *profile,
+    char *const *overrides, int n, char **ret_xml, char *err, size_t errlen)
+{
+	struct vp_policy scratch, check;
+	unsigned int given = 0;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+	int i, r;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!profile || !profiles_get(p, profile)) {
+		err_append(err, errlen, "unknown profile '%.64s'",
+		    profile ? profile : "");
+		return -EINVAL;
+	}
+	policy_default(&scratch);
+	for (i = 0; i < n; i++) {
+		const char *eq = strchr(overrides[i], '=');
+		char field[32];
+		int k;
+
+		if (!eq || eq == overrides[i] ||
+		    (size_t)(eq - overrides[i]) >= sizeof(field)) {
+			err_append(err, errlen, "override '%.64s': want "
+			    "field=value", overrides[i]);
+			return -EINVAL;
+		}
+		memcpy(field, overrides[i], eq - overrides[i]);
+		field[eq - overrides[i]] = '\0';
+		k = field_index(field);
+		if (k < 0) {
+			err_append(err, errlen, "unknown field '%s'", field);
+			return -EINVAL;
+		}
+		if (given & (1u << k)) {
+			err_append(err, errlen, "field %s given twice", field);
+			return -EINVAL;
+		}
+		if (policy_set_field(&scratch, field, eq + 1) < 0) {
+			err_append(err, errlen, "field %s: bad value '%.64s'",
+			    field, eq + 1);
+			return -EINVAL;
+		}
+		given |= 1u << k;
+	}
+
+	/*
+	 * No namespace on the root: this is the text virDomainSetMetadata()
+	 * takes (it declares xmlns:vp itself and refuses a text that
+	 * already does) and virDomainGetMetadata() returns.  Values are
+	 * written in their canonical spelling ("1" becomes "yes").
+	 */
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, "<policy profile=\"%s\">", profile);
+	for (i = 0; i < NFIELDS; i++)
+		if (given & (1u << i))
+			fprintf(f, "<%s>%s</%s>", fields[i],
+			    field_value(&scratch, i), fields[i]);
+	fputs("</policy>", f);
+	if (fclose(f) != 0) {
+		free(buf);
+		return -ENOMEM;
+	}
+	r = policy_from_metadata(p, buf, &check, err, errlen);
+	if (r < 0) {
+		free(buf);
+		return r;
+	}
+	*ret_xml = buf;
+	return 0;
+}

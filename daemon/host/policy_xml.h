@@ -1,0 +1,65 @@
+/*
+ * policy_xml.h - profiles (policies/NAME.xml) and a VM's domain <metadata>
+ * policy element, parsed once with libxml2 and validated against the
+ * RelaxNG schema policies/policy.rng, into struct vp_policy.
+ *
+ * The metadata element: <vp:policy xmlns:vp="urn:vcpuplace:policy:1"
+ * profile="latency"><smt>isolate</smt></vp:policy>; child elements are
+ * the fields of struct vp_policy (mode smt locality priority cache_hot
+ * core_sched emulator), each overriding the named profile.
+ */
+#ifndef POLICY_XML_H
+#define POLICY_XML_H
+
+#include <stddef.h>
+
+#include "core/vcpuplace.h"
+
+#define VP_POLICY_NS	"urn:vcpuplace:policy:1"
+#define VP_POLICY_PREFIX	"vp"
+
+struct vp_profiles;
+
+/*
+ * Loads every *.xml profile of @dir, each validated against
+ * @dir/policy.rng; a file's name without .xml is the profile name, and
+ * "balanced" must exist (the host default).  Keeps going so every bad
+ * file is reported, as "FILE:LINE: message" lines in @err; returns 0
+ * with *ret set (free with profiles_free()), -EINVAL (with @err), -ENOENT
+ * (no dir or no schema), -ENOMEM.  *ret untouched on failure.
+ */
+int profiles_load(const char *dir, struct vp_profiles **ret, char *err,
+    size_t errlen) VP_MUST_CHECK;
+void profiles_free(struct vp_profiles *p);	/* accepts NULL */
+/* The named profile, or NULL.  Owned by @p. */
+const struct vp_policy *profiles_get(const struct vp_profiles *p,
+    const char *name);
+/* Names, for listings: *ret_n names owned by @p. */
+const char *const *profiles_names(const struct vp_profiles *p, int *ret_n);
+
+/*
+ * Parses the metadata element text @xml (as virDomainGetMetadata returns
+ * it) against the schema: the named profile with the overrides applied.
+ * Returns 0, or -EINVAL with a one-line reason in @err naming what is
+ * wrong ("unknown profile 'fast'", "element smt: bad value 'x'",
+ * "not well-formed XML at line 1"); *ret untouched on failure.  At most
+ * 64 KiB of text is accepted.  An unqualified root ("<policy ...>") is
+ * taken as ours: virDomainGetMetadata() strips the namespace (libvirt
+ * 9.0).  Field elements may be unqualified or in VP_POLICY_NS.
+ */
+int policy_from_metadata(const struct vp_profiles *p, const char *xml,
+    struct vp_policy *ret, char *err, size_t errlen) VP_MUST_CHECK;
+
+/*
+ * Builds metadata text for profile @profile with @n "field=value"
+ * overrides, validated like policy_from_metadata().  *ret_xml is
+ * malloc'd.  Returns 0 or -EINVAL (with @err).  The root carries no
+ * namespace, as virDomainSetMetadata() wants it (it adds xmlns:vp itself
+ * and fails on a text that already declares the prefix); values are
+ * written in canonical spelling.
+ */
+int policy_to_metadata(const struct vp_profiles *p, const char *profile,
+    char *const *overrides, int n, char **ret_xml, char *err, size_t errlen)
+	VP_MUST_CHECK;
+
+#endif /* POLICY_XML_H */

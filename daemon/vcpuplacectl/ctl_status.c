@@ -1,0 +1,200 @@
+/*
+ * ctl_status.c - vcpuplacectl status, metrics, explain and reload: the
+ * daemon's socket answers, printed for people (status as a table) or
+ * passed through (metrics, explain, status --json).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "vcpuplacectl/ctl.h"
+
+/* --socket PATH and, where it makes sense, --json; returns optind or -1. */
+static int
+parse_opts(int argc, char **argv, const char **sock, bool *json)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*sock = VP_DEFAULT_SOCKET;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+s:j", opts, NULL)) != -1) {
+		if (c == 's')
+			*sock = optarg;
+		else if (c == 'j' && json)
+			*json = true;
+		else
+			return -1;
+	}
+	return optind;
+}
+
+static int
+usage_err(const char *what)
+{
+	fprintf(stderr, "usage: vcpuplacectl %s\n", what);
+	return 2;
+}
+
+/* Asks, prints the answer as it came; 0 or 1. */
+static int
+pass_through(const char *sock, const char *line)
+{
+	char *text;
+
+	if (ctl_request(sock, line, &text) < 0)
+		return 1;
+	fputs(text, stdout);
+	free(text);
+	return 0;
+}
+
+int
+ctl_metrics(int argc, char **argv)
+{
+	const char *sock;
+
+	if (parse_opts(argc, argv, &sock, NULL) != argc)
+		return usage_err("metrics [--socket PATH]");
+	return pass_through(sock, "metrics");
+}
+
+int
+ctl_reload(int argc, char **argv)
+{
+	const char *sock;
+
+	if (parse_opts(argc, argv, &sock, NULL) != argc)
+		return usage_err("reload [--socket PATH]");
+	return pass_through(sock, "reload");
+}
+
+int
+ctl_explain(int argc, char **argv)
+{
+	const char *sock;
+	char line[1024];
+	int i;
+
+	i = parse_opts(argc, argv, &sock, NULL);
+	if (i < 0 || argc - i != 2)
+		return usage_err("explain [--socket PATH] VM VCPU");
+	snprintf(line, sizeof(line), "explain %s %s", argv[i], argv[i + 1]);
+	return pass_through(sock, line);
+}
+
+static const char *
+str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return "-";
+	return json_object_get_string(v);
+}
+
+static double
+num(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && v ?
+	    json_object_get_double(v) : 0;
+}
+
+static void
+print_header(json_object *st)
+{
+	json_object *host, *topo;
+
+	json_object_object_get_ex(st, "host", &host);
+	json_object_object_get_ex(host, "topology", &topo);
+	printf("host %s: %d packages, %d LLCs, %d cores, %d PUs (SMT%d); "
+	    "libvirt %s; tick %ld%s\n", str(host, "hostname"),
+	    (int)num(topo, "packages"), (int)num(topo, "llcs"),
+	    (int)num(topo, "cores"), (int)num(topo, "pus"),
+	    (int)num(topo, "smt"), json_object_get_boolean(
+	    json_object_object_get(st, "connected")) ? "connected" :
+	    "DISCONNECTED", (long)num(st, "tick"),
+	    json_object_get_boolean(json_object_object_get(st, "dry_run")) ?
+	    "; dry run" : "");
+	printf("smt conflicts %d; invalid metadata %ld; libvirt errors %ld; "
+	    "plan p50 %.3f ms p99 %.3f ms\n\n", (int)num(st, "smt_conflicts"),
+	    (long)num(st, "invalid_metadata"), (long)num(st, "libvirt_errors"),
+	    num(st, "plan_ns_p50") / 1e6, num(st, "plan_ns_p99") / 1e6);
+}
+
+static int name_w = 20;	/* the VM column: the longest name */
+
+static void
+print_vm(json_object *vm)
+{
+	json_object *pol, *vcpus, *err;
+	size_t k;
+
+	json_object_object_get_ex(vm, "policy", &pol);
+	json_object_object_get_ex(vm, "vcpus", &vcpus);
+	for (k = 0; k < json_object_array_length(vcpus); k++) {
+		json_object *c = json_object_array_get_idx(vcpus, k);
+
+		printf("%-*s %4d  %-10s %-9s %5s  %-16s %7s  %-12s %4.0f%% "
+		    "%9.3f%s\n", name_w, k ? "" : str(vm, "name"),
+		    (int)num(c, "vcpu"),
+		    k ? "" : str(pol, "profile"), k ? "" : str(pol, "mode"),
+		    str(c, "home"), str(c, "allowed"), str(c, "current"),
+		    str(c, "reason"), num(c, "busy") * 100,
+		    num(c, "delay_seconds") * 1e3,
+		    json_object_get_boolean(json_object_object_get(c,
+		    "smt_conflict")) ? "  SMT-CONFLICT" : "");
+	}
+	if (json_object_object_get_ex(vm, "error", &err) && err)
+		printf("%-*s metadata error: %s\n", name_w, "",
+		    json_object_get_string(err));
+}
+
+int
+ctl_status(int argc, char **argv)
+{
+	json_object *st, *vms;
+	bool json = false;
+	const char *sock;
+	char *text;
+	size_t i;
+
+	if (parse_opts(argc, argv, &sock, &json) != argc)
+		return usage_err("status [--socket PATH] [--json]");
+	if (json)
+		return pass_through(sock, "status");
+	if (ctl_request(sock, "status", &text) < 0)
+		return 1;
+	st = json_tokener_parse(text);
+	free(text);
+	if (!st || !json_object_object_get_ex(st, "vms", &vms)) {
+		fprintf(stderr, "vcpuplacectl: the daemon's status is not the "
+		    "JSON expected\n");
+		json_object_put(st);
+		return 1;
+	}
+	print_header(st);
+	for (i = 0; i < json_object_array_length(vms); i++) {
+		int n = (int)strlen(str(json_object_array_get_idx(vms, i),
+		    "name"));
+
+		name_w = n > name_w ? n : name_w;
+	}
+	printf("%-*s %4s  %-10s %-9s %5s  %-16s %7s  %-12s %5s %9s\n", name_w,
+	    "VM",
+	    "VCPU", "PROFILE", "MODE", "HOME", "ALLOWED", "CURRENT", "REASON",
+	    "BUSY", "DELAY(ms)");
+	for (i = 0; i < json_object_array_length(vms); i++)
+		print_vm(json_object_array_get_idx(vms, i));
+	json_object_put(st);
+	return 0;
+}

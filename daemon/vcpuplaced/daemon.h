@@ -1,0 +1,287 @@
+/*
+ * daemon.h - vcpuplaced: the state of the daemon (one struct, passed by
+ * pointer) and the adapters around the pure core, grouped by file.
+ *
+ * The tick reads like the design: sampler_read(); virt_refresh();
+ * tick_plan(); actuate_apply(); status_write().
+ */
+#ifndef DAEMON_H
+#define DAEMON_H
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <libvirt/libvirt.h>
+
+#include "host/kvm_iface.h"
+#include "host/policy_xml.h"
+#include "core/vcpuplace.h"
+
+#define VP_VERSION	"0.4.0"
+
+/* A hint left by an earlier daemon may be anything: rewrite it. */
+#define VP_HINT_UNKNOWN	(-2)
+
+/* A PU or vCPU busier than this share of a tick counts as busy. */
+#define VP_BUSY_SHARE	0.5
+
+/* One vCPU of a managed VM, as the daemon tracks it between ticks. */
+struct vp_vcpu {
+	int tid;			/* QEMU's "CPU N/..." thread, 0 unknown */
+	struct vp_cpuset affinity;	/* live, as libvirt reported it */
+	int current;			/* PU it last ran on, or VP_PU_NONE */
+	int home;			/* the plan's home PU */
+	int placed_home;		/* home of the applied affinity */
+	struct vp_cpuset planned;	/* what the plan wants */
+	int pending_ticks;		/* ticks the plan has differed */
+	bool move;			/* tick_plan() wants planned applied */
+	uint64_t last_move_ns;		/* monotonic, for the cooldown */
+	enum vp_reason reason;		/* why its last move */
+	uint64_t run_ns, wait_ns;	/* schedstat, cumulative */
+	uint64_t delay_ns;		/* run-queue wait over the last tick */
+	double util;			/* share of the last tick it ran */
+
+	/* with the kernel series (kvmhint.c) */
+	int kvm_idx;			/* vm->kvm->vcpu[] index, -1 unknown */
+	int hinted;			/* PU of the last wake hint, NONE
+					 * cleared, VP_HINT_UNKNOWN not yet */
+	uint64_t hinted_move_ns;	/* last_move_ns when it was written */
+	struct vp_kvm_wake_stats wake;	/* cumulative, when wake_known */
+	bool wake_known;
+};
+
+struct vp_vm {
+	char name[256];
+	unsigned char uuid[VIR_UUID_BUFLEN];
+	virDomainPtr dom;		/* owned reference */
+	int pid;			/* QEMU process, 0 unknown */
+	char profile[64];
+	struct vp_policy policy;
+	bool policy_known;		/* has a valid policy been read */
+	char error[256];		/* last metadata error, "" none */
+	bool seen;			/* found by this refresh */
+	bool replace;			/* policy changed: bypass cooldown */
+	int nvcpus;
+	struct vp_vcpu *vcpu;		/* [nvcpus] */
+	struct vp_cpuset emulator;	/* last emulator pin we applied */
+	bool cookie_done;		/* core-sched cookie given to its pid */
+	struct vp_kvm_vm *kvm;		/* its KVM debugfs dir, NULL unknown */
+};
+
+/* Plan-duration histogram buckets (upper bounds, seconds), Prometheus le. */
+#define VP_PLAN_BUCKETS	12
+
+/* What the control socket counts: requests by command, rejections by cause. */
+enum vp_cmd {
+	VP_CMD_STATUS, VP_CMD_METRICS, VP_CMD_EXPLAIN, VP_CMD_RELOAD,
+	VP_CMD_POLICY, VP_CMD_HELP, VP_CMD_COUNT
+};
+enum vp_reject {
+	VP_REJ_NONE,		/* not rejected */
+	VP_REJ_UNKNOWN,		/* not a command */
+	VP_REJ_BINARY,		/* bytes that are not printable text */
+	VP_REJ_OVERLONG,	/* no newline within VP_CTL_LINE_MAX */
+	VP_REJ_TIMEOUT,		/* connected, sent no full line in time */
+	VP_REJ_DENIED,		/* a write command from uid != 0 */
+	VP_REJ_ARGS,		/* a known command with bad arguments */
+	VP_REJ_SLOW_READER,	/* did not read its answer in time */
+	VP_REJ_COUNT
+};
+
+/* Has a valid policy that asks for placement (not mode off). */
+static inline bool vm_managed(const struct vp_vm *vm)
+{
+	return vm->policy_known && vm->policy.mode != VP_MODE_OFF;
+}
+
+struct vp_counters {
+	unsigned long ticks;
+	unsigned long reconnects;
+	unsigned long libvirt_errors;
+	unsigned long invalid_metadata;
+	unsigned long moves[VP_REASON_COUNT];
+	unsigned long pins_failed;
+	unsigned long vanished;		/* VM gone between plan and pin */
+	unsigned long plan_probes;
+	uint64_t plan_ns_last;
+	uint64_t plan_ns_ring[256];	/* last 256 ticks, for p50/p99 */
+	unsigned long plan_hist[VP_PLAN_BUCKETS];	/* non-cumulative */
+	uint64_t plan_ns_sum;
+	unsigned long plan_count;
+	unsigned long ctl_requests[VP_CMD_COUNT];
+	unsigned long ctl_rejected[VP_REJ_COUNT];
+	unsigned long reloads, reload_errors;
+};
+
+struct vp_ctl_client;
+
+/* The control socket: one listening fd and its non-blocking clients. */
+struct vp_ctl {
+	const char *path;	/* NULL: no socket */
+	int fd;
+	struct vp_ctl_client *client;	/* [VP_CTL_CLIENTS_MAX] */
+	int nclients;
+};
+
+struct vp_daemon {
+	/* options */
+	const char *uri;
+	const char *policy_dir;
+	const char *status_file;
+	const char *topology_file;
+	unsigned int tick_ms;
+	bool dry_run;
+	const char *reserve_list;	/* --reserve, reparsed on reload */
+	struct vp_cpuset reserved;
+	atomic_bool reload_asked;	/* SIGHUP or the "reload" command */
+	char hostname[256];
+	uint64_t started_ns;
+
+	/* model and policies */
+	struct vp_topo *topo;
+	struct vp_profiles *profiles;
+	struct vp_features feat;
+	bool core_sched_supported;
+	struct vp_kvm_iface kvm;	/* the kernel series' interface */
+	const char *kvm_root;		/* --kvm-debugfs, NULL: the default */
+	unsigned long hints_written, hint_errors;
+
+	/* libvirt */
+	virConnectPtr conn;
+	atomic_bool conn_lost;		/* set by libvirt's close callback */
+	atomic_bool dirty;		/* set by domain events */
+	int cb_lifecycle, cb_metadata;
+	bool ever_connected;
+	uint64_t reconnect_at_ns;
+	unsigned int backoff_ms;
+
+	/* inventory */
+	struct vp_vm *vm;
+	int nvms;
+	unsigned long inventory_gen;	/* bumped by every refresh */
+	unsigned long status_gen;	/* inventory the status file shows */
+	bool status_dirty;		/* a pin, an error: write it now */
+
+	/* the last plan, reused while its inputs are unchanged */
+	struct vp_plan *plan;
+	int *plan_idx;			/* plan VM i is d->vm[plan_idx[i]] */
+	int plan_n;
+	unsigned long plan_gen;
+	struct vp_cpuset plan_busy;
+
+	/* sampler */
+	uint64_t *cpu_busy_prev, *cpu_total_prev;	/* [os_limit] */
+	double *cpu_util;		/* [npus], 0..1, work not our vCPUs' */
+	double *pu_util;		/* [npus], 0..1, all work */
+	struct vp_cpuset host_busy;	/* busy with work not our vCPUs */
+
+	struct vp_counters c;
+	struct vp_ctl ctl;
+	bool notify;			/* under systemd: sd_notify works */
+	uint64_t watchdog_usec;		/* 0: no watchdog */
+	uint64_t watchdog_last_ns;
+};
+
+/* main.c */
+uint64_t now_ns(void);
+void log_msg(int prio, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* sampler.c: /proc/stat and /proc/<tid>/schedstat */
+int sampler_init(struct vp_daemon *d) VP_MUST_CHECK;
+void sampler_free(struct vp_daemon *d);
+/* Reads per-PU busy time and per-vCPU run/wait time, fills host_busy. */
+int sampler_read(struct vp_daemon *d);
+
+/* virt.c: libvirt inventory, events, reconnect */
+int virt_events_start(void) VP_MUST_CHECK;
+/* Connects if not connected and the backoff allows; 0 when connected. */
+int virt_ensure(struct vp_daemon *d);
+void virt_disconnect(struct vp_daemon *d);
+/* Rebuilds the VM list from libvirt's live state; -errno on failure. */
+int virt_refresh(struct vp_daemon *d);
+void virt_free_vms(struct vp_daemon *d);
+/* The running VM named @name, or NULL. */
+struct vp_vm *virt_vm_by_name(const struct vp_daemon *d, const char *name);
+
+/* tick.c: the planner with hysteresis, cooldown and a move budget */
+void tick_plan(struct vp_daemon *d);
+void tick_free(struct vp_daemon *d);
+
+/* actuate.c: live pins through libvirt, deltas only */
+enum vp_apply {
+	VP_APPLY_APPLIED, VP_APPLY_UNCHANGED, VP_APPLY_RETRY, VP_APPLY_GONE,
+	VP_APPLY_REFUSED,
+};
+/* Applies what tick_plan() decided; returns the pins made. */
+int actuate_apply(struct vp_daemon *d);
+bool actuate_core_sched_probe(void);
+
+/* kvmhint.c: the kernel series, when the host kernel has it */
+/* Detects the interface under d->kvm_root and logs what it found. */
+void kvmhint_init(struct vp_daemon *d);
+/* Finds the KVM debugfs dir of VMs that have none yet (after a refresh). */
+void kvmhint_attach(struct vp_daemon *d);
+/*
+ * Writes a wake hint for every vCPU whose home changed or that was
+ * re-pinned since its last hint; clears it for VMs no longer managed.
+ */
+void kvmhint_sync(struct vp_daemon *d);
+/* Reads every known vCPU's wake counters (once a tick). */
+void kvmhint_read_stats(struct vp_daemon *d);
+/* "userspace", "kernel-stats" or "kernel-hint": what metrics call it. */
+const char *kvmhint_mode_label(const struct vp_daemon *d);
+
+/* status.c: the daemon's state as JSON (json-c) */
+struct json_object;
+/* The "status" document; the caller puts it. */
+struct json_object *status_json(const struct vp_daemon *d);
+/* Writes status_json() atomically to --status-file, if one was given. */
+int status_write(const struct vp_daemon *d);
+
+/* metrics.c: Prometheus text exposition format 0.0.4 */
+/* Counts one plan duration into the histogram. */
+void metrics_observe_plan(struct vp_daemon *d, uint64_t ns);
+/* Writes every metric to @f; -errno on a write error. */
+int metrics_write(const struct vp_daemon *d, FILE *f);
+/*
+ * vCPUs running on a core whose sibling is busy while their allowed set
+ * holds a whole idle core: the SMT conflicts placement exists to avoid.
+ */
+int metrics_smt_conflicts(const struct vp_daemon *d);
+/* The PUs of every core none of whose PUs is busy. */
+void metrics_idle_core_pus(const struct vp_daemon *d, struct vp_cpuset *ret);
+/* One vCPU's part of metrics_smt_conflicts(). */
+bool metrics_smt_conflict(const struct vp_daemon *d, const struct vp_vcpu *v,
+    const struct vp_cpuset *idle_cores);
+
+/* explain.c: why one vCPU is where it is, in words */
+/* Writes the explanation to @f; -ENOENT (with a message) if no such vCPU. */
+int explain_vcpu(const struct vp_daemon *d, const char *vm, int vcpu, FILE *f);
+
+/* ctlsock.c: the socket's plumbing (accept, read, limits, write) */
+#define VP_CTL_LINE_MAX	1024	/* one request line, newline included */
+#define VP_CTL_CLIENTS_MAX	1024	/* at once; more wait in the backlog */
+#define VP_CTL_READ_NS	(2ULL * 1000000000)	/* to send the request */
+#define VP_CTL_WRITE_NS	(10ULL * 1000000000)	/* to read the answer */
+/* Binds and listens on d->ctl.path (mode 0660, group vcpuplace). */
+int ctl_open(struct vp_daemon *d) VP_MUST_CHECK;
+void ctl_close(struct vp_daemon *d);
+/* Serves clients until the monotonic time @deadline: the tick's sleep. */
+void ctl_serve(struct vp_daemon *d, uint64_t deadline);
+
+/* ctlcmd.c: the commands */
+/*
+ * Runs one request line from a client of uid @uid; the answer goes to
+ * @f.  Returns 0, or a VP_REJ_* cause after writing "error: ..." to @f.
+ */
+int ctlcmd_run(struct vp_daemon *d, const char *line, uid_t uid, FILE *f);
+
+/* reload.c: SIGHUP and the "reload" command */
+/* Rereads the policies and the topology, keeping placements. */
+void reload_all(struct vp_daemon *d);
+
+#endif /* DAEMON_H */

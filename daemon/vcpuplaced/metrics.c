@@ -1,0 +1,404 @@
+/*
+ * metrics.c - the "metrics" answer: Prometheus text exposition format
+ * 0.0.4.  Every family has HELP and TYPE; units are in the names.  The
+ * format is a few printf lines per family, so no client library is
+ * needed; what it does need, label-value escaping, is label() below.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vcpuplaced/daemon.h"
+
+/* Upper bounds of the plan-duration buckets: 10 us .. 250 ms. */
+static const uint64_t plan_bucket_ns[VP_PLAN_BUCKETS] = {
+	10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000,
+	5000000, 10000000, 50000000, 250000000,
+};
+
+static const char *const cmd_names[VP_CMD_COUNT] = {
+	[VP_CMD_STATUS] = "status", [VP_CMD_METRICS] = "metrics",
+	[VP_CMD_EXPLAIN] = "explain", [VP_CMD_RELOAD] = "reload",
+	[VP_CMD_POLICY] = "policy", [VP_CMD_HELP] = "help",
+};
+
+static const char *const reject_names[VP_REJ_COUNT] = {
+	[VP_REJ_NONE] = "none", [VP_REJ_UNKNOWN] = "unknown_command",
+	[VP_REJ_BINARY] = "binary", [VP_REJ_OVERLONG] = "overlong",
+	[VP_REJ_TIMEOUT] = "timeout", [VP_REJ_DENIED] = "denied",
+	[VP_REJ_ARGS] = "bad_arguments", [VP_REJ_SLOW_READER] = "slow_reader",
+};
+
+void
+metrics_observe_plan(struct vp_daemon *d, uint64_t ns)
+{
+	int i;
+
+	for (i = 0; i < VP_PLAN_BUCKETS && ns > plan_bucket_ns[i]; i++)
+		;
+	if (i < VP_PLAN_BUCKETS)
+		d->c.plan_hist[i]++;
+	d->c.plan_ns_sum += ns;
+	d->c.plan_count++;
+}
+
+/* A PU busier than VP_BUSY_SHARE of the last tick, any work. */
+static bool
+pu_busy(const struct vp_daemon *d, int pu)
+{
+	return d->pu_util && d->pu_util[pu] > VP_BUSY_SHARE;
+}
+
+/* A label value with \, " and newline escaped, as the format asks. */
+static void
+label(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', f);
+		if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void
+family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void
+single(FILE *f, const char *name, const char *type, const char *help,
+    double v)
+{
+	family(f, name, type, help);
+	fprintf(f, "%s %.17g\n", name, v);
+}
+
+void
+metrics_idle_core_pus(const struct vp_daemon *d, struct vp_cpuset *ret)
+{
+	const struct vp_topo *t = d->topo;
+	int c, pu;
+
+	cpuset_zero(ret);
+	for (c = 0; c < t->ncores; c++) {
+		const struct vp_core *core = &t->core[c];
+
+		for (pu = core->first_pu; pu < core->first_pu + core->npus;
+		    pu++)
+			if (pu_busy(d, pu))
+				break;
+		if (pu == core->first_pu + core->npus)
+			cpuset_set_range(ret, core->first_pu, core->npus);
+	}
+}
+
+static bool
+sibling_busy(const struct vp_daemon *d, int pu)
+{
+	const struct vp_core *c = &d->topo->core[d->topo->pu[pu].core];
+	int s;
+
+	for (s = c->first_pu; s < c->first_pu + c->npus; s++)
+		if (s != pu && pu_busy(d, s))
+			return true;
+	return false;
+}
+
+bool
+metrics_smt_conflict(const struct vp_daemon *d, const struct vp_vcpu *v,
+    const struct vp_cpuset *idle_cores)
+{
+	return v->util > VP_BUSY_SHARE && v->current != VP_PU_NONE &&
+	    sibling_busy(d, v->current) &&
+	    cpuset_intersects(&v->affinity, idle_cores);
+}
+
+int
+metrics_smt_conflicts(const struct vp_daemon *d)
+{
+	struct vp_cpuset idle;
+	int i, k, n = 0;
+
+	metrics_idle_core_pus(d, &idle);
+	for (i = 0; i < d->nvms; i++)
+		for (k = 0; k < d->vm[i].nvcpus; k++)
+			n += metrics_smt_conflict(d, &d->vm[i].vcpu[k], &idle);
+	return n;
+}
+
+/* Both managed, under the same profile: counted in one series. */
+static bool
+same_profile(const struct vp_vm *a, const struct vp_vm *b)
+{
+	return vm_managed(a) && vm_managed(b) && !strcmp(a->profile,
+	    b->profile);
+}
+
+/* VMs and vCPUs under a placement policy, by profile name. */
+static void
+write_managed(const struct vp_daemon *d, FILE *f)
+{
+	static const char *const names[2] = { "vcpuplace_managed_vms",
+		"vcpuplace_managed_vcpus" };
+	int w, i, j, unmanaged = 0;
+
+	for (w = 0; w < 2; w++) {
+		family(f, names[w], "gauge", w ? "vCPUs under a placement "
+		    "policy, by profile." : "VMs under a placement policy, "
+		    "by profile.");
+		for (i = 0; i < d->nvms; i++) {
+			int n = 0;
+
+			if (!vm_managed(&d->vm[i]))
+				continue;
+			for (j = 0; j < i; j++)	/* first VM of its profile */
+				if (same_profile(&d->vm[j], &d->vm[i]))
+					break;
+			if (j < i)
+				continue;
+			for (j = i; j < d->nvms; j++)
+				if (same_profile(&d->vm[j], &d->vm[i]))
+					n += w ? d->vm[j].nvcpus : 1;
+			fprintf(f, "%s{profile=\"", names[w]);
+			label(f, d->vm[i].profile);
+			fprintf(f, "\"} %d\n", n);
+		}
+	}
+	for (i = 0; i < d->nvms; i++)
+		unmanaged += !vm_managed(&d->vm[i]);
+	single(f, "vcpuplace_unmanaged_vms", "gauge", "Running VMs left alone "
+	    "(mode off, or no valid policy read yet).", unmanaged);
+}
+
+static void
+write_llcs(const struct vp_daemon *d, FILE *f)
+{
+	const struct vp_topo *t = d->topo;
+	struct vp_cpuset idle;
+	int l, c;
+
+	metrics_idle_core_pus(d, &idle);
+	family(f, "vcpuplace_llc_idle_cores", "gauge", "Cores with every PU "
+	    "idle over the last tick, per last-level cache.");
+	for (l = 0; l < t->nllcs; l++) {
+		int n = 0;
+
+		for (c = t->llc[l].first_core;
+		    c < t->llc[l].first_core + t->llc[l].ncores; c++)
+			n += cpuset_test(&idle, t->core[c].first_pu);
+		fprintf(f, "vcpuplace_llc_idle_cores{llc=\"%d\",package=\"%d\"}"
+		    " %d\n", l, t->llc[l].package, n);
+	}
+	family(f, "vcpuplace_llc_cores", "gauge", "Cores per last-level "
+	    "cache.");
+	for (l = 0; l < t->nllcs; l++)
+		fprintf(f, "vcpuplace_llc_cores{llc=\"%d\",package=\"%d\"} "
+		    "%d\n", l, t->llc[l].package, t->llc[l].ncores);
+}
+
+static void
+vcpu_labels(FILE *f, const char *name, const struct vp_vm *vm, int k)
+{
+	fprintf(f, "%s{vm=\"", name);
+	label(f, vm->name);
+	fprintf(f, "\",vcpu=\"%d\"}", k);
+}
+
+static void
+write_vcpus(const struct vp_daemon *d, FILE *f)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} fam[] = {
+		{ "vcpuplace_vcpu_runqueue_delay_seconds", "gauge",
+		  "Time the vCPU thread waited on a run queue during the last "
+		  "tick (schedstat)." },
+		{ "vcpuplace_vcpu_wait_seconds_total", "counter",
+		  "Time the vCPU thread waited on a run queue since it "
+		  "started (schedstat)." },
+		{ "vcpuplace_vcpu_busy_ratio", "gauge",
+		  "Share of the last tick the vCPU thread ran." },
+	};
+	size_t m;
+	int i, k;
+
+	for (m = 0; m < sizeof(fam) / sizeof(fam[0]); m++) {
+		family(f, fam[m].name, fam[m].type, fam[m].help);
+		for (i = 0; i < d->nvms; i++)
+			for (k = 0; k < d->vm[i].nvcpus; k++) {
+				const struct vp_vcpu *v = &d->vm[i].vcpu[k];
+				double x = m == 0 ? (double)v->delay_ns / 1e9 :
+				    m == 1 ? (double)v->wait_ns / 1e9 : v->util;
+
+				vcpu_labels(f, fam[m].name, &d->vm[i], k);
+				fprintf(f, " %.9g\n", x);
+			}
+	}
+}
+
+/* The series' per-vCPU wake counters, where the kernel has them. */
+static void
+write_wake_counters(const struct vp_daemon *d, FILE *f)
+{
+	static const struct {
+		const char *name, *help;
+	} fam[] = {
+		{ "vcpuplace_vcpu_wake_home_total", "Wake-ups of the halted "
+		  "vCPU on its home PU (kernel series, halt_wake_home)." },
+		{ "vcpuplace_vcpu_wake_smt_busy_total", "Wake-ups of the "
+		  "halted vCPU on a PU whose SMT sibling was busy "
+		  "(halt_wake_smt_busy)." },
+		{ "vcpuplace_vcpu_wake_migrated_total", "Wake-ups of the "
+		  "halted vCPU on another PU than it blocked on "
+		  "(halt_wake_migrated)." },
+	};
+	size_t m;
+	int i, k;
+
+	if (d->kvm.mode == VP_KVM_NONE)
+		return;
+	for (m = 0; m < sizeof(fam) / sizeof(fam[0]); m++) {
+		family(f, fam[m].name, "counter", fam[m].help);
+		for (i = 0; i < d->nvms; i++)
+			for (k = 0; k < d->vm[i].nvcpus; k++) {
+				const struct vp_vcpu *v = &d->vm[i].vcpu[k];
+				uint64_t x = m == 0 ? v->wake.home :
+				    m == 1 ? v->wake.smt_busy :
+				    v->wake.migrated;
+
+				if (!v->wake_known)
+					continue;
+				vcpu_labels(f, fam[m].name, &d->vm[i], k);
+				fprintf(f, " %llu\n", (unsigned long long)x);
+			}
+	}
+}
+
+static void
+write_plan_histogram(const struct vp_daemon *d, FILE *f)
+{
+	unsigned long cum = 0;
+	int i;
+
+	family(f, "vcpuplace_plan_duration_seconds", "histogram", "Time a "
+	    "tick spent planning: the planner when its inputs changed, then "
+	    "the move rules.");
+	for (i = 0; i < VP_PLAN_BUCKETS; i++) {
+		cum += d->c.plan_hist[i];
+		fprintf(f, "vcpuplace_plan_duration_seconds_bucket{le=\"%g\"} "
+		    "%lu\n", (double)plan_bucket_ns[i] / 1e9, cum);
+	}
+	fprintf(f, "vcpuplace_plan_duration_seconds_bucket{le=\"+Inf\"} %lu\n",
+	    d->c.plan_count);
+	fprintf(f, "vcpuplace_plan_duration_seconds_sum %.9f\n",
+	    (double)d->c.plan_ns_sum / 1e9);
+	fprintf(f, "vcpuplace_plan_duration_seconds_count %lu\n",
+	    d->c.plan_count);
+}
+
+static void
+write_counters(const struct vp_daemon *d, FILE *f)
+{
+	int r;
+
+	single(f, "vcpuplace_ticks_total", "counter", "Ticks run.",
+	    (double)d->c.ticks);
+	single(f, "vcpuplace_scan_probes_total", "counter", "PUs probed by "
+	    "the planner's scans (one probe: one PU's state looked at).",
+	    (double)d->c.plan_probes);
+	family(f, "vcpuplace_moves_total", "counter", "vCPU pins applied, by "
+	    "the reason of the new home.");
+	for (r = 1; r < VP_REASON_COUNT; r++)
+		fprintf(f, "vcpuplace_moves_total{reason=\"%s\"} %lu\n",
+		    scan_reason_tag(r), d->c.moves[r]);
+	single(f, "vcpuplace_pins_failed_total", "counter", "Pins libvirt "
+	    "refused; the vCPU kept its affinity.", (double)d->c.pins_failed);
+	single(f, "vcpuplace_vms_vanished_total", "counter", "VMs that went "
+	    "away between planning and pinning.", (double)d->c.vanished);
+	single(f, "vcpuplace_libvirt_errors_total", "counter", "Failed "
+	    "libvirt calls.", (double)d->c.libvirt_errors);
+	single(f, "vcpuplace_libvirt_reconnects_total", "counter",
+	    "Connections to libvirt made again after one was lost.",
+	    (double)d->c.reconnects);
+	single(f, "vcpuplace_invalid_metadata_total", "counter", "Policy "
+	    "metadata rejected (the VM kept its previous policy).",
+	    (double)d->c.invalid_metadata);
+	single(f, "vcpuplace_reloads_total", "counter", "Reloads (SIGHUP or "
+	    "the reload command).", (double)d->c.reloads);
+	single(f, "vcpuplace_reload_errors_total", "counter", "Reloads that "
+	    "kept the previous policies or topology because the new ones "
+	    "were bad.", (double)d->c.reload_errors);
+	family(f, "vcpuplace_socket_requests_total", "counter", "Control "
+	    "socket requests, by command.");
+	for (r = 0; r < VP_CMD_COUNT; r++)
+		fprintf(f, "vcpuplace_socket_requests_total{command=\"%s\"} "
+		    "%lu\n", cmd_names[r], d->c.ctl_requests[r]);
+	family(f, "vcpuplace_socket_rejected_total", "counter", "Control "
+	    "socket requests answered with an error, by cause.");
+	for (r = 1; r < VP_REJ_COUNT; r++)
+		fprintf(f, "vcpuplace_socket_rejected_total{cause=\"%s\"} "
+		    "%lu\n", reject_names[r], d->c.ctl_rejected[r]);
+}
+
+static void
+write_state(const struct vp_daemon *d, FILE *f)
+{
+	const struct vp_topo *t = d->topo;
+
+	family(f, "vcpuplace_info", "gauge", "Always 1; the labels say what "
+	    "runs.");
+	fprintf(f, "vcpuplace_info{version=\"%s\",hostname=\"", VP_VERSION);
+	label(f, d->hostname);
+	fputs("\"} 1\n", f);
+	family(f, "vcpuplace_kernel_mode", "gauge", "1 for the mode the "
+	    "daemon runs in: userspace (affinity only) or with the kernel "
+	    "series' wake hints.");
+	fprintf(f, "vcpuplace_kernel_mode{mode=\"%s\"} 1\n",
+	    kvmhint_mode_label(d));
+	family(f, "vcpuplace_kernel_sis_core", "gauge", "1 for the state of "
+	    "the series' SIS_CORE scheduler feature: on, off, absent (stock "
+	    "kernel) or unknown (unreadable).");
+	fprintf(f, "vcpuplace_kernel_sis_core{state=\"%s\"} 1\n",
+	    kvm_iface_sis_core_name(d->kvm.sis_core));
+	single(f, "vcpuplace_wake_hints_written_total", "counter", "Wake "
+	    "hints written to the kernel (home changes and re-pins).",
+	    (double)d->hints_written);
+	single(f, "vcpuplace_wake_hint_errors_total", "counter", "Wake hints "
+	    "the kernel refused.", (double)d->hint_errors);
+	single(f, "vcpuplace_core_sched_supported", "gauge", "1 when "
+	    "prctl(PR_SCHED_CORE) works on this kernel.",
+	    d->core_sched_supported);
+	single(f, "vcpuplace_dry_run", "gauge", "1 when the daemon plans but "
+	    "never pins.", d->dry_run);
+	single(f, "vcpuplace_libvirt_connected", "gauge", "1 while connected "
+	    "to libvirt.", d->conn && !atomic_load(&d->conn_lost));
+	family(f, "vcpuplace_topology_objects", "gauge", "Objects of the "
+	    "host model, by type.");
+	fprintf(f, "vcpuplace_topology_objects{type=\"package\"} %d\n"
+	    "vcpuplace_topology_objects{type=\"numa_node\"} %d\n"
+	    "vcpuplace_topology_objects{type=\"llc\"} %d\n"
+	    "vcpuplace_topology_objects{type=\"cluster\"} %d\n"
+	    "vcpuplace_topology_objects{type=\"core\"} %d\n"
+	    "vcpuplace_topology_objects{type=\"pu\"} %d\n", t->npackages,
+	    t->nnodes, t->nllcs, t->nclusters, t->ncores, t->npus);
+	single(f, "vcpuplace_smt_conflicts", "gauge", "Busy vCPUs on a core "
+	    "whose SMT sibling is busy while their allowed set has a whole "
+	    "idle core.", metrics_smt_conflicts(d));
+}
+
+int
+metrics_write(const struct vp_daemon *d, FILE *f)
+{
+	write_state(d, f);
+	write_managed(d, f);
+	write_llcs(d, f);
+	write_counters(d, f);
+	write_plan_histogram(d, f);
+	write_vcpus(d, f);
+	write_wake_counters(d, f);
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,155 @@
+/*
+ * reload.c - SIGHUP and the socket's "reload": reread the policies and
+ * the topology without dropping a placement.
+ *
+ * A bad policy set or an unreadable topology keeps the previous one.  A
+ * changed topology (CPU hot-plug, a new --topology file) renumbers the
+ * dense PU indices, so everything the daemon holds in them is carried
+ * over through OS CPU numbers; a PU that went away drops out, and the
+ * next tick repins any vCPU whose affinity that left empty or offline.
+ */
+#include <errno.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "vcpuplaced/daemon.h"
+#include "host/hwtopo.h"
+
+static bool
+reload_policies(struct vp_daemon *d)
+{
+	struct vp_profiles *p;
+	char err[4096];
+	int i;
+
+	if (profiles_load(d->policy_dir, &p, err, sizeof(err)) < 0) {
+		log_msg(LOG_ERR, "reload: policies %s: %s, keeping the "
+		    "previous policies", d->policy_dir, err);
+		return false;
+	}
+	profiles_free(d->profiles);
+	d->profiles = p;
+	for (i = 0; i < d->nvms; i++)
+		d->vm[i].policy_known = false;	/* reread with new profiles */
+	log_msg(LOG_NOTICE, "reloaded policies from %s", d->policy_dir);
+	return true;
+}
+
+static bool
+same_topology(const struct vp_topo *a, const struct vp_topo *b)
+{
+	int i;
+
+	if (a->npus != b->npus || a->ncores != b->ncores ||
+	    a->nclusters != b->nclusters || a->nllcs != b->nllcs ||
+	    a->npackages != b->npackages)
+		return false;
+	for (i = 0; i < a->npus; i++)
+		if (a->pu[i].os_index != b->pu[i].os_index ||
+		    a->pu[i].core != b->pu[i].core ||
+		    a->pu[i].cluster != b->pu[i].cluster ||
+		    a->pu[i].llc != b->pu[i].llc ||
+		    a->pu[i].prio != b->pu[i].prio)
+			return false;
+	return true;
+}
+
+static int
+carry_pu(const struct vp_topo *from, const struct vp_topo *to, int pu)
+{
+	return pu < 0 ? pu : topo_pu_of_os(to, from->pu[pu].os_index);
+}
+
+static void
+carry_set(const struct vp_topo *from, const struct vp_topo *to,
+    struct vp_cpuset *s)
+{
+	struct vp_cpuset out;
+	int pu, n;
+
+	cpuset_zero(&out);
+	cpuset_for_each(pu, s, from->npus)
+		if ((n = carry_pu(from, to, pu)) != VP_PU_NONE)
+			cpuset_set(&out, n);
+	*s = out;
+}
+
+static void
+carry_vms(struct vp_daemon *d, const struct vp_topo *to)
+{
+	const struct vp_topo *from = d->topo;
+	int i, k;
+
+	for (i = 0; i < d->nvms; i++) {
+		struct vp_vm *vm = &d->vm[i];
+
+		carry_set(from, to, &vm->emulator);
+		for (k = 0; k < vm->nvcpus; k++) {
+			struct vp_vcpu *v = &vm->vcpu[k];
+
+			v->current = carry_pu(from, to, v->current);
+			v->home = carry_pu(from, to, v->home);
+			v->placed_home = carry_pu(from, to, v->placed_home);
+			v->hinted = carry_pu(from, to, v->hinted);
+			carry_set(from, to, &v->affinity);
+			carry_set(from, to, &v->planned);
+			v->pending_ticks = 0;
+			v->move = false;
+		}
+	}
+}
+
+static bool
+reload_topology(struct vp_daemon *d)
+{
+	struct vp_topo *t = NULL;
+	struct vp_cpuset reserved = d->reserved;
+	int r, old_npus = d->topo->npus;
+
+	r = d->topology_file ? hwtopo_load_xml(d->topology_file, &t) :
+	    hwtopo_load_host(&t);
+	if (r < 0) {
+		log_msg(LOG_ERR, "reload: topology %s: %s, keeping the "
+		    "previous one", d->topology_file ? d->topology_file :
+		    "(host)", strerror(-r));
+		return false;
+	}
+	if (same_topology(d->topo, t)) {
+		topo_free(t);
+		return true;
+	}
+	carry_set(d->topo, t, &reserved);
+	if (cpuset_count(&reserved) >= t->npus) {
+		log_msg(LOG_ERR, "reload: --reserve %s leaves no PU of the new "
+		    "topology for VMs, keeping the previous topology",
+		    d->reserve_list);
+		topo_free(t);
+		return false;
+	}
+	carry_vms(d, t);
+	tick_free(d);		/* a plan in the old numbering */
+	sampler_free(d);
+	topo_free(d->topo);
+	d->topo = t;
+	d->reserved = reserved;
+	cpuset_zero(&d->host_busy);
+	cpuset_zero(&d->plan_busy);
+	if (sampler_init(d) < 0)
+		log_msg(LOG_ERR, "reload: out of memory for the sampler");
+	log_msg(LOG_NOTICE, "topology changed: %d PUs, %d cores, %d LLCs "
+	    "(was %d PUs); placements carried over", t->npus, t->ncores,
+	    t->nllcs, old_npus);
+	return true;
+}
+
+void
+reload_all(struct vp_daemon *d)
+{
+	bool ok = reload_policies(d);
+
+	ok = reload_topology(d) && ok;
+	d->c.reloads++;
+	d->c.reload_errors += !ok;
+	atomic_store(&d->dirty, true);	/* reread the VMs' live state */
+	d->inventory_gen++;
+}

@@ -1,0 +1,507 @@
+/*
+ * ctlsock.c - the metrics and control socket's plumbing.
+ *
+ * The protocol is one request line, one answer, close.  Everything here
+ * is non-blocking and runs in the tick's sleep (ctl_serve), on the one
+ * thread that owns the daemon's state, so commands need no locks and no
+ * client, however slow, broken or hostile, can hold up a tick: a client
+ * gets VP_CTL_READ_NS to send its line and VP_CTL_WRITE_NS to read its
+ * answer, and no more than VP_CTL_CLIENTS_MAX are served at once (the
+ * rest wait in the listen backlog, which the kernel holds for us).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "host/defaults.h"
+#include "vcpuplaced/daemon.h"
+
+#define VP_SOCKET_GROUP	"vcpuplace"
+
+struct vp_ctl_client {
+	int fd;
+	uid_t uid;
+	uint64_t deadline;	/* monotonic ns */
+	char in[VP_CTL_LINE_MAX];
+	size_t inlen;
+	char *out;		/* the answer, once the request is read */
+	size_t outlen, outoff;
+};
+
+/*
+ * status and metrics of one tick are the same for every client: render
+ * each once per tick, so 500 clients asking at once cost one rendering,
+ * not 500, and the tick keeps its time.
+ */
+struct answer_cache {
+	char line[16];
+	unsigned long tick;
+	unsigned long gen;
+	char *text;
+	size_t len;
+};
+static struct answer_cache cache[2];
+
+static int
+fill_addr(const char *path, struct sockaddr_un *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa->sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa->sun_path, path);
+	return 0;
+}
+
+/*
+ * A socket file left by a daemon that died is removed; one that answers
+ * belongs to a running daemon, and anything not a socket is not ours to
+ * delete.
+ */
+static int
+clear_stale(const char *path, const struct sockaddr_un *sa)
+{
+	struct stat st;
+	int fd, r;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode)) {
+		log_msg(LOG_ERR, "socket %s: exists and is not a socket", path);
+		return -EEXIST;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	r = connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
+	close(fd);
+	if (r == 0) {
+		log_msg(LOG_ERR, "socket %s: another vcpuplaced is serving it",
+		    path);
+		return -EADDRINUSE;
+	}
+	return unlink(path) < 0 ? -errno : 0;
+}
+
+/* Read access for the group "vcpuplace" if it exists, else root only. */
+static void
+set_owner(const char *path)
+{
+	struct group *g = getgrnam(VP_SOCKET_GROUP);
+
+	if (chmod(path, 0660) < 0)
+		log_msg(LOG_WARNING, "socket %s: chmod: %s", path,
+		    strerror(errno));
+	if (!g) {
+		log_msg(LOG_NOTICE, "socket %s: no group '%s' (sysusers.d "
+		    "creates it): only root can connect", path, VP_SOCKET_GROUP);
+		return;
+	}
+	if (chown(path, (uid_t)-1, g->gr_gid) < 0)
+		log_msg(LOG_WARNING, "socket %s: chown to group %s: %s", path,
+		    VP_SOCKET_GROUP, strerror(errno));
+}
+
+/*
+ * systemd's RuntimeDirectory= (or tmpfiles.d) makes /run/vcpuplace; a
+ * daemon started by hand makes it itself, like sshd its privsep dir.
+ */
+static void
+make_parent(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return;
+	*slash = '\0';
+	if (mkdir(dir, 0750) == 0) {
+		struct group *g = getgrnam(VP_SOCKET_GROUP);
+
+		if (g && chown(dir, (uid_t)-1, g->gr_gid) < 0)
+			log_msg(LOG_WARNING, "%s: chown: %s", dir,
+			    strerror(errno));
+	}
+}
+
+/*
+ * A thousand clients at once need a thousand descriptors beside
+ * libvirt's: raise the soft limit to the hard one (systemd's default
+ * hard limit is 512K; the soft 1024 is for select() users, not us).
+ */
+static void
+raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max &&
+	    rl.rlim_cur < 4096) {
+		rl.rlim_cur = rl.rlim_max < 4096 ? rl.rlim_max : 4096;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int
+ctl_open(struct vp_daemon *d)
+{
+	struct vp_ctl *c = &d->ctl;
+	struct sockaddr_un sa;
+	mode_t old;
+	int r;
+
+	c->fd = -1;
+	if (!c->path)
+		return 0;
+	if (fill_addr(c->path, &sa) < 0) {
+		log_msg(LOG_ERR, "socket %s: path longer than %zu bytes",
+		    c->path, sizeof(sa.sun_path) - 1);
+		return -ENAMETOOLONG;
+	}
+	make_parent(c->path);
+	raise_fd_limit();
+	c->client = calloc(VP_CTL_CLIENTS_MAX, sizeof(*c->client));
+	if (!c->client)
+		return -ENOMEM;
+	if ((r = clear_stale(c->path, &sa)) < 0) {
+		if (r != -EEXIST && r != -EADDRINUSE)
+			log_msg(LOG_ERR, "socket %s: %s", c->path,
+			    strerror(-r));
+		return r;
+	}
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (c->fd < 0)
+		return -errno;
+	old = umask(0117);	/* never world-accessible, not even briefly */
+	r = bind(c->fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (r < 0 || listen(c->fd, SOMAXCONN) < 0) {
+		r = -errno;
+		log_msg(LOG_ERR, "socket %s: %s", c->path, strerror(-r));
+		close(c->fd);
+		c->fd = -1;
+		return r;
+	}
+	set_owner(c->path);
+	return 0;
+}
+
+/*
+ * Closing a UNIX socket with unread input resets the peer, which then
+ * may lose the answer (or the error line) still queued for it: read
+ * what is already there first, without waiting for more.
+ */
+static void
+drain(int fd)
+{
+	char buf[4096];
+	int n;
+
+	for (n = 0; n < 16; n++)
+		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) <= 0)
+			break;
+}
+
+static void
+drop_client(struct vp_ctl *c, int i)
+{
+	drain(c->client[i].fd);
+	close(c->client[i].fd);
+	free(c->client[i].out);
+	c->client[i] = c->client[--c->nclients];
+	memset(&c->client[c->nclients], 0, sizeof(c->client[0]));
+}
+
+void
+ctl_close(struct vp_daemon *d)
+{
+	struct vp_ctl *c = &d->ctl;
+	size_t i;
+
+	while (c->nclients)
+		drop_client(c, 0);
+	free(c->client);
+	c->client = NULL;
+	if (c->fd >= 0) {
+		close(c->fd);
+		unlink(c->path);
+	}
+	c->fd = -1;
+	for (i = 0; i < sizeof(cache) / sizeof(cache[0]); i++) {
+		free(cache[i].text);
+		cache[i].text = NULL;
+	}
+}
+
+/* An error line for a client we are giving up on: best effort, no wait. */
+static void
+reject(struct vp_daemon *d, int i, enum vp_reject why, const char *msg)
+{
+	struct vp_ctl_client *cl = &d->ctl.client[i];
+	ssize_t r;
+
+	d->c.ctl_rejected[why]++;
+	if (msg) {
+		r = send(cl->fd, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT);
+		(void)r;	/* a client that cannot take it loses it */
+	}
+	drop_client(&d->ctl, i);
+}
+
+static void
+accept_clients(struct vp_daemon *d, uint64_t now)
+{
+	struct vp_ctl *c = &d->ctl;
+
+	while (c->nclients < VP_CTL_CLIENTS_MAX) {
+		struct vp_ctl_client *cl = &c->client[c->nclients];
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+		int fd;
+
+		fd = accept4(c->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EINTR &&
+			    errno != ECONNABORTED)
+				log_msg(LOG_WARNING, "socket %s: accept: %s",
+				    c->path, strerror(errno));
+			return;
+		}
+		memset(cl, 0, sizeof(*cl));
+		cl->fd = fd;
+		/* who is asking decides what it may write, not what it says */
+		cl->uid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred,
+		    &len) == 0 ? cred.uid : (uid_t)-1;
+		cl->deadline = now + VP_CTL_READ_NS;
+		c->nclients++;
+	}
+}
+
+/* Text only: control bytes (but tab) mean binary data, not a typo. */
+static bool
+is_text(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+static const struct answer_cache *
+cached_answer(struct vp_daemon *d, const char *line)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cache) / sizeof(cache[0]); i++)
+		if (cache[i].text && !strcmp(cache[i].line, line) &&
+		    cache[i].tick == d->c.ticks &&
+		    cache[i].gen == d->inventory_gen)
+			return &cache[i];
+	return NULL;
+}
+
+static void
+remember_answer(struct vp_daemon *d, const char *line, const char *text,
+    size_t len)
+{
+	struct answer_cache *a;
+
+	if (!strcmp(line, "status"))
+		a = &cache[0];
+	else if (!strcmp(line, "metrics"))
+		a = &cache[1];
+	else
+		return;
+	free(a->text);
+	a->text = malloc(len + 1);
+	if (!a->text)
+		return;
+	memcpy(a->text, text, len + 1);
+	a->len = len;
+	snprintf(a->line, sizeof(a->line), "%.15s", line);
+	a->tick = d->c.ticks;
+	a->gen = d->inventory_gen;
+}
+
+/* A whole request line: run it and start sending the answer. */
+static void
+answer(struct vp_daemon *d, int i, uint64_t now)
+{
+	struct vp_ctl_client *cl = &d->ctl.client[i];
+	const struct answer_cache *a;
+	FILE *f;
+
+	if (!is_text(cl->in, cl->inlen)) {
+		reject(d, i, VP_REJ_BINARY, "error: request is not text "
+		    "(one line: status, metrics, explain VM VCPU, help)\n");
+		return;
+	}
+	cl->in[cl->inlen] = '\0';
+	if ((a = cached_answer(d, cl->in))) {
+		d->c.ctl_requests[!strcmp(cl->in, "status") ? VP_CMD_STATUS :
+		    VP_CMD_METRICS]++;
+		cl->out = malloc(a->len + 1);
+		if (cl->out) {
+			memcpy(cl->out, a->text, a->len + 1);
+			cl->outlen = a->len;
+		}
+	} else if ((f = open_memstream(&cl->out, &cl->outlen))) {
+		int r = ctlcmd_run(d, cl->in, cl->uid, f);
+
+		if (fclose(f) == 0 && r == 0)
+			remember_answer(d, cl->in, cl->out, cl->outlen);
+		else if (r > 0)
+			d->c.ctl_rejected[r]++;
+	}
+	if (!cl->out) {
+		reject(d, i, VP_REJ_ARGS, "error: out of memory\n");
+		return;
+	}
+	cl->deadline = now + VP_CTL_WRITE_NS;
+}
+
+static void
+read_request(struct vp_daemon *d, int i, uint64_t now)
+{
+	struct vp_ctl_client *cl = &d->ctl.client[i];
+	ssize_t n;
+	char *nl;
+
+	/* one byte kept for the terminating NUL */
+	n = recv(cl->fd, cl->in + cl->inlen, sizeof(cl->in) - 1 - cl->inlen,
+	    0);
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			drop_client(&d->ctl, i);
+		return;
+	}
+	if (n == 0 && cl->inlen == 0) {
+		/* connected, said nothing, left */
+		drop_client(&d->ctl, i);
+		return;
+	}
+	cl->inlen += (size_t)n;
+	if ((nl = memchr(cl->in, '\n', cl->inlen))) {
+		cl->inlen = (size_t)(nl - cl->in);
+		if (cl->inlen && cl->in[cl->inlen - 1] == '\r')
+			cl->inlen--;
+	} else if (cl->inlen >= sizeof(cl->in) - 1) {
+		char msg[96];
+
+		snprintf(msg, sizeof(msg), "error: request longer than %d "
+		    "bytes\n", VP_CTL_LINE_MAX - 1);
+		reject(d, i, VP_REJ_OVERLONG, msg);
+		return;
+	} else if (n > 0) {
+		return;		/* more to come */
+	}
+	/* a newline, or EOF after a line without one (echo -n) */
+	answer(d, i, now);
+}
+
+static void
+write_answer(struct vp_daemon *d, int i)
+{
+	struct vp_ctl_client *cl = &d->ctl.client[i];
+	ssize_t n;
+
+	n = send(cl->fd, cl->out + cl->outoff, cl->outlen - cl->outoff,
+	    MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			drop_client(&d->ctl, i);
+		return;
+	}
+	cl->outoff += (size_t)n;
+	if (cl->outoff == cl->outlen)
+		drop_client(&d->ctl, i);
+}
+
+/* Clients past their deadline: silent ones and slow readers. */
+static void
+expire(struct vp_daemon *d, uint64_t now)
+{
+	struct vp_ctl *c = &d->ctl;
+	int i;
+
+	for (i = c->nclients - 1; i >= 0; i--) {
+		if (now < c->client[i].deadline)
+			continue;
+		if (c->client[i].out)
+			reject(d, i, VP_REJ_SLOW_READER, NULL);
+		else
+			reject(d, i, VP_REJ_TIMEOUT, "error: no request "
+			    "line within 2 s\n");
+	}
+}
+
+static int
+poll_timeout_ms(const struct vp_ctl *c, uint64_t now, uint64_t deadline)
+{
+	uint64_t until = deadline;
+	int i;
+
+	for (i = 0; i < c->nclients; i++)
+		if (c->client[i].deadline < until)
+			until = c->client[i].deadline;
+	return until <= now ? 0 : (int)((until - now + 999999) / 1000000);
+}
+
+void
+ctl_serve(struct vp_daemon *d, uint64_t deadline)
+{
+	struct vp_ctl *c = &d->ctl;
+	struct pollfd pfd[VP_CTL_CLIENTS_MAX + 1];
+	bool listening;
+	uint64_t now;
+	int i, n, r;
+
+	for (;;) {
+		now = now_ns();
+		expire(d, now);
+		if (now >= deadline || atomic_load(&d->reload_asked))
+			return;
+		for (i = 0; i < c->nclients; i++)
+			pfd[i] = (struct pollfd){ .fd = c->client[i].fd,
+			    .events = c->client[i].out ? POLLOUT : POLLIN };
+		n = c->nclients;
+		/* when full, new clients wait in the backlog */
+		listening = c->fd >= 0 && c->nclients < VP_CTL_CLIENTS_MAX;
+		if (listening)
+			pfd[n++] = (struct pollfd){ .fd = c->fd,
+			    .events = POLLIN };
+		r = poll(pfd, (nfds_t)n, poll_timeout_ms(c, now, deadline));
+		if (r < 0 && errno == EINTR)
+			return;		/* a signal: let the loop look at it */
+		if (r <= 0)
+			continue;
+		now = now_ns();
+		/* backwards: drop_client() moves the last client into i */
+		for (i = c->nclients - 1; i >= 0; i--) {
+			if (!pfd[i].revents)
+				continue;
+			if (c->client[i].out)
+				write_answer(d, i);
+			else
+				read_request(d, i, now);
+		}
+		if (listening && pfd[n - 1].revents)
+			accept_clients(d, now);
+	}
+}

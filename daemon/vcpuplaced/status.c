@@ -1,0 +1,260 @@
+/*
+ * status.c - the daemon's state as JSON (json-c): the answer to the
+ * socket's "status", and the optional --status-file, rewritten
+ * atomically when it changes (for tools that read files, and for
+ * post-mortems of a daemon that is gone).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "vcpuplaced/daemon.h"
+
+static json_object *
+cpus_json(const struct vp_topo *t, const struct vp_cpuset *s)
+{
+	char buf[8192];
+
+	if (cpulist_format(t, s, buf, sizeof(buf)) < 0)
+		buf[0] = '\0';
+	return json_object_new_string(buf);
+}
+
+static json_object *
+pu_json(const struct vp_topo *t, int pu)
+{
+	return pu == VP_PU_NONE ? NULL :
+	    json_object_new_int((int)t->pu[pu].os_index);
+}
+
+static json_object *
+wake_json(const struct vp_kvm_wake_stats *w)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "home", json_object_new_int64(
+	    (int64_t)w->home));
+	json_object_object_add(o, "smt_busy", json_object_new_int64(
+	    (int64_t)w->smt_busy));
+	json_object_object_add(o, "migrated", json_object_new_int64(
+	    (int64_t)w->migrated));
+	return o;
+}
+
+static json_object *
+vm_json(const struct vp_daemon *d, const struct vp_vm *vm,
+    const struct vp_cpuset *idle_cores)
+{
+	json_object *o = json_object_new_object(), *pol, *arr;
+	int k;
+
+	pol = json_object_new_object();
+	json_object_object_add(pol, "profile",
+	    json_object_new_string(vm->profile));
+	json_object_object_add(pol, "mode",
+	    json_object_new_string(policy_mode_name(vm->policy.mode)));
+	json_object_object_add(pol, "smt",
+	    json_object_new_string(policy_smt_name(vm->policy.smt)));
+	json_object_object_add(pol, "locality", json_object_new_string(
+	    policy_locality_name(vm->policy.locality)));
+	json_object_object_add(pol, "priority", json_object_new_string(
+	    policy_priority_name(vm->policy.priority)));
+	json_object_object_add(o, "name", json_object_new_string(vm->name));
+	json_object_object_add(o, "policy", pol);
+	json_object_object_add(o, "error",
+	    vm->error[0] ? json_object_new_string(vm->error) : NULL);
+	arr = json_object_new_array();
+	for (k = 0; k < vm->nvcpus; k++) {
+		const struct vp_vcpu *v = &vm->vcpu[k];
+		json_object *c = json_object_new_object();
+
+		json_object_object_add(c, "vcpu", json_object_new_int(k));
+		json_object_object_add(c, "tid", json_object_new_int(v->tid));
+		/* the home of the affinity in force, not of a pending plan */
+		json_object_object_add(c, "home",
+		    pu_json(d->topo, v->placed_home));
+		json_object_object_add(c, "allowed",
+		    cpus_json(d->topo, &v->affinity));
+		json_object_object_add(c, "current",
+		    pu_json(d->topo, v->current));
+		json_object_object_add(c, "reason",
+		    json_object_new_string(scan_reason_tag(v->reason)));
+		json_object_object_add(c, "delay_seconds",
+		    json_object_new_double((double)v->delay_ns / 1e9));
+		json_object_object_add(c, "busy", json_object_new_double(
+		    v->util));
+		json_object_object_add(c, "smt_conflict",
+		    json_object_new_boolean(metrics_smt_conflict(d, v,
+		    idle_cores)));
+		json_object_object_add(c, "wake_hint", v->hinted >= 0 ?
+		    pu_json(d->topo, v->hinted) : NULL);
+		if (v->wake_known)
+			json_object_object_add(c, "wake", wake_json(&v->wake));
+		json_object_array_add(arr, c);
+	}
+	json_object_object_add(o, "vcpus", arr);
+	return o;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median and 99th percentile of the plan times of the last ticks. */
+static void
+plan_quantiles(const struct vp_daemon *d, uint64_t *p50, uint64_t *p99)
+{
+	uint64_t v[256];
+	size_t n = d->c.ticks < 256 ? d->c.ticks : 256;
+
+	*p50 = *p99 = 0;
+	if (!n)
+		return;
+	memcpy(v, d->c.plan_ns_ring, n * sizeof(v[0]));
+	qsort(v, n, sizeof(v[0]), cmp_u64);
+	*p50 = v[n / 2];
+	*p99 = v[(n * 99) / 100];
+}
+
+/* The model the daemon plans on, in the counts an operator checks. */
+static json_object *
+topology_json(const struct vp_topo *t)
+{
+	json_object *o = json_object_new_object();
+	char buf[8192];
+
+#define INT(k, v) json_object_object_add(o, k, json_object_new_int(v))
+	INT("packages", t->npackages);
+	INT("numa_nodes", t->nnodes);
+	INT("llcs", t->nllcs);
+	INT("clusters", t->nclusters);
+	INT("cores", t->ncores);
+	INT("pus", t->npus);
+	INT("smt", t->max_smt);
+#undef INT
+	if (cpulist_format(t, &t->all, buf, sizeof(buf)) < 0)
+		buf[0] = '\0';
+	json_object_object_add(o, "cpus", json_object_new_string(buf));
+	return o;
+}
+
+/*
+ * Every PU with its place in the tree and how busy it was: what
+ * `vcpuplacectl top` draws, whichever host or topology file the daemon
+ * models.
+ */
+static json_object *
+pus_json(const struct vp_daemon *d)
+{
+	const struct vp_topo *t = d->topo;
+	json_object *arr = json_object_new_array();
+	int pu;
+
+	for (pu = 0; pu < t->npus; pu++) {
+		json_object *o = json_object_new_object();
+
+#define INT(k, v) json_object_object_add(o, k, json_object_new_int(v))
+		INT("cpu", (int)t->pu[pu].os_index);
+		INT("package", t->llc[t->pu[pu].llc].package);
+		INT("llc", t->pu[pu].llc);
+		INT("cluster", t->pu[pu].cluster);
+		INT("core", t->pu[pu].core);
+#undef INT
+		json_object_object_add(o, "busy", json_object_new_double(
+		    d->pu_util ? d->pu_util[pu] : 0));
+		json_object_object_add(o, "reserved", json_object_new_boolean(
+		    cpuset_test(&d->reserved, pu)));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static json_object *
+host_json(const struct vp_daemon *d)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "hostname",
+	    json_object_new_string(d->hostname));
+	json_object_object_add(o, "uri", json_object_new_string(d->uri));
+	json_object_object_add(o, "uptime_seconds", json_object_new_double(
+	    (double)(now_ns() - d->started_ns) / 1e9));
+	json_object_object_add(o, "topology", topology_json(d->topo));
+	json_object_object_add(o, "pus", pus_json(d));
+	return o;
+}
+
+json_object *
+status_json(const struct vp_daemon *d)
+{
+	uint64_t p50, p99;
+	json_object *o = json_object_new_object(), *vms;
+	struct vp_cpuset idle;
+	int i;
+
+#define NUM(k, v) \
+	json_object_object_add(o, k, json_object_new_int64((int64_t)(v)))
+	json_object_object_add(o, "host", host_json(d));
+	NUM("tick", d->c.ticks);
+	NUM("tick_ms", d->tick_ms);
+	json_object_object_add(o, "connected", json_object_new_boolean(
+	    d->conn && !atomic_load(&d->conn_lost)));
+	json_object_object_add(o, "dry_run",
+	    json_object_new_boolean(d->dry_run));
+	json_object_object_add(o, "core_sched", json_object_new_string(
+	    d->core_sched_supported ? "supported" : "unsupported"));
+	json_object_object_add(o, "kernel_mode", json_object_new_string(
+	    kvmhint_mode_label(d)));
+	json_object_object_add(o, "sis_core", json_object_new_string(
+	    kvm_iface_sis_core_name(d->kvm.sis_core)));
+	NUM("reconnects", d->c.reconnects);
+	NUM("libvirt_errors", d->c.libvirt_errors);
+	NUM("invalid_metadata", d->c.invalid_metadata);
+	NUM("pins_failed", d->c.pins_failed);
+	NUM("vanished", d->c.vanished);
+	NUM("plan_ns", d->c.plan_ns_last);
+	plan_quantiles(d, &p50, &p99);
+	NUM("plan_ns_p50", p50);
+	NUM("plan_ns_p99", p99);
+	NUM("smt_conflicts", metrics_smt_conflicts(d));
+#undef NUM
+	vms = json_object_new_array();
+	metrics_idle_core_pus(d, &idle);
+	for (i = 0; i < d->nvms; i++)
+		json_object_array_add(vms, vm_json(d, &d->vm[i], &idle));
+	json_object_object_add(o, "vms", vms);
+	return o;
+}
+
+int
+status_write(const struct vp_daemon *d)
+{
+	char tmp[4096];
+	json_object *o;
+	FILE *f;
+	int r = 0;
+
+	if (!d->status_file)
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", d->status_file);
+	if (!(f = fopen(tmp, "we")))
+		return -errno;
+	o = status_json(d);
+	if (fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+	    f) < 0)
+		r = -EIO;
+	json_object_put(o);
+	if (fclose(f) != 0 && !r)
+		r = -errno;
+	if (!r && rename(tmp, d->status_file) < 0)
+		r = -errno;
+	return r;
+}

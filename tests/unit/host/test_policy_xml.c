@@ -1,0 +1,486 @@
+/*
+ * test_policy_xml.c - policy_xml.c: the shipped profiles, metadata with
+ * overrides, every kind of bad document (each refused with -EINVAL, a
+ * message naming the culprit and *ret untouched), a profile directory
+ * with a bad file, and policy_to_metadata() -> policy_from_metadata().
+ *
+ * The profiles are read from $VP_POLICY_DIR_TEST (default: policies, as
+ * the Makefile runs the tests from the repository root).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "host/policy_xml.h"
+#include "../suites.h"
+
+#define NS	"xmlns:vp=\"urn:vcpuplace:policy:1\""
+
+static struct vp_profiles *profs;
+
+static const char *
+policy_dir(void)
+{
+	const char *d = getenv("VP_POLICY_DIR_TEST");
+
+	return d && *d ? d : "policies";
+}
+
+static void
+setup(void)
+{
+	char err[1024];
+	int r;
+
+	r = profiles_load(policy_dir(), &profs, err, sizeof(err));
+	ck_assert_msg(r == 0, "profiles_load(%s): %d: %s", policy_dir(), r,
+	    err);
+}
+
+static void
+teardown(void)
+{
+	profiles_free(profs);
+	profs = NULL;
+}
+
+struct want {
+	const char *name;
+	enum vp_mode mode;
+	enum vp_smt smt;
+	enum vp_locality loc;
+	enum vp_priority prio;
+	bool cache_hot, core_sched;
+	enum vp_emulator emu;
+};
+
+/* The values policies/README.md documents. */
+static const struct want shipped[] = {
+	{ "balanced", VP_MODE_SHARED, VP_SMT_PREFER_IDLE_CORE, VP_LOC_LLC,
+	  VP_PRIO_NORMAL, false, false, VP_EMU_POOL },
+	{ "latency", VP_MODE_SHARED, VP_SMT_PREFER_IDLE_CORE, VP_LOC_CLUSTER,
+	  VP_PRIO_HIGH, true, false, VP_EMU_POOL },
+	{ "throughput", VP_MODE_SHARED, VP_SMT_SIBLINGS, VP_LOC_LLC,
+	  VP_PRIO_NORMAL, false, false, VP_EMU_POOL },
+	{ "isolated", VP_MODE_SHARED, VP_SMT_ISOLATE, VP_LOC_LLC,
+	  VP_PRIO_NORMAL, false, true, VP_EMU_POOL },
+	{ "dedicated", VP_MODE_DEDICATED, VP_SMT_PREFER_IDLE_CORE, VP_LOC_LLC,
+	  VP_PRIO_NORMAL, false, false, VP_EMU_HOUSEKEEPING },
+	{ "off", VP_MODE_OFF, VP_SMT_PREFER_IDLE_CORE, VP_LOC_LLC,
+	  VP_PRIO_NORMAL, false, false, VP_EMU_POOL },
+};
+
+static void
+check_policy(const struct vp_policy *p, const struct want *w)
+{
+	ck_assert_msg(p->mode == w->mode, "%s: mode %s", w->name,
+	    policy_mode_name(p->mode));
+	ck_assert_msg(p->smt == w->smt, "%s: smt %s", w->name,
+	    policy_smt_name(p->smt));
+	ck_assert_msg(p->locality == w->loc, "%s: locality %s", w->name,
+	    policy_locality_name(p->locality));
+	ck_assert_msg(p->priority == w->prio, "%s: priority %s", w->name,
+	    policy_priority_name(p->priority));
+	ck_assert_msg(p->cache_hot == w->cache_hot, "%s: cache_hot", w->name);
+	ck_assert_msg(p->core_sched == w->core_sched, "%s: core_sched",
+	    w->name);
+	ck_assert_msg(p->emulator == w->emu, "%s: emulator %s", w->name,
+	    policy_emulator_name(p->emulator));
+}
+
+START_TEST(test_shipped_profiles)
+{
+	const char *const *names;
+	struct vp_policy def;
+	size_t i;
+	int n;
+
+	names = profiles_names(profs, &n);
+	ck_assert_int_eq(n, (int)(sizeof(shipped) / sizeof(shipped[0])));
+	ck_assert_ptr_null(names[n]);
+	for (i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++) {
+		const struct vp_policy *p = profiles_get(profs,
+		    shipped[i].name);
+
+		ck_assert_msg(p != NULL, "no profile %s", shipped[i].name);
+		check_policy(p, &shipped[i]);
+	}
+	/* balanced is the host default of policy.c (compared field by
+	 * field: the struct has padding) */
+	memset(&def, 0, sizeof(def));
+	policy_default(&def);
+	check_policy(&def, &shipped[0]);
+	ck_assert_ptr_null(profiles_get(profs, "nosuch"));
+	ck_assert_ptr_null(profiles_get(profs, NULL));
+}
+END_TEST
+
+START_TEST(test_metadata_override)
+{
+	static const char *const forms[] = {
+		/* the header's example */
+		"<vp:policy " NS " profile=\"latency\"><smt>isolate</smt>"
+		"</vp:policy>",
+		/* virDomainGetXMLDesc: children qualified, indented */
+		"<vp:policy " NS " profile=\"latency\">\n"
+		"  <vp:smt> isolate </vp:smt>\n</vp:policy>\n",
+		/* virDomainGetMetadata: the namespace stripped */
+		"<policy profile=\"latency\">\n  <smt>isolate</smt>\n"
+		"</policy>",
+		/* a default namespace */
+		"<policy xmlns=\"urn:vcpuplace:policy:1\" profile=\"latency\">"
+		"<!-- why --><smt>isolate</smt></policy>",
+	};
+	struct want w = shipped[1];
+	struct vp_policy p;
+	char err[256];
+	size_t i;
+	int r;
+
+	w.smt = VP_SMT_ISOLATE;
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		memset(&p, 0x5a, sizeof(p));
+		r = policy_from_metadata(profs, forms[i], &p, err,
+		    sizeof(err));
+		ck_assert_msg(r == 0, "form %zu: %d: %s", i, r, err);
+		check_policy(&p, &w);
+	}
+	/* no overrides: the profile itself; every field overridden */
+	r = policy_from_metadata(profs, "<vp:policy " NS " profile=\"off\"/>",
+	    &p, err, sizeof(err));
+	ck_assert_msg(r == 0, "%s", err);
+	check_policy(&p, &shipped[5]);
+	r = policy_from_metadata(profs, "<vp:policy " NS " profile=\"off\">"
+	    "<emulator>vcpus</emulator><core_sched>true</core_sched>"
+	    "<cache_hot>yes</cache_hot><priority>low</priority>"
+	    "<locality>numa</locality><smt>any</smt><mode>shared</mode>"
+	    "</vp:policy>", &p, err, sizeof(err));
+	ck_assert_msg(r == 0, "%s", err);
+	ck_assert_int_eq(p.mode, VP_MODE_SHARED);
+	ck_assert_int_eq(p.smt, VP_SMT_ANY);
+	ck_assert_int_eq(p.locality, VP_LOC_NUMA);
+	ck_assert_int_eq(p.priority, VP_PRIO_LOW);
+	ck_assert(p.cache_hot && p.core_sched);
+	ck_assert_int_eq(p.emulator, VP_EMU_VCPUS);
+}
+END_TEST
+
+/* Fails with -EINVAL, @err contains @needle, *ret untouched. */
+static void
+meta_fail(const char *xml, const char *needle)
+{
+	struct vp_policy p, copy;
+	char err[256];
+	int r;
+
+	memset(&p, 0xa5, sizeof(p));
+	memcpy(&copy, &p, sizeof(p));
+	r = policy_from_metadata(profs, xml, &p, err, sizeof(err));
+	ck_assert_msg(r == -EINVAL, "%.80s: %d, want -EINVAL", xml, r);
+	ck_assert_msg(strstr(err, needle) != NULL,
+	    "%.80s: message '%s' does not name '%s'", xml, err, needle);
+	ck_assert_msg(strchr(err, '\n') == NULL, "message '%s' not one line",
+	    err);
+	ck_assert_msg(memcmp(&p, &copy, sizeof(p)) == 0,
+	    "%.80s: *ret touched", xml);
+}
+
+START_TEST(test_metadata_errors)
+{
+	meta_fail("<vp:policy " NS " profile=\"fast\"/>",
+	    "unknown profile 'fast'");
+	meta_fail("<vp:policy " NS " profile=\"latency\"><turbo>yes</turbo>"
+	    "</vp:policy>", "unknown element 'turbo'");
+	meta_fail("<vp:policy " NS " profile=\"latency\"><smt>x</smt>"
+	    "</vp:policy>", "element smt: bad value 'x'");
+	meta_fail("<vp:policy " NS " profile=\"latency\"><cache_hot>maybe"
+	    "</cache_hot></vp:policy>", "element cache_hot: bad value 'maybe'");
+	/* policy.c takes 1, the schema does not */
+	meta_fail("<vp:policy " NS " profile=\"latency\"><cache_hot>1"
+	    "</cache_hot></vp:policy>", "cache_hot");
+	meta_fail("<vp:policy " NS " profile=\"latency\"><smt>any</smt>"
+	    "<mode>off</mode><smt>isolate</smt></vp:policy>",
+	    "duplicate element smt");
+	meta_fail("<vp:policy " NS " profile=\"latency\"><smt>any</smt>"
+	    "<vp:smt>isolate</vp:smt></vp:policy>", "duplicate element smt");
+	meta_fail("<x:policy xmlns:x=\"urn:other\" profile=\"latency\"/>",
+	    "wrong namespace 'urn:other'");
+	meta_fail("<vp:policy " NS " profile=\"latency\"><x:smt "
+	    "xmlns:x=\"urn:other\">any</x:smt></vp:policy>",
+	    "element smt: wrong namespace 'urn:other'");
+	meta_fail("<vp:policy " NS " profile=\"latency\"><smt>any</vp:policy>",
+	    "not well-formed XML at line 1");
+	meta_fail("", "not well-formed XML");
+	meta_fail("<vp:policy " NS "/>", "missing attribute profile");
+	meta_fail("<vp:policy " NS " profile=\"latency\" speed=\"9\"/>",
+	    "unexpected attribute 'speed'");
+	meta_fail("<vp:profile " NS " />", "root element is profile");
+	meta_fail("<vp:policy " NS " profile=\"latency\"><smt unit=\"a\">any"
+	    "</smt></vp:policy>", "element smt: unexpected attribute 'unit'");
+	meta_fail("<vp:policy " NS " profile=\"latency\"><smt><b/></smt>"
+	    "</vp:policy>", "element smt: must hold text only");
+	meta_fail("<vp:policy " NS " profile=\"latency\">fast</vp:policy>",
+	    "text outside a field element");
+	/* an undeclared entity is a well-formedness error */
+	meta_fail("<vp:policy " NS " profile=\"latency\"><smt>&x;</smt>"
+	    "</vp:policy>", "not well-formed");
+}
+END_TEST
+
+START_TEST(test_metadata_too_large)
+{
+	size_t n = 64 * 1024 + 1, hdr;
+	char *xml = malloc(n + 64);
+
+	ck_assert_ptr_nonnull(xml);
+	hdr = (size_t)sprintf(xml, "<policy profile=\"latency\">");
+	memset(xml + hdr, ' ', n - hdr);
+	strcpy(xml + n, "</policy>");
+	meta_fail(xml, "larger than 64 KiB");
+	/* just under the limit is fine */
+	strcpy(xml + 64 * 1024 - 9, "</policy>");
+	{
+		struct vp_policy p;
+		char err[256];
+
+		ck_assert_int_eq(policy_from_metadata(profs, xml, &p, err,
+		    sizeof(err)), 0);
+	}
+	free(xml);
+}
+END_TEST
+
+START_TEST(test_metadata_billion_laughs)
+{
+	static const char xml[] =
+	    "<?xml version=\"1.0\"?>\n"
+	    "<!DOCTYPE policy [\n"
+	    " <!ENTITY a \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\">\n"
+	    " <!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">\n"
+	    " <!ENTITY c \"&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;\">\n"
+	    " <!ENTITY d \"&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;\">\n"
+	    " <!ENTITY e \"&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;\">\n"
+	    " <!ENTITY f \"&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;\">\n"
+	    " <!ENTITY g \"&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;\">\n"
+	    " <!ENTITY h \"&g;&g;&g;&g;&g;&g;&g;&g;&g;&g;\">\n"
+	    " <!ENTITY i \"&h;&h;&h;&h;&h;&h;&h;&h;&h;&h;\">\n"
+	    "]>\n"
+	    "<policy profile=\"latency\"><smt>&i;</smt></policy>\n";
+	struct timespec t0, t1;
+	double ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	meta_fail(xml, "DTD not allowed");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	ck_assert_msg(ms < 500, "took %.0f ms", ms);
+}
+END_TEST
+
+START_TEST(test_round_trip)
+{
+	char *const ov[] = { "smt=isolate", "cache_hot=1", "emulator=vcpus" };
+	struct vp_policy p;
+	char err[256], *xml = NULL;
+	size_t i;
+	int r;
+
+	/* every profile, without and with overrides */
+	for (i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++) {
+		r = policy_to_metadata(profs, shipped[i].name, NULL, 0, &xml,
+		    err, sizeof(err));
+		ck_assert_msg(r == 0, "%s: %s", shipped[i].name, err);
+		r = policy_from_metadata(profs, xml, &p, err, sizeof(err));
+		ck_assert_msg(r == 0, "%s: %s: %s", shipped[i].name, xml,
+		    err);
+		check_policy(&p, &shipped[i]);
+		free(xml);
+	}
+	r = policy_to_metadata(profs, "throughput", ov, 3, &xml, err,
+	    sizeof(err));
+	ck_assert_msg(r == 0, "%s", err);
+	/* canonical spelling, schema order */
+	ck_assert_str_eq(xml, "<policy profile=\"throughput\"><smt>isolate"
+	    "</smt><cache_hot>yes</cache_hot><emulator>vcpus</emulator>"
+	    "</policy>");
+	r = policy_from_metadata(profs, xml, &p, err, sizeof(err));
+	ck_assert_msg(r == 0, "%s", err);
+	ck_assert_int_eq(p.smt, VP_SMT_ISOLATE);
+	ck_assert(p.cache_hot);
+	ck_assert_int_eq(p.emulator, VP_EMU_VCPUS);
+	ck_assert_int_eq(p.locality, VP_LOC_LLC);
+	free(xml);
+}
+END_TEST
+
+static void
+to_fail(const char *profile, char *const *ov, int n, const char *needle)
+{
+	char err[256], *xml = (char *)"untouched";
+	int r;
+
+	r = policy_to_metadata(profs, profile, ov, n, &xml, err, sizeof(err));
+	ck_assert_msg(r == -EINVAL, "%s: %d", needle, r);
+	ck_assert_msg(strstr(err, needle) != NULL, "'%s' lacks '%s'", err,
+	    needle);
+	ck_assert_str_eq(xml, "untouched");
+}
+
+START_TEST(test_to_metadata_errors)
+{
+	char *const bad_field[] = { "turbo=yes" };
+	char *const bad_value[] = { "smt=sometimes" };
+	char *const no_eq[] = { "isolate" };
+	char *const twice[] = { "smt=any", "mode=off", "smt=isolate" };
+
+	to_fail("fast", NULL, 0, "unknown profile 'fast'");
+	to_fail("la\"tency", NULL, 0, "unknown profile");
+	to_fail("latency", bad_field, 1, "unknown field 'turbo'");
+	to_fail("latency", bad_value, 1, "field smt: bad value 'sometimes'");
+	to_fail("latency", no_eq, 1, "override 'isolate': want field=value");
+	to_fail("latency", twice, 3, "field smt given twice");
+}
+END_TEST
+
+/* Writes @text to @dir/@name. */
+static void
+put(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Copies the shipped schema and balanced profile into @dir. */
+static void
+seed_dir(const char *dir)
+{
+	static const char *const files[] = { "policy.rng", "balanced.xml" };
+	char path[512], buf[65536];
+	size_t i, n;
+	FILE *f;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", policy_dir(), files[i]);
+		f = fopen(path, "r");
+		ck_assert_ptr_nonnull(f);
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		put(dir, files[i], buf);
+	}
+}
+
+static void
+rm_dir(const char *dir)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(test_load_bad_dir)
+{
+	char dir[] = "/tmp/vp-policy-XXXXXX", err[2048];
+	struct vp_profiles *p = (struct vp_profiles *)&err;
+	int r;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	seed_dir(dir);
+	put(dir, "good.xml", "<profile xmlns=\"urn:vcpuplace:policy:1\">"
+	    "<mode>shared</mode><smt>any</smt><locality>any</locality>"
+	    "<priority>low</priority><cache_hot>no</cache_hot>"
+	    "<core_sched>no</core_sched><emulator>pool</emulator></profile>");
+	r = profiles_load(dir, &p, err, sizeof(err));
+	ck_assert_msg(r == 0, "%s", err);
+	ck_assert_int_eq(profiles_get(p, "good")->smt, VP_SMT_ANY);
+	profiles_free(p);
+
+	/* a bad value on line 4, and a missing field */
+	put(dir, "fast.xml", "<?xml version=\"1.0\"?>\n"
+	    "<profile xmlns=\"urn:vcpuplace:policy:1\">\n"
+	    "<mode>shared</mode>\n<smt>sometimes</smt>\n</profile>\n");
+	put(dir, "short.xml", "<profile xmlns=\"urn:vcpuplace:policy:1\">\n"
+	    "<mode>shared</mode></profile>\n");
+	p = (struct vp_profiles *)&err;
+	r = profiles_load(dir, &p, err, sizeof(err));
+	ck_assert_int_eq(r, -EINVAL);
+	ck_assert_ptr_eq(p, (struct vp_profiles *)&err);
+	ck_assert_msg(strstr(err, "/fast.xml:4: element smt: bad value "
+	    "'sometimes'"), "%s", err);
+	ck_assert_msg(strstr(err, "/short.xml:1: missing element smt"),
+	    "%s", err);
+
+	/* not well-formed, wrong root */
+	put(dir, "fast.xml", "<profile xmlns=\"urn:vcpuplace:policy:1\">\n"
+	    "<mode>shared\n</profile>\n");
+	put(dir, "short.xml", "<policy xmlns=\"urn:vcpuplace:policy:1\" "
+	    "profile=\"balanced\"/>\n");
+	r = profiles_load(dir, &p, err, sizeof(err));
+	ck_assert_int_eq(r, -EINVAL);
+	ck_assert_msg(strstr(err, "/fast.xml:3: "), "%s", err);
+	ck_assert_msg(strstr(err, "/short.xml:1: root element is policy"),
+	    "%s", err);
+	rm_dir(dir);
+}
+END_TEST
+
+START_TEST(test_load_missing)
+{
+	char dir[] = "/tmp/vp-policy-XXXXXX", err[1024], path[600];
+	struct vp_profiles *p = NULL;
+
+	ck_assert_int_eq(profiles_load("/nonexistent/vcpuplace", &p, err,
+	    sizeof(err)), -ENOENT);
+	ck_assert_msg(strstr(err, "policy.rng"), "%s", err);
+	ck_assert_ptr_null(p);
+
+	/* no balanced.xml: no host default */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	seed_dir(dir);
+	snprintf(path, sizeof(path), "%s/balanced.xml", dir);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(profiles_load(dir, &p, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "balanced.xml: missing"), "%s", err);
+
+	/* a broken schema */
+	seed_dir(dir);
+	put(dir, "policy.rng", "<grammar xmlns=\"http://relaxng.org/ns/"
+	    "structure/1.0\"><start><nonsense/></start></grammar>\n");
+	ck_assert_int_eq(profiles_load(dir, &p, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "policy.rng"), "%s", err);
+	ck_assert_ptr_null(p);
+	rm_dir(dir);
+}
+END_TEST
+
+Suite *
+policy_xml_suite(void)
+{
+	Suite *s = suite_create("policy_xml");
+	TCase *tc = tcase_create("policy_xml");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_shipped_profiles);
+	tcase_add_test(tc, test_metadata_override);
+	tcase_add_test(tc, test_metadata_errors);
+	tcase_add_test(tc, test_metadata_too_large);
+	tcase_add_test(tc, test_metadata_billion_laughs);
+	tcase_add_test(tc, test_round_trip);
+	tcase_add_test(tc, test_to_metadata_errors);
+	tcase_add_test(tc, test_load_bad_dir);
+	tcase_add_test(tc, test_load_missing);
+	suite_add_tcase(s, tc);
+	return s;
+}
