@@ -29,7 +29,7 @@
 #define XML_MAX_BYTES	(64 * 1024)
 #define SCHEMA_FILE	"policy.rng"
 #define DEFAULT_PROFILE	"balanced"
-#define NAME_MAX_LEN	64	/* policy.rng's profile_name pattern */
+#define NAME_MAX_LEN	(VP_PROFILE_NAME_MAX - 1)	/* policy.rng: profile_name */
 
 struct vp_profiles {
 	int n;
@@ -296,8 +296,9 @@ validate(xmlRelaxNGPtr schema, xmlDocPtr doc, struct diag *d)
 static int
 parse_doc(const struct vp_profiles *p, xmlRelaxNGPtr schema,
     const char *text, size_t len, const char *url, enum root_kind kind,
-    struct vp_policy *ret, struct diag *d)
+    struct vp_policy *ret, char *ret_profile, struct diag *d)
 {
+	char profile[VP_PROFILE_NAME_MAX] = "";
 	const char *want = kind == ROOT_PROFILE ? "profile" : "policy";
 	struct vp_policy pol;
 	struct quiet q;
@@ -393,6 +394,9 @@ parse_doc(const struct vp_profiles *p, xmlRelaxNGPtr schema,
 		if (!base)
 			diag_set(d, xmlGetLineNo(root),
 			    "unknown profile '%.64s'", (const char *)prof);
+		else	/* a known profile's name fits: profiles_load said so */
+			snprintf(profile, sizeof(profile), "%s",
+			    (const char *)prof);
 		xmlFree(prof);
 		if (!base)
 			goto out;
@@ -405,8 +409,11 @@ parse_doc(const struct vp_profiles *p, xmlRelaxNGPtr schema,
 	r = read_fields(root, kind == ROOT_PROFILE, &pol, d);
 	if (r == 0)
 		r = validate(schema, doc, d);
-	if (r == 0)
+	if (r == 0) {
 		*ret = pol;
+		if (ret_profile)
+			memcpy(ret_profile, profile, sizeof(profile));
+	}
 out:
 	quiet_end(&q);
 	xmlFreeDoc(doc);
@@ -556,7 +563,7 @@ load_one(struct vp_profiles *p, const char *dir, const char *file,
 		goto out;
 	}
 	r = parse_doc(NULL, p->schema, text, len, path, ROOT_PROFILE, &pol,
-	    &d);
+	    NULL, &d);
 	free(text);
 	if (r == -EINVAL)
 		err_diag(err, errlen, path, &d);
@@ -669,7 +676,8 @@ profiles_names(const struct vp_profiles *p, int *ret_n)
 
 int
 policy_from_metadata(const struct vp_profiles *p, const char *xml,
-    struct vp_policy *ret, char *err, size_t errlen)
+    struct vp_policy *ret, char ret_profile[VP_PROFILE_NAME_MAX], char *err,
+    size_t errlen)
 {
 	struct diag d = { .set = false };
 	size_t len;
@@ -683,7 +691,7 @@ policy_from_metadata(const struct vp_profiles *p, const char *xml,
 	}
 	len = strnlen(xml, XML_MAX_BYTES + 1);
 	r = parse_doc(p, p->schema, xml, len, "metadata", ROOT_POLICY, ret,
-	    &d);
+	    ret_profile, &d);
 	if (r == -EINVAL) {
 		if (d.wf)
 			err_append(err, errlen,
@@ -778,7 +786,7 @@ policy_to_metadata(const struct vp_profiles *p, const char *profile,
 		free(buf);
 		return -ENOMEM;
 	}
-	r = policy_from_metadata(p, buf, &check, err, errlen);
+	r = policy_from_metadata(p, buf, &check, NULL, err, errlen);
 	if (r < 0) {
 		free(buf);
 		return r;

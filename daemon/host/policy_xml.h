@@ -17,6 +17,8 @@
 
 #define VP_POLICY_NS	"urn:vcpuplace:policy:1"
 #define VP_POLICY_PREFIX	"vp"
+/* a profile's name, NUL included: 64 characters, as policy.rng says */
+#define VP_PROFILE_NAME_MAX	65
 
 struct vp_profiles;
 
@@ -39,16 +41,19 @@ const char *const *profiles_names(const struct vp_profiles *p, int *ret_n);
 
 /*
  * Parses the metadata element text @xml (as virDomainGetMetadata returns
- * it) against the schema: the named profile with the overrides applied.
+ * it) against the schema, once: *ret is the named profile with the
+ * overrides applied, and @ret_profile (may be NULL) that profile's name.
  * Returns 0, or -EINVAL with a one-line reason in @err naming what is
  * wrong ("unknown profile 'fast'", "element smt: bad value 'x'",
- * "not well-formed XML at line 1"); *ret untouched on failure.  At most
+ * "not well-formed XML at line 1"); *ret and @ret_profile untouched on
+ * failure.  At most
  * 64 KiB of text is accepted.  An unqualified root ("<policy ...>") is
  * taken as ours: virDomainGetMetadata() strips the namespace (libvirt
  * 9.0).  Field elements may be unqualified or in VP_POLICY_NS.
  */
 int policy_from_metadata(const struct vp_profiles *p, const char *xml,
-    struct vp_policy *ret, char *err, size_t errlen) VP_MUST_CHECK;
+    struct vp_policy *ret, char ret_profile[VP_PROFILE_NAME_MAX], char *err,
+    size_t errlen) VP_MUST_CHECK;
 
 /*
  * Builds metadata text for profile @profile with @n "field=value"

@@ -15,7 +15,6 @@
 #include <syslog.h>
 
 #include <libvirt/virterror.h>
-#include <libxml/parser.h>
 
 #include "vcpuplaced/daemon.h"
 
@@ -263,25 +262,6 @@ read_affinity(struct vp_daemon *d, struct vp_vm *vm)
 	return n < 0 ? -EIO : 0;
 }
 
-/* The profile attribute of metadata already validated by the schema. */
-static void
-metadata_profile(const char *xml, char *buf, size_t len)
-{
-	xmlDocPtr doc;
-	xmlChar *p;
-
-	snprintf(buf, len, "balanced");
-	doc = xmlReadMemory(xml, (int)strlen(xml), "metadata", NULL,
-	    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-	if (!doc)
-		return;
-	p = xmlGetProp(xmlDocGetRootElement(doc), BAD_CAST "profile");
-	if (p)
-		snprintf(buf, len, "%s", (const char *)p);
-	xmlFree(p);
-	xmlFreeDoc(doc);
-}
-
 /* The last libvirt call failed only because there is no metadata. */
 static bool
 no_metadata(void)
@@ -328,7 +308,7 @@ static void
 read_policy(struct vp_daemon *d, struct vp_vm *vm)
 {
 	struct vp_policy pol;
-	char err[256], profile[64];
+	char err[256], profile[VP_PROFILE_NAME_MAX];
 	char *xml;
 
 	xml = virDomainGetMetadata(vm->dom, VIR_DOMAIN_METADATA_ELEMENT,
@@ -337,7 +317,7 @@ read_policy(struct vp_daemon *d, struct vp_vm *vm)
 		d->c.libvirt_errors++;	/* passing error: change nothing */
 		return;
 	}
-	if (xml && policy_from_metadata(d->profiles, xml, &pol, err,
+	if (xml && policy_from_metadata(d->profiles, xml, &pol, profile, err,
 	    sizeof(err)) < 0) {
 		if (strcmp(vm->error, err)) {
 			d->c.invalid_metadata++;
@@ -353,7 +333,6 @@ read_policy(struct vp_daemon *d, struct vp_vm *vm)
 		return;
 	}
 	if (xml) {
-		metadata_profile(xml, profile, sizeof(profile));
 		free(xml);
 	} else {
 		host_default(d, &pol);		/* no metadata at all */

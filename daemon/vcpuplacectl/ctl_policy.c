@@ -72,27 +72,14 @@ lookup(virConnectPtr conn, const char *vm)
 	return dom;
 }
 
-/* The profile attribute of metadata text already validated. */
-static void
-print_profile_of(const char *xml)
-{
-	const char *a = strstr(xml, "profile=");
-	int n;
-
-	if (!a || (a[8] != '"' && a[8] != '\''))
-		return;
-	n = (int)strcspn(a + 9, "\"'");
-	printf("profile: %.*s\n", n, a + 9);
-}
-
 static int
 policy_get(virConnectPtr conn, const struct vp_profiles *profs,
     const char *vm)
 {
+	char err[512], profile[VP_PROFILE_NAME_MAX], *xml;
 	struct vp_policy pol;
 	virDomainPtr dom;
 	virErrorPtr e;
-	char err[512], *xml;
 	int r;
 
 	dom = lookup(conn, vm);
@@ -115,14 +102,15 @@ policy_get(virConnectPtr conn, const struct vp_profiles *profs,
 		return 0;
 	}
 	virDomainFree(dom);
-	r = policy_from_metadata(profs, xml, &pol, err, sizeof(err));
+	r = policy_from_metadata(profs, xml, &pol, profile, err,
+	    sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "vcpuplacectl: VM '%s': bad vcpuplace "
 		    "metadata: %s\n", vm, err);
 		free(xml);
 		return 1;
 	}
-	print_profile_of(xml);
+	printf("profile: %s\n", profile);
 	print_policy(&pol);
 	free(xml);
 	return 0;

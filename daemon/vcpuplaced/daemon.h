@@ -58,7 +58,7 @@ struct vp_vm {
 	unsigned char uuid[VIR_UUID_BUFLEN];
 	virDomainPtr dom;		/* owned reference */
 	int pid;			/* QEMU process, 0 unknown */
-	char profile[64];
+	char profile[VP_PROFILE_NAME_MAX];
 	struct vp_policy policy;
 	bool policy_known;		/* has a valid policy been read */
 	char error[256];		/* last metadata error, "" none */

@@ -144,22 +144,27 @@ START_TEST(test_metadata_override)
 
 	w.smt = VP_SMT_ISOLATE;
 	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		char profile[VP_PROFILE_NAME_MAX];
+
 		memset(&p, 0x5a, sizeof(p));
-		r = policy_from_metadata(profs, forms[i], &p, err,
+		memset(profile, 'x', sizeof(profile));
+		r = policy_from_metadata(profs, forms[i], &p, profile, err,
 		    sizeof(err));
 		ck_assert_msg(r == 0, "form %zu: %d: %s", i, r, err);
 		check_policy(&p, &w);
+		/* the same parse names the profile: no second parser */
+		ck_assert_str_eq(profile, "latency");
 	}
 	/* no overrides: the profile itself; every field overridden */
 	r = policy_from_metadata(profs, "<vp:policy " NS " profile=\"off\"/>",
-	    &p, err, sizeof(err));
+	    &p, NULL, err, sizeof(err));
 	ck_assert_msg(r == 0, "%s", err);
 	check_policy(&p, &shipped[5]);
 	r = policy_from_metadata(profs, "<vp:policy " NS " profile=\"off\">"
 	    "<emulator>vcpus</emulator><core_sched>true</core_sched>"
 	    "<cache_hot>yes</cache_hot><priority>low</priority>"
 	    "<locality>numa</locality><smt>any</smt><mode>shared</mode>"
-	    "</vp:policy>", &p, err, sizeof(err));
+	    "</vp:policy>", &p, NULL, err, sizeof(err));
 	ck_assert_msg(r == 0, "%s", err);
 	ck_assert_int_eq(p.mode, VP_MODE_SHARED);
 	ck_assert_int_eq(p.smt, VP_SMT_ANY);
@@ -174,13 +179,14 @@ END_TEST
 static void
 meta_fail(const char *xml, const char *needle)
 {
+	char err[256], profile[VP_PROFILE_NAME_MAX] = "kept";
 	struct vp_policy p, copy;
-	char err[256];
 	int r;
 
 	memset(&p, 0xa5, sizeof(p));
 	memcpy(&copy, &p, sizeof(p));
-	r = policy_from_metadata(profs, xml, &p, err, sizeof(err));
+	r = policy_from_metadata(profs, xml, &p, profile, err, sizeof(err));
+	ck_assert_str_eq(profile, "kept");
 	ck_assert_msg(r == -EINVAL, "%.80s: %d, want -EINVAL", xml, r);
 	ck_assert_msg(strstr(err, needle) != NULL,
 	    "%.80s: message '%s' does not name '%s'", xml, err, needle);
@@ -248,7 +254,7 @@ START_TEST(test_metadata_too_large)
 		struct vp_policy p;
 		char err[256];
 
-		ck_assert_int_eq(policy_from_metadata(profs, xml, &p, err,
+		ck_assert_int_eq(policy_from_metadata(profs, xml, &p, NULL, err,
 		    sizeof(err)), 0);
 	}
 	free(xml);
@@ -295,7 +301,7 @@ START_TEST(test_round_trip)
 		r = policy_to_metadata(profs, shipped[i].name, NULL, 0, &xml,
 		    err, sizeof(err));
 		ck_assert_msg(r == 0, "%s: %s", shipped[i].name, err);
-		r = policy_from_metadata(profs, xml, &p, err, sizeof(err));
+		r = policy_from_metadata(profs, xml, &p, NULL, err, sizeof(err));
 		ck_assert_msg(r == 0, "%s: %s: %s", shipped[i].name, xml,
 		    err);
 		check_policy(&p, &shipped[i]);
@@ -308,7 +314,7 @@ START_TEST(test_round_trip)
 	ck_assert_str_eq(xml, "<policy profile=\"throughput\"><smt>isolate"
 	    "</smt><cache_hot>yes</cache_hot><emulator>vcpus</emulator>"
 	    "</policy>");
-	r = policy_from_metadata(profs, xml, &p, err, sizeof(err));
+	r = policy_from_metadata(profs, xml, &p, NULL, err, sizeof(err));
 	ck_assert_msg(r == 0, "%s", err);
 	ck_assert_int_eq(p.smt, VP_SMT_ISOLATE);
 	ck_assert(p.cache_hot);
