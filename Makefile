@@ -160,10 +160,11 @@ check: deps
 		check-systemd check-valgrind kvm-check check-sim \
 		check-integration
 
-# The core includes only itself and libc: no object of it may reference a
-# symbol of I/O, logging, libvirt, hwloc or the other layers.
-check-layering: $(B)/libvpcore.a
-	sh tests/layering.sh $(B)/libvpcore.a
+# The layers as the linker sees them: the core pure (libc only, no I/O),
+# adapters that neither log nor reach up, main.o imported by nothing.
+check-layering: $(B)/libvpcore.a $(B)/libvphost.a $(B)/libvpservice.a \
+		$(B)/vcpuplacectl $(B)/vcpuplaced
+	sh tests/layering.sh $(B)
 
 # Unit tests find the topologies through VP_TOPOLOGY_DIR.
 check-unit: $(B)/test-unit

@@ -1,51 +1,91 @@
 #!/bin/sh
-# The placement core does no I/O (STYLE.md rule 2).  Fails if any object of
-# the core archive references a symbol outside libc's pure part: files,
-# sockets, clocks, logging, libvirt, hwloc, json-c, libxml2, or a function
-# of another layer (host, service, CLI).  The core's own symbols resolve
-# inside the archive; whatever is left undefined must be on the list below.
+# The layers of daemon/ as the linker sees them (STYLE.md rules 1, 2, 8):
 #
-#   layering.sh build/libvpcore.a
+#   core/          pure C: no object references a symbol outside the core
+#                  and the pure part of libc (no files, sockets, clocks,
+#                  logging, libvirt, hwloc, json-c, libxml2), and no core
+#                  source includes anything but core headers and libc;
+#   host/          adapters: reference the core and libraries, never the
+#                  service or the CLI, and never log (only log.o defines
+#                  log_msg, and no other adapter calls it);
+#   vcpuplaced/    the service: nothing in it needs main.o, which defines
+#                  only main(), so the service links into the unit tests.
+#
+#   layering.sh BUILD_DIR      (after `make`: its archives and main.o)
 set -eu
-lib=$1
+b=$1
+src=$(dirname "$0")/../daemon
+fail=0
 
-# What the core may call: memory, strings, numbers, formatting into a
-# buffer.  Anything else (open, read, printf, fprintf, clock_gettime,
-# syslog, vir*, hwloc_*, json_*, xml*) fails.
-allowed='^(malloc|calloc|realloc|free|memcpy|memmove|memset|memcmp|strlen|strnlen|strcmp|strncmp|strchr|strrchr|strspn|strcspn|strtol|strtoul|strtoll|strtoull|__errno_location|__ctype_b_loc|__ctype_tolower_loc|__ctype_toupper_loc|__assert_fail|__stack_chk_fail|qsort|qsort_r|bsearch|snprintf|vsnprintf|abs|labs|__builtin_.*|__popcountdi2|__udivti3|_GLOBAL_OFFSET_TABLE_|__tls_get_addr|__isoc23_strtol|__isoc23_strtoul)$'
-
-[ -f "$lib" ] || { echo "layering: $lib not found" >&2; exit 2; }
-defined=$(nm -g --defined-only "$lib" 2>/dev/null | awk 'NF == 3 {print $3}' |
-	sort -u)
-undefined=$(nm -g --undefined-only "$lib" 2>/dev/null | awk '$1 == "U" {print $2}' |
-	sort -u)
-bad=""
-for s in $undefined; do
-	echo "$defined" | grep -qx "$s" && continue
-	echo "$s" | grep -Eq "$allowed" && continue
-	bad="$bad $s"
+for f in "$b/libvpcore.a" "$b/libvphost.a" "$b/libvpservice.a" \
+    "$b/daemon/vcpuplaced/main.o"; do
+	[ -f "$f" ] || { echo "layering: $f not found (run make)" >&2; exit 2; }
 done
-if [ -n "$bad" ]; then
-	echo "layering: the core references symbols outside itself and pure libc:" >&2
-	for s in $bad; do
-		nm -A --undefined-only "$lib" 2>/dev/null | awk -F: -v s="$s" \
-		    '{n = split($NF, w, " ")} w[n] == s {print "  " s " in " $2}' >&2
-	done
-	echo "layering: FAIL" >&2
-	exit 1
-fi
-n=$(nm -A --defined-only "$lib" 2>/dev/null | awk -F: '{print $2}' | sort -u |
-	grep -c .)
-echo "layering: $n core objects reference only the core and pure libc: PASS"
 
-# And the sources say so: a core file includes only core headers and libc.
-src=$(dirname "$0")/../daemon/core
-bad=$(grep -Hn '^#include' "$src"/*.c "$src"/*.h | grep -Ev \
+defined() { nm -g --defined-only "$@" 2>/dev/null | awk 'NF == 3 {print $3}' | sort -u; }
+undefined() { nm -g --undefined-only "$@" 2>/dev/null | awk '$1 == "U" {print $2}' | sort -u; }
+# "  SYMBOL in OBJECT" for each object of archive $1 that references $2
+who() {
+	nm -A --undefined-only "$1" 2>/dev/null | awk -F: -v s="$2" \
+	    '{n = split($NF, w, " ")} w[n] == s {print "  " s " in " $2}'
+}
+bad() {
+	echo "layering: $1" >&2
+	shift
+	for s in "$@"; do who "$lib" "$s" >&2; done
+	fail=1
+}
+
+# 1. the core: what it may call is memory, strings, numbers, formatting
+# into a buffer; anything else (open, printf, clock_gettime, syslog,
+# vir*, hwloc_*, json_*, xml*) fails
+allowed='^(malloc|calloc|realloc|free|memcpy|memmove|memset|memcmp|strlen|strnlen|strcmp|strncmp|strchr|strrchr|strspn|strcspn|strtol|strtoul|strtoll|strtoull|__isoc23_strtol|__isoc23_strtoul|__errno_location|__ctype_b_loc|__ctype_tolower_loc|__ctype_toupper_loc|__assert_fail|__stack_chk_fail|qsort|qsort_r|bsearch|snprintf|vsnprintf|abs|labs|__popcountdi2|__udivti3|_GLOBAL_OFFSET_TABLE_)$'
+lib=$b/libvpcore.a
+core_defs=$(defined "$lib")
+out=""
+for s in $(undefined "$lib"); do
+	echo "$core_defs" | grep -qx "$s" && continue
+	echo "$s" | grep -Eq "$allowed" && continue
+	out="$out $s"
+done
+# shellcheck disable=SC2086
+[ -z "$out" ] || bad "the core references symbols outside itself and pure libc:" $out
+inc=$(grep -Hn '^#include' "$src"/core/*.c "$src"/core/*.h | grep -Ev \
 	'#include (<(errno|limits|stdbool|stddef|stdint|stdio|stdlib|string)\.h>|"core/[a-z_]+\.h")' || true)
-if [ -n "$bad" ]; then
+if [ -n "$inc" ]; then
 	echo "layering: a core file includes something outside the core and libc:" >&2
-	echo "$bad" >&2
+	echo "$inc" >&2
+	fail=1
+fi
+
+# 2. the adapters: no symbol of the service, the CLI or main; no logging
+lib=$b/libvphost.a
+upper=$(defined "$b/libvpservice.a" "$b/daemon/vcpuplaced/main.o" \
+	"$b"/daemon/vcpuplacectl/*.o)
+out=""
+for s in $(undefined "$lib"); do
+	echo "$upper" | grep -qx "$s" && out="$out $s"
+done
+# shellcheck disable=SC2086
+[ -z "$out" ] || bad "an adapter references the service or the CLI:" $out
+logs=$(nm -A --undefined-only "$lib" 2>/dev/null | awk -F: \
+	'{n = split($NF, w, " ")} w[n] == "log_msg" {print "  " $2}')
+[ -z "$logs" ] || { echo "layering: adapters that log:" >&2; echo "$logs" >&2; fail=1; }
+if grep -ln 'vcpuplaced/daemon\.h\|struct vp_daemon' "$src"/host/*.[ch] >&2; then
+	echo "layering: the adapters above take the daemon's struct" >&2
+	fail=1
+fi
+
+# 3. the service does not need main.o
+main_defs=$(defined "$b/daemon/vcpuplaced/main.o")
+if [ "$main_defs" != "main" ]; then
+	echo "layering: main.o exports more than main():" $main_defs >&2
+	fail=1
+fi
+
+if [ "$fail" != 0 ]; then
 	echo "layering: FAIL" >&2
 	exit 1
 fi
-echo "layering: core sources include only the core and libc: PASS"
+echo "layering: core pure ($(defined "$b/libvpcore.a" | grep -c .) symbols)," \
+    "adapters apart, main.o imported by nothing: PASS"

@@ -1,43 +1,45 @@
 /*
- * sampler.c - host load from /proc/stat, vCPU run and wait time from
- * /proc/<pid>/task/<tid>/schedstat, once per tick.
- *
- * The planner must not flee from its own VMs: a PU busy only because a
- * managed vCPU runs there is not "host busy".  So each vCPU's run time
- * over the tick is taken off the PU it last ran on, and what remains
- * above half a tick marks the PU busy for the planner.
+ * sampler.c - see sampler.h.  Jiffies from /proc/stat, nanoseconds from
+ * schedstat; nothing here knows about VMs.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "vcpuplaced/daemon.h"
+#include "host/sampler.h"
+
+struct vp_sampler {
+	const struct vp_topo *t;
+	uint64_t *busy_prev, *total_prev;	/* [t->os_limit], jiffies */
+};
 
 int
-sampler_init(struct vp_daemon *d)
+sampler_open(const struct vp_topo *t, struct vp_sampler **ret)
 {
-	d->cpu_busy_prev = calloc(d->topo->os_limit, sizeof(uint64_t));
-	d->cpu_total_prev = calloc(d->topo->os_limit, sizeof(uint64_t));
-	d->cpu_util = calloc(d->topo->npus, sizeof(double));
-	d->pu_util = calloc(d->topo->npus, sizeof(double));
-	if (!d->cpu_busy_prev || !d->cpu_total_prev || !d->cpu_util ||
-	    !d->pu_util)
+	struct vp_sampler *s = calloc(1, sizeof(*s));
+
+	if (!s)
 		return -ENOMEM;
+	s->t = t;
+	s->busy_prev = calloc(t->os_limit, sizeof(uint64_t));
+	s->total_prev = calloc(t->os_limit, sizeof(uint64_t));
+	if (!s->busy_prev || !s->total_prev) {
+		sampler_free(s);
+		return -ENOMEM;
+	}
+	*ret = s;
 	return 0;
 }
 
 void
-sampler_free(struct vp_daemon *d)
+sampler_free(struct vp_sampler *s)
 {
-	free(d->cpu_busy_prev);
-	free(d->cpu_total_prev);
-	free(d->cpu_util);
-	free(d->pu_util);
-	d->cpu_busy_prev = d->cpu_total_prev = NULL;
-	d->cpu_util = d->pu_util = NULL;
+	if (!s)
+		return;
+	free(s->busy_prev);
+	free(s->total_prev);
+	free(s);
 }
 
 /* One "cpuN ..." line of /proc/stat into busy and total jiffies. */
@@ -62,8 +64,8 @@ parse_stat_line(const char *line, unsigned int *ret_cpu, uint64_t *ret_busy,
 	return 0;
 }
 
-static int
-read_proc_stat(struct vp_daemon *d)
+int
+sampler_read_pus(struct vp_sampler *s, double *ret_util)
 {
 	char line[512];
 	FILE *f;
@@ -71,6 +73,7 @@ read_proc_stat(struct vp_daemon *d)
 	f = fopen("/proc/stat", "re");
 	if (!f)
 		return -errno;
+	memset(ret_util, 0, s->t->npus * sizeof(*ret_util));
 	while (fgets(line, sizeof(line), f)) {
 		uint64_t busy, total, db, dt;
 		unsigned int cpu;
@@ -80,40 +83,31 @@ read_proc_stat(struct vp_daemon *d)
 			continue;
 		if (parse_stat_line(line, &cpu, &busy, &total) < 0)
 			continue;
-		pu = topo_pu_of_os(d->topo, cpu);
+		pu = topo_pu_of_os(s->t, cpu);
 		if (pu == VP_PU_NONE)
 			continue;	/* hot-plugged since the model was read */
-		db = busy - d->cpu_busy_prev[cpu];
-		dt = total - d->cpu_total_prev[cpu];
-		d->cpu_util[pu] = dt && d->cpu_total_prev[cpu] ?
+		db = busy - s->busy_prev[cpu];
+		dt = total - s->total_prev[cpu];
+		ret_util[pu] = dt && s->total_prev[cpu] ?
 		    (double)db / (double)dt : 0;
-		d->cpu_busy_prev[cpu] = busy;
-		d->cpu_total_prev[cpu] = total;
+		s->busy_prev[cpu] = busy;
+		s->total_prev[cpu] = total;
 	}
 	fclose(f);
 	return 0;
 }
 
-/* schedstat: "run_ns wait_ns timeslices"; stat field 39: last CPU. */
+/* Field 39 of /proc/.../stat: the CPU the task last ran on, or -1. */
 static int
-read_thread(int pid, int tid, uint64_t *ret_run, uint64_t *ret_wait,
-    int *ret_cpu)
+last_cpu(int pid, int tid)
 {
 	char path[96], buf[1024], *p;
-	unsigned long long run, wait;
-	int n, field, cpu = -1;
+	int n, field;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
-	if (!(f = fopen(path, "re")))
-		return -errno;
-	n = fscanf(f, "%llu %llu", &run, &wait);
-	fclose(f);
-	if (n != 2)
-		return -EINVAL;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
 	if (!(f = fopen(path, "re")))
-		return -errno;
+		return -1;
 	n = (int)fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n > 0 ? n : 0] = '\0';
@@ -122,50 +116,26 @@ read_thread(int pid, int tid, uint64_t *ret_run, uint64_t *ret_wait,
 	for (field = 2; p && *p && field < 39; p++)
 		if (*p == ' ')
 			field++;
-	if (p && field == 39)
-		cpu = atoi(p);
-	*ret_run = run;
-	*ret_wait = wait;
-	*ret_cpu = cpu;
-	return 0;
+	return p && field == 39 ? atoi(p) : -1;
 }
 
 int
-sampler_read(struct vp_daemon *d)
+sampler_read_thread(int pid, int tid, struct vp_thread_sample *ret)
 {
-	double tick_ns = (double)d->tick_ms * 1e6;
-	int i, k, pu, r;
+	unsigned long long run, wait;
+	char path[96];
+	FILE *f;
+	int n;
 
-	if ((r = read_proc_stat(d)) < 0)
-		return r;
-	memcpy(d->pu_util, d->cpu_util, d->topo->npus * sizeof(double));
-	for (i = 0; i < d->nvms; i++) {
-		struct vp_vm *vm = &d->vm[i];
-
-		for (k = 0; k < vm->nvcpus; k++) {
-			struct vp_vcpu *v = &vm->vcpu[k];
-			uint64_t run, wait;
-			int cpu;
-
-			if (!vm->pid || !v->tid ||
-			    read_thread(vm->pid, v->tid, &run, &wait, &cpu) < 0)
-				continue;
-			pu = cpu >= 0 ? topo_pu_of_os(d->topo, cpu) :
-			    VP_PU_NONE;
-			v->current = pu;
-			v->delay_ns = v->wait_ns && wait >= v->wait_ns ?
-			    wait - v->wait_ns : 0;
-			v->util = v->run_ns && run >= v->run_ns ?
-			    (double)(run - v->run_ns) / tick_ns : 0;
-			if (pu != VP_PU_NONE)
-				d->cpu_util[pu] -= v->util;
-			v->run_ns = run;
-			v->wait_ns = wait;
-		}
-	}
-	cpuset_zero(&d->host_busy);
-	for (pu = 0; pu < d->topo->npus; pu++)
-		if (d->cpu_util[pu] > VP_BUSY_SHARE)
-			cpuset_set(&d->host_busy, pu);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	if (!(f = fopen(path, "re")))
+		return -errno;
+	n = fscanf(f, "%llu %llu", &run, &wait);
+	fclose(f);
+	if (n != 2)
+		return -EINVAL;
+	ret->run_ns = run;
+	ret->wait_ns = wait;
+	ret->os_cpu = last_cpu(pid, tid);
 	return 0;
 }

@@ -20,7 +20,9 @@
 
 #include "vcpuplacectl/ctl.h"
 #include "host/defaults.h"
+#include "host/domain.h"
 #include "host/policy_xml.h"
+#include "host/virt.h"
 
 
 static void
@@ -38,14 +40,6 @@ virt_quiet(void *ud, virErrorPtr e)
 {
 	(void)ud;
 	(void)e;
-}
-
-static const char *
-virt_msg(void)
-{
-	const char *m = virGetLastErrorMessage();
-
-	return m ? m : "unknown libvirt error";
 }
 
 static void
@@ -76,32 +70,27 @@ static int
 policy_get(virConnectPtr conn, const struct vp_profiles *profs,
     const char *vm)
 {
-	char err[512], profile[VP_PROFILE_NAME_MAX], *xml;
+	char err[512], profile[VP_PROFILE_NAME_MAX], *xml = NULL;
 	struct vp_policy pol;
 	virDomainPtr dom;
-	virErrorPtr e;
 	int r;
 
 	dom = lookup(conn, vm);
 	if (!dom)
 		return 1;
-	/* CURRENT: the live config when running, else the persistent */
-	xml = virDomainGetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT,
-	    VP_POLICY_NS, VIR_DOMAIN_AFFECT_CURRENT);
-	if (!xml) {
-		e = virGetLastError();
-		if (!e || e->code != VIR_ERR_NO_DOMAIN_METADATA) {
-			fprintf(stderr, "vcpuplacectl: VM '%s': cannot read "
-			    "metadata: %s\n", vm, virt_msg());
-			virDomainFree(dom);
-			return 1;
-		}
-		virDomainFree(dom);
+	/* current: the live config when running, else the persistent */
+	r = domain_policy_read(dom, false, &xml);
+	if (r == -EIO)
+		fprintf(stderr, "vcpuplacectl: VM '%s': cannot read "
+		    "metadata: %s\n", vm, virt_error());
+	virDomainFree(dom);
+	if (r == -EIO)
+		return 1;
+	if (r == -ENODATA) {
 		printf("no vcpuplace metadata: host default (balanced)\n");
 		print_policy(profiles_get(profs, "balanced"));
 		return 0;
 	}
-	virDomainFree(dom);
 	r = policy_from_metadata(profs, xml, &pol, profile, err,
 	    sizeof(err));
 	if (r < 0) {
@@ -120,10 +109,10 @@ static int
 policy_set(virConnectPtr conn, const struct vp_profiles *profs,
     const char *vm, const char *profile, char *const *ov, int n)
 {
-	unsigned int flags = 0;
+	unsigned int where = 0;
 	virDomainPtr dom;
 	char err[512], *xml;
-	int active, persistent, r;
+	int r;
 
 	r = policy_to_metadata(profs, profile, ov, n, &xml, err, sizeof(err));
 	if (r < 0) {
@@ -136,38 +125,22 @@ policy_set(virConnectPtr conn, const struct vp_profiles *profs,
 		free(xml);
 		return 1;
 	}
-	active = virDomainIsActive(dom);
-	persistent = virDomainIsPersistent(dom);
-	if (active < 0 || persistent < 0) {
-		fprintf(stderr, "vcpuplacectl: VM '%s': %s\n", vm, virt_msg());
-		goto fail;
-	}
-	/* the running VM now, and its definition for the next boot */
-	if (active)
-		flags |= VIR_DOMAIN_AFFECT_LIVE;
-	if (persistent)
-		flags |= VIR_DOMAIN_AFFECT_CONFIG;
-	if (!flags) {
+	/* the one set-policy path, the daemon's "policy" command's too */
+	r = domain_policy_write(dom, xml, &where);
+	if (r == -ENOENT)
 		fprintf(stderr, "vcpuplacectl: VM '%s': neither running nor "
 		    "defined\n", vm);
-		goto fail;
-	}
-	if (virDomainSetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT, xml,
-	    VP_POLICY_PREFIX, VP_POLICY_NS, flags) < 0) {
+	else if (r < 0)
 		fprintf(stderr, "vcpuplacectl: VM '%s': cannot write metadata: "
-		    "%s\n", vm, virt_msg());
-		goto fail;
-	}
-	printf("%s: %s (%s%s%s)\n", vm, xml, active ? "live" : "",
-	    active && persistent ? " and " : "",
-	    persistent ? "persistent config" : "");
+		    "%s\n", vm, virt_error());
+	else
+		printf("%s: %s (%s%s%s)\n", vm, xml,
+		    where & VP_WROTE_LIVE ? "live" : "",
+		    where == (VP_WROTE_LIVE | VP_WROTE_CONFIG) ? " and " : "",
+		    where & VP_WROTE_CONFIG ? "persistent config" : "");
 	virDomainFree(dom);
 	free(xml);
-	return 0;
-fail:
-	virDomainFree(dom);
-	free(xml);
-	return 1;
+	return r < 0;
 }
 
 int
@@ -237,7 +210,7 @@ ctl_policy(int argc, char **argv)
 	conn = set ? virConnectOpen(uri) : virConnectOpenReadOnly(uri);
 	if (!conn) {
 		fprintf(stderr, "vcpuplacectl: cannot connect to %s: %s\n", uri,
-		    virt_msg());
+		    virt_error());
 		profiles_free(profs);
 		return 1;
 	}

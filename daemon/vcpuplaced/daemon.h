@@ -16,7 +16,10 @@
 
 #include <libvirt/libvirt.h>
 
+#include "host/clock.h"
 #include "host/kvm_iface.h"
+#include "host/log.h"
+#include "host/virt.h"
 #include "host/policy_xml.h"
 #include "core/vcpuplace.h"
 
@@ -74,11 +77,12 @@ struct vp_vm {
 /* Plan-duration histogram buckets (upper bounds, seconds), Prometheus le. */
 #define VP_PLAN_BUCKETS	12
 
-/* What the control socket counts: requests by command, rejections by cause. */
+/* The control socket's commands; requests are counted by command. */
 enum vp_cmd {
 	VP_CMD_STATUS, VP_CMD_METRICS, VP_CMD_EXPLAIN, VP_CMD_RELOAD,
-	VP_CMD_POLICY, VP_CMD_HELP, VP_CMD_COUNT
+	VP_CMD_POLICY, VP_CMD_PAUSE, VP_CMD_RESUME, VP_CMD_HELP, VP_CMD_COUNT
 };
+/* Rejections are counted by cause. */
 enum vp_reject {
 	VP_REJ_NONE,		/* not rejected */
 	VP_REJ_UNKNOWN,		/* not a command */
@@ -89,6 +93,17 @@ enum vp_reject {
 	VP_REJ_ARGS,		/* a known command with bad arguments */
 	VP_REJ_SLOW_READER,	/* did not read its answer in time */
 	VP_REJ_COUNT
+};
+
+/* One request line, parsed (command.c); fixed size, validated. */
+#define VP_CMD_OVERRIDES_MAX	7	/* one per field of a policy */
+struct vp_request {
+	enum vp_cmd cmd;
+	char vm[256];			/* explain, policy */
+	int vcpu;			/* explain */
+	char profile[VP_PROFILE_NAME_MAX];	/* policy */
+	char override[VP_CMD_OVERRIDES_MAX][96];	/* "field=value" */
+	int noverrides;
 };
 
 /* Has a valid policy that asks for placement (not mode off). */
@@ -118,12 +133,32 @@ struct vp_counters {
 
 struct vp_ctl_client;
 
+/* Host load as the planner sees it (load.c). */
+struct vp_sampler;
+struct vp_load {
+	struct vp_sampler *sampler;	/* owned */
+	double *cpu_util;		/* [npus], 0..1, work not our vCPUs' */
+	double *pu_util;		/* [npus], 0..1, all work */
+};
+
 /* The control socket: one listening fd and its non-blocking clients. */
+/*
+ * status and metrics of one tick are the same for every client: each is
+ * rendered once per tick, so 500 clients asking at once cost one
+ * rendering, not 500, and the tick keeps its time.
+ */
+struct vp_ctl_answer {
+	unsigned long tick, gen;	/* d->c.ticks, d->inventory_gen */
+	char *text;			/* NULL: none yet */
+	size_t len;
+};
+
 struct vp_ctl {
 	const char *path;	/* NULL: no socket */
 	int fd;
 	struct vp_ctl_client *client;	/* [VP_CTL_CLIENTS_MAX] */
 	int nclients;
+	struct vp_ctl_answer cached[2];	/* status, metrics */
 };
 
 struct vp_daemon {
@@ -137,6 +172,7 @@ struct vp_daemon {
 	const char *reserve_list;	/* --reserve, reparsed on reload */
 	struct vp_cpuset reserved;
 	atomic_bool reload_asked;	/* SIGHUP or the "reload" command */
+	bool paused;			/* "pause": no plan, no pin */
 	char hostname[256];
 	uint64_t started_ns;
 
@@ -150,10 +186,7 @@ struct vp_daemon {
 	unsigned long hints_written, hint_errors;
 
 	/* libvirt */
-	virConnectPtr conn;
-	atomic_bool conn_lost;		/* set by libvirt's close callback */
-	atomic_bool dirty;		/* set by domain events */
-	int cb_lifecycle, cb_metadata;
+	struct vp_virt virt;		/* its flags are set by events */
 	bool ever_connected;
 	uint64_t reconnect_at_ns;
 	unsigned int backoff_ms;
@@ -172,10 +205,8 @@ struct vp_daemon {
 	unsigned long plan_gen;
 	struct vp_cpuset plan_busy;
 
-	/* sampler */
-	uint64_t *cpu_busy_prev, *cpu_total_prev;	/* [os_limit] */
-	double *cpu_util;		/* [npus], 0..1, work not our vCPUs' */
-	double *pu_util;		/* [npus], 0..1, all work */
+	/* host load */
+	struct vp_load load;
 	struct vp_cpuset host_busy;	/* busy with work not our vCPUs */
 
 	struct vp_counters c;
@@ -185,40 +216,30 @@ struct vp_daemon {
 	uint64_t watchdog_last_ns;
 };
 
-/* main.c */
-uint64_t now_ns(void);
-void log_msg(int prio, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* sampler.c: /proc/stat and /proc/<tid>/schedstat */
-int sampler_init(struct vp_daemon *d) VP_MUST_CHECK;
-void sampler_free(struct vp_daemon *d);
+/* load.c: host load and vCPU run/wait time, from host/sampler.h */
+/* Opens a sampler for @t; *ret untouched on failure (-ENOMEM). */
+int load_open(const struct vp_topo *t, struct vp_load *ret) VP_MUST_CHECK;
+void load_free(struct vp_load *l);	/* accepts a zeroed one */
 /* Reads per-PU busy time and per-vCPU run/wait time, fills host_busy. */
-int sampler_read(struct vp_daemon *d);
+int load_update(struct vp_daemon *d);
 
-/* virt.c: libvirt inventory, events, reconnect */
-int virt_events_start(void) VP_MUST_CHECK;
+/* inventory.c: the managed VMs from libvirt's live state; reconnect */
 /* Connects if not connected and the backoff allows; 0 when connected. */
-int virt_ensure(struct vp_daemon *d);
-void virt_disconnect(struct vp_daemon *d);
+int inventory_connect(struct vp_daemon *d);
 /* Rebuilds the VM list from libvirt's live state; -errno on failure. */
-int virt_refresh(struct vp_daemon *d);
-void virt_free_vms(struct vp_daemon *d);
+int inventory_refresh(struct vp_daemon *d);
+void inventory_free(struct vp_daemon *d);
 /* The running VM named @name, or NULL. */
-struct vp_vm *virt_vm_by_name(const struct vp_daemon *d, const char *name);
+struct vp_vm *inventory_vm_by_name(const struct vp_daemon *d,
+    const char *name);
 
 /* tick.c: the planner with hysteresis, cooldown and a move budget */
 void tick_plan(struct vp_daemon *d);
 void tick_free(struct vp_daemon *d);
 
-/* actuate.c: live pins through libvirt, deltas only */
-enum vp_apply {
-	VP_APPLY_APPLIED, VP_APPLY_UNCHANGED, VP_APPLY_RETRY, VP_APPLY_GONE,
-	VP_APPLY_REFUSED,
-};
+/* actuate.c: live pins through host/domain.h, deltas only */
 /* Applies what tick_plan() decided; returns the pins made. */
 int actuate_apply(struct vp_daemon *d);
-bool actuate_core_sched_probe(void);
 
 /* kvmhint.c: the kernel series, when the host kernel has it */
 /* Detects the interface under d->kvm_root and logs what it found. */
@@ -262,23 +283,36 @@ bool metrics_smt_conflict(const struct vp_daemon *d, const struct vp_vcpu *v,
 /* Writes the explanation to @f; -ENOENT (with a message) if no such vCPU. */
 int explain_vcpu(const struct vp_daemon *d, const char *vm, int vcpu, FILE *f);
 
-/* ctlsock.c: the socket's plumbing (accept, read, limits, write) */
+/* server.c: the socket's plumbing (accept, read, limits, write) */
 #define VP_CTL_LINE_MAX	1024	/* one request line, newline included */
 #define VP_CTL_CLIENTS_MAX	1024	/* at once; more wait in the backlog */
 #define VP_CTL_READ_NS	(2ULL * 1000000000)	/* to send the request */
 #define VP_CTL_WRITE_NS	(10ULL * 1000000000)	/* to read the answer */
 /* Binds and listens on d->ctl.path (mode 0660, group vcpuplace). */
-int ctl_open(struct vp_daemon *d) VP_MUST_CHECK;
-void ctl_close(struct vp_daemon *d);
+int server_open(struct vp_daemon *d) VP_MUST_CHECK;
+void server_close(struct vp_daemon *d);
 /* Serves clients until the monotonic time @deadline: the tick's sleep. */
-void ctl_serve(struct vp_daemon *d, uint64_t deadline);
+void server_serve(struct vp_daemon *d, uint64_t deadline);
+/* Runs the commands queued because they talk to libvirt (the tick's). */
+void server_run_queued(struct vp_daemon *d);
 
-/* ctlcmd.c: the commands */
+/* command.c: the commands, parsed into a struct vp_request, then run */
 /*
- * Runs one request line from a client of uid @uid; the answer goes to
- * @f.  Returns 0, or a VP_REJ_* cause after writing "error: ..." to @f.
+ * Parses one request line into *ret, with no side effect.  Returns 0, or
+ * a VP_REJ_* cause with a one-line reason in @err (*ret untouched).
  */
-int ctlcmd_run(struct vp_daemon *d, const char *line, uid_t uid, FILE *f);
+int command_parse(const char *line, struct vp_request *ret, char *err,
+    size_t errlen) VP_MUST_CHECK;
+const char *command_name(enum vp_cmd cmd);	/* "status", ... */
+/* Changes placement: only uid 0 may ask. */
+bool command_needs_root(enum vp_cmd cmd);
+/* Blocks on libvirt: queued, and run by the tick, not while serving. */
+bool command_deferred(enum vp_cmd cmd);
+/*
+ * Runs @q and counts it; the answer goes to @f.  Returns 0, or a
+ * VP_REJ_* cause after writing one "error: ..." line to @f.
+ */
+int command_run(struct vp_daemon *d, const struct vp_request *q, FILE *f);
 
 /* reload.c: SIGHUP and the "reload" command */
 /* Rereads the policies and the topology, keeping placements. */

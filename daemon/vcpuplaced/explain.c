@@ -225,7 +225,7 @@ explain_live(const struct vp_daemon *d, const struct vp_vcpu *v, FILE *f)
 int
 explain_vcpu(const struct vp_daemon *d, const char *name, int k, FILE *f)
 {
-	const struct vp_vm *vm = virt_vm_by_name(d, name);
+	const struct vp_vm *vm = inventory_vm_by_name(d, name);
 
 	if (!vm) {
 		fprintf(f, "error: no running VM '%s'\n", name);

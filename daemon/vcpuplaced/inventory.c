@@ -1,159 +1,58 @@
 /*
- * virt.c - the libvirt side: connection with reconnect and backoff,
- * domain events, and the inventory of running VMs rebuilt from libvirt's
- * live state (never from a checkpoint of ours).
+ * inventory.c - the VMs the daemon manages, rebuilt from libvirt's live
+ * state (never from a checkpoint of ours), and the connection kept up
+ * with reconnect and backoff.
  *
- * Event callbacks run on libvirt's event thread and only set flags; the
- * tick reads them.
+ * What libvirt says goes through the host adapters (host/virt.h,
+ * host/domain.h, host/qemu.h); this file decides what it means for the
+ * daemon's state, counts it, and logs it once.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <syslog.h>
 
-#include <libvirt/virterror.h>
-
+#include "host/domain.h"
+#include "host/qemu.h"
 #include "vcpuplaced/daemon.h"
 
 #define BACKOFF_MIN_MS	250
 #define BACKOFF_MAX_MS	8000	/* a restarting libvirtd is back in ~2 s */
 
+/* Waits out the backoff after a failure: twice as long each time. */
 static void
-silent_error(void *opaque, virErrorPtr err)
+backoff(struct vp_daemon *d)
 {
-	(void)opaque;
-	(void)err;	/* we log once, where we act on it */
-}
-
-static void *
-event_loop(void *arg)
-{
-	(void)arg;
-	for (;;)
-		if (virEventRunDefaultImpl() < 0)
-			break;
-	return NULL;
+	d->backoff_ms = d->backoff_ms ? d->backoff_ms * 2 : BACKOFF_MIN_MS;
+	if (d->backoff_ms > BACKOFF_MAX_MS)
+		d->backoff_ms = BACKOFF_MAX_MS;
+	d->reconnect_at_ns = clock_now_ns() + (uint64_t)d->backoff_ms * 1000000;
 }
 
 int
-virt_events_start(void)
+inventory_connect(struct vp_daemon *d)
 {
-	pthread_t th;
-
-	virSetErrorFunc(NULL, silent_error);
-	if (virEventRegisterDefaultImpl() < 0)
-		return -EIO;
-	if (pthread_create(&th, NULL, event_loop, NULL) != 0)
-		return -EAGAIN;
-	pthread_detach(th);
-	return 0;
-}
-
-static void
-on_close(virConnectPtr conn, int reason, void *opaque)
-{
-	struct vp_daemon *d = opaque;
-
-	(void)conn;
-	(void)reason;
-	atomic_store(&d->conn_lost, true);
-}
-
-static int
-on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail,
-    void *opaque)
-{
-	struct vp_daemon *d = opaque;
-
-	(void)conn;
-	(void)dom;
-	(void)event;
-	(void)detail;
-	atomic_store(&d->dirty, true);
-	return 0;
-}
-
-static void
-on_metadata(virConnectPtr conn, virDomainPtr dom, int type,
-    const char *nsuri, void *opaque)
-{
-	struct vp_daemon *d = opaque;
-
-	(void)conn;
-	(void)dom;
-	(void)type;
-	(void)nsuri;
-	atomic_store(&d->dirty, true);
-}
-
-void
-virt_disconnect(struct vp_daemon *d)
-{
-	if (!d->conn)
-		return;
-	if (d->cb_lifecycle >= 0)
-		virConnectDomainEventDeregisterAny(d->conn, d->cb_lifecycle);
-	if (d->cb_metadata >= 0)
-		virConnectDomainEventDeregisterAny(d->conn, d->cb_metadata);
-	virConnectUnregisterCloseCallback(d->conn, on_close);
-	virConnectClose(d->conn);
-	d->conn = NULL;
-	d->cb_lifecycle = d->cb_metadata = -1;
-}
-
-static void
-register_events(struct vp_daemon *d)
-{
-	virConnectRegisterCloseCallback(d->conn, on_close, d, NULL);
-	d->cb_lifecycle = virConnectDomainEventRegisterAny(d->conn, NULL,
-	    VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-	    VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), d, NULL);
-	d->cb_metadata = virConnectDomainEventRegisterAny(d->conn, NULL,
-	    VIR_DOMAIN_EVENT_ID_METADATA_CHANGE,
-	    VIR_DOMAIN_EVENT_CALLBACK(on_metadata), d, NULL);
-}
-
-int
-virt_ensure(struct vp_daemon *d)
-{
-	virErrorPtr err;
-
-	if (d->conn && !atomic_load(&d->conn_lost))
+	if (virt_connected(&d->virt))
 		return 0;
-	if (d->conn) {
+	if (d->virt.conn) {
 		log_msg(LOG_WARNING, "lost connection to %s, reconnecting",
 		    d->uri);
-		virt_disconnect(d);
-		d->reconnect_at_ns = now_ns();
+		virt_close(&d->virt);
+		d->reconnect_at_ns = clock_now_ns();
 	}
-	if (now_ns() < d->reconnect_at_ns)
+	if (clock_now_ns() < d->reconnect_at_ns)
 		return -EAGAIN;
-	d->conn = virConnectOpen(d->uri);
-	if (!d->conn) {
-		err = virGetLastError();
-		d->backoff_ms = d->backoff_ms ? d->backoff_ms * 2 :
-		    BACKOFF_MIN_MS;
-		if (d->backoff_ms > BACKOFF_MAX_MS)
-			d->backoff_ms = BACKOFF_MAX_MS;
-		d->reconnect_at_ns = now_ns() +
-		    (uint64_t)d->backoff_ms * 1000000;
+	if (virt_open(&d->virt, d->uri) < 0) {
+		backoff(d);
 		log_msg(LOG_WARNING, "cannot connect to %s: %s; retrying in "
-		    "%u ms", d->uri, err && err->message ? err->message : "?",
-		    d->backoff_ms);
+		    "%u ms", d->uri, virt_error(), d->backoff_ms);
 		return -ECONNREFUSED;
 	}
-	atomic_store(&d->conn_lost, false);
 	d->backoff_ms = 0;
 	if (d->ever_connected) {
 		d->c.reconnects++;
 		log_msg(LOG_NOTICE, "reconnected to %s", d->uri);
 	}
 	d->ever_connected = true;
-	register_events(d);
-	atomic_store(&d->dirty, true);
 	return 0;
 }
 
@@ -169,7 +68,7 @@ free_vm(struct vp_vm *vm)
 }
 
 void
-virt_free_vms(struct vp_daemon *d)
+inventory_free(struct vp_daemon *d)
 {
 	int i;
 
@@ -180,95 +79,24 @@ virt_free_vms(struct vp_daemon *d)
 	d->nvms = 0;
 }
 
-/* QEMU's pid, from the pidfile libvirt's QEMU driver keeps. */
-static int
-read_qemu_pid(const char *name)
-{
-	char path[512];
-	int pid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/run/libvirt/qemu/%s.pid", name);
-	if (!(f = fopen(path, "re")))
-		return 0;
-	if (fscanf(f, "%d", &pid) != 1)
-		pid = 0;
-	fclose(f);
-	return pid;
-}
-
-/* vCPU thread ids from QEMU's thread names "CPU N/KVM" or "CPU N/TCG". */
-static void
-read_vcpu_tids(struct vp_vm *vm)
-{
-	char path[96], comm[64];
-	struct dirent *e;
-	DIR *dir;
-	FILE *f;
-	int n;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", vm->pid);
-	if (!vm->pid || !(dir = opendir(path)))
-		return;
-	while ((e = readdir(dir))) {
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", vm->pid,
-		    atoi(e->d_name));
-		if (!(f = fopen(path, "re")))
-			continue;
-		if (fgets(comm, sizeof(comm), f) &&
-		    sscanf(comm, "CPU %d/", &n) == 1 && n >= 0 &&
-		    n < vm->nvcpus)
-			vm->vcpu[n].tid = atoi(e->d_name);
-		fclose(f);
-	}
-	closedir(dir);
-}
-
 /* Live affinity and current PU of every vCPU, in the model's indices. */
 static int
-read_affinity(struct vp_daemon *d, struct vp_vm *vm)
+read_affinity(const struct vp_daemon *d, struct vp_vm *vm)
 {
-	const struct vp_topo *t = d->topo;
-	int maplen = VIR_CPU_MAPLEN(t->os_limit), n, k;
-	unsigned int os;
-	unsigned char *maps;
-	virVcpuInfoPtr info;
+	struct vp_cpuset *aff = calloc(vm->nvcpus, sizeof(*aff));
+	int *cur = calloc(vm->nvcpus, sizeof(*cur));
+	int k, r = -ENOMEM;
 
-	maps = calloc(vm->nvcpus, maplen);
-	info = calloc(vm->nvcpus, sizeof(*info));
-	if (!maps || !info) {
-		free(maps);
-		free(info);
-		return -ENOMEM;
-	}
-	n = virDomainGetVcpuPinInfo(vm->dom, vm->nvcpus, maps, maplen,
-	    VIR_DOMAIN_AFFECT_LIVE);
-	for (k = 0; k < vm->nvcpus && k < n; k++) {
-		cpuset_zero(&vm->vcpu[k].affinity);
-		for (os = 0; os < t->os_limit; os++)
-			if (VIR_CPU_USABLE(maps, maplen, k, os))
-				cpuset_set(&vm->vcpu[k].affinity,
-				    topo_pu_of_os(t, os));
-	}
-	if (n >= 0 && virDomainGetVcpus(vm->dom, info, vm->nvcpus, NULL,
-	    0) > 0)
-		for (k = 0; k < vm->nvcpus; k++)
-			vm->vcpu[k].current = info[k].cpu >= 0 ?
-			    topo_pu_of_os(t, info[k].cpu) : VP_PU_NONE;
-	free(maps);
-	free(info);
-	return n < 0 ? -EIO : 0;
-}
-
-/* The last libvirt call failed only because there is no metadata. */
-static bool
-no_metadata(void)
-{
-	virErrorPtr e = virGetLastError();
-
-	return e && e->code == VIR_ERR_NO_DOMAIN_METADATA;
+	if (aff && cur &&
+	    (r = domain_vcpu_affinity(vm->dom, d->topo, vm->nvcpus, aff,
+	    cur)) == 0)
+		for (k = 0; k < vm->nvcpus; k++) {
+			vm->vcpu[k].affinity = aff[k];
+			vm->vcpu[k].current = cur[k];
+		}
+	free(aff);
+	free(cur);
+	return r;
 }
 
 /*
@@ -307,18 +135,21 @@ host_default(const struct vp_daemon *d, struct vp_policy *ret)
 static void
 read_policy(struct vp_daemon *d, struct vp_vm *vm)
 {
+	char err[256], profile[VP_PROFILE_NAME_MAX] = "balanced";
 	struct vp_policy pol;
-	char err[256], profile[VP_PROFILE_NAME_MAX];
-	char *xml;
+	char *xml = NULL;
+	int r;
 
-	xml = virDomainGetMetadata(vm->dom, VIR_DOMAIN_METADATA_ELEMENT,
-	    VP_POLICY_NS, VIR_DOMAIN_AFFECT_LIVE);
-	if (!xml && !no_metadata()) {
+	r = domain_policy_read(vm->dom, true, &xml);
+	if (r == -EIO) {
 		d->c.libvirt_errors++;	/* passing error: change nothing */
 		return;
 	}
-	if (xml && policy_from_metadata(d->profiles, xml, &pol, profile, err,
+	if (r == -ENODATA) {
+		host_default(d, &pol);		/* no metadata at all */
+	} else if (policy_from_metadata(d->profiles, xml, &pol, profile, err,
 	    sizeof(err)) < 0) {
+		free(xml);
 		if (strcmp(vm->error, err)) {
 			d->c.invalid_metadata++;
 			log_msg(LOG_ERR, "VM %s: invalid vcpuplace metadata: %s, "
@@ -329,21 +160,15 @@ read_policy(struct vp_daemon *d, struct vp_vm *vm)
 			host_default(d, &pol);
 			adopt_policy(vm, &pol, "balanced");
 		}
-		free(xml);
 		return;
 	}
-	if (xml) {
-		free(xml);
-	} else {
-		host_default(d, &pol);		/* no metadata at all */
-		snprintf(profile, sizeof(profile), "balanced");
-	}
+	free(xml);
 	adopt_policy(vm, &pol, profile);
 	vm->error[0] = '\0';
 }
 
 struct vp_vm *
-virt_vm_by_name(const struct vp_daemon *d, const char *name)
+inventory_vm_by_name(const struct vp_daemon *d, const char *name)
 {
 	int i;
 
@@ -364,20 +189,48 @@ find_vm(struct vp_daemon *d, const unsigned char *uuid)
 	return NULL;
 }
 
-/* Fills @vm for @dom, carrying over what the old entry knew. */
+/* A fresh entry for a VM first seen (or whose vCPU count changed). */
 static int
-describe_vm(struct vp_daemon *d, virDomainPtr dom, struct vp_vm *old,
-    struct vp_vm *vm)
+new_vm(struct vp_vm *vm, int nvcpus)
 {
-	virDomainInfo info;
-	bool carried;
 	int k;
 
-	if (virDomainGetInfo(dom, &info) < 0 || info.nrVirtCpu < 1) {
-		virDomainFree(dom);
-		return -ENOENT;		/* vanished meanwhile */
+	memset(vm, 0, sizeof(*vm));
+	vm->vcpu = calloc(nvcpus, sizeof(*vm->vcpu));
+	if (!vm->vcpu)
+		return -ENOMEM;
+	vm->nvcpus = nvcpus;
+	for (k = 0; k < nvcpus; k++) {
+		vm->vcpu[k].current = vm->vcpu[k].home =
+		    vm->vcpu[k].placed_home = VP_PU_NONE;
+		vm->vcpu[k].kvm_idx = -1;
+		vm->vcpu[k].hinted = VP_HINT_UNKNOWN;
 	}
-	carried = old && old->nvcpus == (int)info.nrVirtCpu;
+	vm->replace = true;
+	return 0;
+}
+
+/* vCPU thread ids, from QEMU's thread names. */
+static void
+read_tids(struct vp_vm *vm)
+{
+	int *tids = calloc(vm->nvcpus, sizeof(*tids));
+	int k;
+
+	if (tids && qemu_vcpu_tids(vm->pid, vm->nvcpus, tids) > 0)
+		for (k = 0; k < vm->nvcpus; k++)
+			if (tids[k])
+				vm->vcpu[k].tid = tids[k];
+	free(tids);
+}
+
+/* Fills @vm for @dom (taking it), carrying over what @old knew. */
+static int
+describe_vm(struct vp_daemon *d, virDomainPtr dom,
+    const struct vp_dom_info *info, struct vp_vm *old, struct vp_vm *vm)
+{
+	bool carried = old && old->nvcpus == info->nvcpus;
+
 	if (carried) {
 		*vm = *old;		/* keeps cooldowns and pending moves */
 		memset(old, 0, sizeof(*old));
@@ -385,25 +238,17 @@ describe_vm(struct vp_daemon *d, virDomainPtr dom, struct vp_vm *old,
 	} else {
 		if (old)
 			free_vm(old);
-		memset(vm, 0, sizeof(*vm));
-		vm->nvcpus = (int)info.nrVirtCpu;
-		vm->vcpu = calloc(vm->nvcpus, sizeof(*vm->vcpu));
-		if (!vm->vcpu)
+		if (new_vm(vm, info->nvcpus) < 0) {
+			virDomainFree(dom);
 			return -ENOMEM;
-		for (k = 0; k < vm->nvcpus; k++) {
-			vm->vcpu[k].current = vm->vcpu[k].home =
-			    vm->vcpu[k].placed_home = VP_PU_NONE;
-			vm->vcpu[k].kvm_idx = -1;
-			vm->vcpu[k].hinted = VP_HINT_UNKNOWN;
 		}
-		vm->replace = true;
 	}
 	vm->dom = dom;
-	virDomainGetUUID(dom, vm->uuid);
-	snprintf(vm->name, sizeof(vm->name), "%s", virDomainGetName(dom));
-	vm->pid = read_qemu_pid(vm->name);
+	memcpy(vm->uuid, info->uuid, sizeof(vm->uuid));
+	snprintf(vm->name, sizeof(vm->name), "%s", info->name);
+	vm->pid = qemu_pid(NULL, vm->name);
 	read_policy(d, vm);
-	read_vcpu_tids(vm);
+	read_tids(vm);
 	/* a dry run never pins: keep the affinity it pretended to apply */
 	if (d->dry_run && carried)
 		return 0;
@@ -411,19 +256,17 @@ describe_vm(struct vp_daemon *d, virDomainPtr dom, struct vp_vm *old,
 }
 
 int
-virt_refresh(struct vp_daemon *d)
+inventory_refresh(struct vp_daemon *d)
 {
 	virDomainPtr *doms = NULL;
 	struct vp_vm *vms;
 	int n, i, nvms = 0;
 
-	atomic_store(&d->dirty, false);
-	n = virConnectListAllDomains(d->conn, &doms,
-	    VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+	atomic_store(&d->virt.dirty, false);
+	n = virt_list_running(&d->virt, &doms);
 	if (n < 0) {
 		d->c.libvirt_errors++;
-		atomic_store(&d->conn_lost, true);
-		return -EIO;
+		return n;
 	}
 	vms = calloc(n ? n : 1, sizeof(*vms));
 	if (!vms) {
@@ -433,17 +276,21 @@ virt_refresh(struct vp_daemon *d)
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
-		unsigned char uuid[VIR_UUID_BUFLEN];
+		struct vp_dom_info info;
 
-		virDomainGetUUID(doms[i], uuid);
-		if (describe_vm(d, doms[i], find_vm(d, uuid), &vms[nvms]) < 0) {
+		if (domain_info(doms[i], &info) < 0) {
+			virDomainFree(doms[i]);		/* vanished meanwhile */
+			continue;
+		}
+		if (describe_vm(d, doms[i], &info, find_vm(d, info.uuid),
+		    &vms[nvms]) < 0) {
 			free_vm(&vms[nvms]);	/* frees doms[i] too */
 			continue;
 		}
 		nvms++;
 	}
 	free(doms);
-	virt_free_vms(d);	/* what was not carried over has gone */
+	inventory_free(d);	/* what was not carried over has gone */
 	d->vm = vms;
 	d->nvms = nvms;
 	d->inventory_gen++;

@@ -2,8 +2,10 @@
  * vcpuplaced - places the vCPU threads of libvirt VMs on the host
  * topology, by policy, every tick and on every libvirt event.
  *
- * main.c owns the loop and is the one place that logs.  Signal handlers
- * only set flags.
+ * main.c owns the loop: options, start-up, the tick's stages in order,
+ * and the sleep in which the socket is served.  Signal handlers only set
+ * flags.  Nothing includes it: the service's logic lives in the other
+ * files of daemon/vcpuplaced/, linked into the unit tests as well.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,44 +21,17 @@
 #include <systemd/sd-daemon.h>
 
 #include "vcpuplaced/daemon.h"
+#include "host/coresched.h"
 #include "host/defaults.h"
 #include "host/hwtopo.h"
 
 
 static volatile sig_atomic_t quit_flag, reload_flag;
-static int log_level = LOG_INFO;
 
 /* every 40 ticks (10 s at 250 ms) the inventory is reread even without
  * events, to see affinity changed behind our back; events cover the rest
  * (a refresh of 200 VMs was a third of the daemon's idle CPU at 5 s) */
 #define FULL_REFRESH_TICKS	40
-
-uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
-}
-
-void
-log_msg(int prio, const char *fmt, ...)
-{
-	static const char *const names[] = {
-		"emerg", "alert", "crit", "error", "warning", "notice", "info",
-		"debug",
-	};
-	va_list ap;
-
-	if (prio > log_level)
-		return;
-	fprintf(stderr, "vcpuplaced: %s: ", names[prio & 7]);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void
 on_signal(int sig)
@@ -74,9 +49,40 @@ usage(FILE *f)
 	    "[--tick MS] [--reserve CPULIST]\n"
 	    "                  [--socket PATH] [--status-file PATH] "
 	    "[--topology FILE.xml]\n"
-	    "                  [--kvm-debugfs DIR] [--dry-run] [--foreground] "
-	    "[--debug]\n"
-	    "--socket '' serves no socket; default " VP_DEFAULT_SOCKET "\n", f);
+	    "                  [--kvm-debugfs DIR] [--feature NAME=on|off ...]\n"
+	    "                  [--dry-run] [--foreground] [--debug]\n"
+	    "--socket '' serves no socket; default " VP_DEFAULT_SOCKET "\n"
+	    "--connect default " VP_DEFAULT_URI "; --policies default "
+	    VP_DEFAULT_POLICY_DIR "\n", f);
+}
+
+/* --feature NAME=on|off: a heuristic of feature_list.h, switched. */
+static int
+set_feature(struct vp_features *feat, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char name[32];
+	int f;
+
+	if (!eq || (size_t)(eq - arg) >= sizeof(name))
+		goto bad;
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - arg), arg);
+	if ((f = features_lookup(name)) < 0) {
+		fprintf(stderr, "vcpuplaced: --feature %s: no feature %s; "
+		    "there are:", arg, name);
+		for (f = 0; f < VP_FEAT_COUNT; f++)
+			fprintf(stderr, " %s", features_name(f));
+		fputc('\n', stderr);
+		return -EINVAL;
+	}
+	if (!strcmp(eq + 1, "on") || !strcmp(eq + 1, "off")) {
+		feat->on[f] = !strcmp(eq + 1, "on");
+		return 0;
+	}
+bad:
+	fprintf(stderr, "vcpuplaced: --feature %s: want NAME=on or NAME=off\n",
+	    arg);
+	return -EINVAL;
 }
 
 static int
@@ -91,6 +97,7 @@ parse_args(struct vp_daemon *d, int argc, char **argv)
 		{ "socket", required_argument, NULL, 'S' },
 		{ "topology", required_argument, NULL, 'T' },
 		{ "kvm-debugfs", required_argument, NULL, 'K' },
+		{ "feature", required_argument, NULL, 'F' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'd' },
@@ -101,7 +108,7 @@ parse_args(struct vp_daemon *d, int argc, char **argv)
 	long v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:p:t:r:s:S:T:K:nfdh", opts,
+	while ((c = getopt_long(argc, argv, "c:p:t:r:s:S:T:K:F:nfdh", opts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'c': d->uri = optarg; break;
@@ -111,9 +118,13 @@ parse_args(struct vp_daemon *d, int argc, char **argv)
 		case 'S': d->ctl.path = *optarg ? optarg : NULL; break;
 		case 'T': d->topology_file = optarg; break;
 		case 'K': d->kvm_root = optarg; break;
+		case 'F':
+			if (set_feature(&d->feat, optarg) < 0)
+				return -EINVAL;
+			break;
 		case 'n': d->dry_run = true; break;
 		case 'f': break;	/* always foreground: systemd forks */
-		case 'd': log_level = LOG_DEBUG; break;
+		case 'd': log_set_level(LOG_DEBUG); break;
 		case 'h': usage(stdout); exit(0);
 		case 't':
 			errno = 0;
@@ -168,15 +179,21 @@ setup(struct vp_daemon *d)
 		    r == -EINVAL ? err : strerror(-r));
 		return r;
 	}
-	features_default(&d->feat);
-	d->core_sched_supported = actuate_core_sched_probe();
+	d->core_sched_supported = coresched_supported();
 	kvmhint_init(d);
-	if ((r = sampler_init(d)) < 0 || (r = virt_events_start()) < 0 ||
-	    (r = ctl_open(d)) < 0)
+	if ((r = load_open(d->topo, &d->load)) < 0) {
+		log_msg(LOG_ERR, "sampler: %s", strerror(-r));
+		return r;
+	}
+	if ((r = virt_events_start()) < 0) {
+		log_msg(LOG_ERR, "libvirt event loop: %s", strerror(-r));
+		return r;
+	}
+	if ((r = server_open(d)) < 0)
 		return r;
 	if (gethostname(d->hostname, sizeof(d->hostname) - 1) < 0)
 		snprintf(d->hostname, sizeof(d->hostname), "unknown");
-	d->started_ns = now_ns();
+	d->started_ns = clock_now_ns();
 	log_msg(LOG_INFO, "%d PUs, %d cores, %d LLCs; %s; socket %s; "
 	    "core_sched %s%s", d->topo->npus, d->topo->ncores,
 	    d->topo->nllcs, d->uri, d->ctl.path ? d->ctl.path : "none",
@@ -188,14 +205,18 @@ setup(struct vp_daemon *d)
 static void
 tick(struct vp_daemon *d)
 {
-	if (virt_ensure(d) == 0 && (atomic_load(&d->dirty) ||
-	    d->c.ticks % FULL_REFRESH_TICKS == 0) && virt_refresh(d) == 0)
+	if (inventory_connect(d) == 0 && (atomic_load(&d->virt.dirty) ||
+	    d->c.ticks % FULL_REFRESH_TICKS == 0) && inventory_refresh(d) == 0)
 		kvmhint_attach(d);
-	sampler_read(d);
+	server_run_queued(d);
+	load_update(d);
 	kvmhint_read_stats(d);
-	tick_plan(d);
-	if (d->conn && !atomic_load(&d->conn_lost) && actuate_apply(d) > 0)
-		d->status_dirty = true;
+	/* paused: the inventory and the load stay current, placement holds */
+	if (!d->paused) {
+		tick_plan(d);
+		if (virt_connected(&d->virt) && actuate_apply(d) > 0)
+			d->status_dirty = true;
+	}
 	kvmhint_sync(d);
 	/*
 	 * Building the status JSON of 800 vCPUs was 60 % of the daemon's CPU
@@ -224,13 +245,13 @@ notify_tick(struct vp_daemon *d)
 
 	if (!d->notify)
 		return;
-	now = now_ns();
+	now = clock_now_ns();
 	if (d->c.ticks == 1 || d->c.ticks % (10000 / d->tick_ms + 1) == 0) {
 		for (i = 0; i < d->nvms; i++)
 			vcpus += d->vm[i].nvcpus;
 		snprintf(msg, sizeof(msg), "%sSTATUS=%d VMs, %d vCPUs; "
 		    "libvirt %s%s", d->c.ticks == 1 ? "READY=1\n" : "",
-		    d->nvms, vcpus, d->conn && !atomic_load(&d->conn_lost) ?
+		    d->nvms, vcpus, virt_connected(&d->virt) ?
 		    "connected" : "disconnected", d->dry_run ? "; dry run" : "");
 		sd_notify(0, msg);
 	}
@@ -257,12 +278,13 @@ main(int argc, char **argv)
 {
 	struct vp_daemon d = {
 		.uri = VP_DEFAULT_URI, .policy_dir = VP_DEFAULT_POLICY_DIR,
-		.tick_ms = 250, .cb_lifecycle = -1, .cb_metadata = -1,
+		.tick_ms = 250, .virt = VP_VIRT_INIT,
 		.ctl = { .path = VP_DEFAULT_SOCKET, .fd = -1 },
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	uint64_t next;
 
+	features_default(&d.feat);
 	if (parse_args(&d, argc, argv) < 0)
 		return 2;
 	sigaction(SIGTERM, &sa, NULL);
@@ -274,7 +296,7 @@ main(int argc, char **argv)
 	d.notify = getenv("NOTIFY_SOCKET") != NULL;
 	if (sd_watchdog_enabled(0, &d.watchdog_usec) <= 0)
 		d.watchdog_usec = 0;
-	next = now_ns();
+	next = clock_now_ns();
 	while (!quit_flag) {
 		if (reload_flag || atomic_load(&d.reload_asked)) {
 			reload_flag = 0;
@@ -283,21 +305,21 @@ main(int argc, char **argv)
 		tick(&d);
 		notify_tick(&d);
 		next += (uint64_t)d.tick_ms * 1000000;
-		if (next < now_ns())
-			next = now_ns();	/* overran: do not catch up */
+		if (next < clock_now_ns())
+			next = clock_now_ns();	/* overran: do not catch up */
 		/* the socket is served while the tick sleeps */
 		while (!quit_flag && !reload_flag &&
-		    !atomic_load(&d.reload_asked) && now_ns() < next)
-			ctl_serve(&d, next);
+		    !atomic_load(&d.reload_asked) && clock_now_ns() < next)
+			server_serve(&d, next);
 	}
 	log_msg(LOG_INFO, "stopping after %lu ticks", d.c.ticks);
 	if (d.notify)
 		sd_notify(0, "STOPPING=1");
-	ctl_close(&d);
+	server_close(&d);
 	tick_free(&d);
-	virt_free_vms(&d);
-	virt_disconnect(&d);
-	sampler_free(&d);
+	inventory_free(&d);
+	virt_close(&d.virt);
+	load_free(&d.load);
 	profiles_free(d.profiles);
 	topo_free(d.topo);
 	return 0;

@@ -16,11 +16,6 @@ static const uint64_t plan_bucket_ns[VP_PLAN_BUCKETS] = {
 	5000000, 10000000, 50000000, 250000000,
 };
 
-static const char *const cmd_names[VP_CMD_COUNT] = {
-	[VP_CMD_STATUS] = "status", [VP_CMD_METRICS] = "metrics",
-	[VP_CMD_EXPLAIN] = "explain", [VP_CMD_RELOAD] = "reload",
-	[VP_CMD_POLICY] = "policy", [VP_CMD_HELP] = "help",
-};
 
 static const char *const reject_names[VP_REJ_COUNT] = {
 	[VP_REJ_NONE] = "none", [VP_REJ_UNKNOWN] = "unknown_command",
@@ -46,7 +41,7 @@ metrics_observe_plan(struct vp_daemon *d, uint64_t ns)
 static bool
 pu_busy(const struct vp_daemon *d, int pu)
 {
-	return d->pu_util && d->pu_util[pu] > VP_BUSY_SHARE;
+	return d->load.pu_util && d->load.pu_util[pu] > VP_BUSY_SHARE;
 }
 
 /* A label value with \, " and newline escaped, as the format asks. */
@@ -336,7 +331,7 @@ write_counters(const struct vp_daemon *d, FILE *f)
 	    "socket requests, by command.");
 	for (r = 0; r < VP_CMD_COUNT; r++)
 		fprintf(f, "vcpuplace_socket_requests_total{command=\"%s\"} "
-		    "%lu\n", cmd_names[r], d->c.ctl_requests[r]);
+		    "%lu\n", command_name(r), d->c.ctl_requests[r]);
 	family(f, "vcpuplace_socket_rejected_total", "counter", "Control "
 	    "socket requests answered with an error, by cause.");
 	for (r = 1; r < VP_REJ_COUNT; r++)
@@ -348,6 +343,7 @@ static void
 write_state(const struct vp_daemon *d, FILE *f)
 {
 	const struct vp_topo *t = d->topo;
+	int i;
 
 	family(f, "vcpuplace_info", "gauge", "Always 1; the labels say what "
 	    "runs.");
@@ -374,8 +370,15 @@ write_state(const struct vp_daemon *d, FILE *f)
 	    d->core_sched_supported);
 	single(f, "vcpuplace_dry_run", "gauge", "1 when the daemon plans but "
 	    "never pins.", d->dry_run);
+	single(f, "vcpuplace_paused", "gauge", "1 while placement is paused "
+	    "(the pause command): nothing is planned or pinned.", d->paused);
+	family(f, "vcpuplace_feature", "gauge", "1 for each placement "
+	    "heuristic that is on (feature_list.h; --feature NAME=off).");
+	for (i = 0; i < VP_FEAT_COUNT; i++)
+		fprintf(f, "vcpuplace_feature{name=\"%s\"} %d\n",
+		    features_name(i), d->feat.on[i] ? 1 : 0);
 	single(f, "vcpuplace_libvirt_connected", "gauge", "1 while connected "
-	    "to libvirt.", d->conn && !atomic_load(&d->conn_lost));
+	    "to libvirt.", virt_connected(&d->virt));
 	family(f, "vcpuplace_topology_objects", "gauge", "Objects of the "
 	    "host model, by type.");
 	fprintf(f, "vcpuplace_topology_objects{type=\"package\"} %d\n"

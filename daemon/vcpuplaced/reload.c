@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <syslog.h>
 
 #include "vcpuplaced/daemon.h"
 #include "host/hwtopo.h"
@@ -104,6 +103,7 @@ reload_topology(struct vp_daemon *d)
 {
 	struct vp_topo *t = NULL;
 	struct vp_cpuset reserved = d->reserved;
+	struct vp_load load;
 	int r, old_npus = d->topo->npus;
 
 	r = d->topology_file ? hwtopo_load_xml(d->topology_file, &t) :
@@ -126,16 +126,28 @@ reload_topology(struct vp_daemon *d)
 		topo_free(t);
 		return false;
 	}
+	/*
+	 * Everything the new topology needs is made before anything of the
+	 * old one is let go: a failure here keeps the daemon whole on the
+	 * old topology, never half on each (the next tick would otherwise
+	 * sample into arrays that are not there).
+	 */
+	if ((r = load_open(t, &load)) < 0) {
+		log_msg(LOG_ERR, "reload: topology %s: sampler: %s, keeping the "
+		    "previous one", d->topology_file ? d->topology_file :
+		    "(host)", strerror(-r));
+		topo_free(t);
+		return false;
+	}
 	carry_vms(d, t);
 	tick_free(d);		/* a plan in the old numbering */
-	sampler_free(d);
+	load_free(&d->load);
 	topo_free(d->topo);
 	d->topo = t;
+	d->load = load;
 	d->reserved = reserved;
 	cpuset_zero(&d->host_busy);
 	cpuset_zero(&d->plan_busy);
-	if (sampler_init(d) < 0)
-		log_msg(LOG_ERR, "reload: out of memory for the sampler");
 	log_msg(LOG_NOTICE, "topology changed: %d PUs, %d cores, %d LLCs "
 	    "(was %d PUs); placements carried over", t->npus, t->ncores,
 	    t->nllcs, old_npus);
@@ -150,6 +162,6 @@ reload_all(struct vp_daemon *d)
 	ok = reload_topology(d) && ok;
 	d->c.reloads++;
 	d->c.reload_errors += !ok;
-	atomic_store(&d->dirty, true);	/* reread the VMs' live state */
+	atomic_store(&d->virt.dirty, true);	/* reread the VMs' live state */
 	d->inventory_gen++;
 }

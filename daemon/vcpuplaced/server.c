@@ -1,13 +1,18 @@
 /*
- * ctlsock.c - the metrics and control socket's plumbing.
+ * server.c - the metrics and control socket's plumbing.
  *
  * The protocol is one request line, one answer, close.  Everything here
- * is non-blocking and runs in the tick's sleep (ctl_serve), on the one
+ * is non-blocking and runs in the tick's sleep (server_serve), on the one
  * thread that owns the daemon's state, so commands need no locks and no
  * client, however slow, broken or hostile, can hold up a tick: a client
  * gets VP_CTL_READ_NS to send its line and VP_CTL_WRITE_NS to read its
  * answer, and no more than VP_CTL_CLIENTS_MAX are served at once (the
  * rest wait in the listen backlog, which the kernel holds for us).
+ *
+ * A request is parsed (command.c) as soon as its line is in.  A command
+ * that would block on libvirt is queued on its client and run by the
+ * tick (server_run_queued), which then sends the answer; the socket goes
+ * on serving everyone else meanwhile.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,31 +31,16 @@
 #include "host/defaults.h"
 #include "vcpuplaced/daemon.h"
 
-#define VP_SOCKET_GROUP	"vcpuplace"
-
 struct vp_ctl_client {
 	int fd;
 	uid_t uid;
 	uint64_t deadline;	/* monotonic ns */
 	char in[VP_CTL_LINE_MAX];
 	size_t inlen;
-	char *out;		/* the answer, once the request is read */
+	struct vp_request *queued;	/* waits for the tick, owned */
+	char *out;		/* the answer, once the request is run */
 	size_t outlen, outoff;
 };
-
-/*
- * status and metrics of one tick are the same for every client: render
- * each once per tick, so 500 clients asking at once cost one rendering,
- * not 500, and the tick keeps its time.
- */
-struct answer_cache {
-	char line[16];
-	unsigned long tick;
-	unsigned long gen;
-	char *text;
-	size_t len;
-};
-static struct answer_cache cache[2];
 
 static int
 fill_addr(const char *path, struct sockaddr_un *sa)
@@ -154,7 +144,7 @@ raise_fd_limit(void)
 }
 
 int
-ctl_open(struct vp_daemon *d)
+server_open(struct vp_daemon *d)
 {
 	struct vp_ctl *c = &d->ctl;
 	struct sockaddr_un sa;
@@ -218,13 +208,14 @@ drop_client(struct vp_ctl *c, int i)
 {
 	drain(c->client[i].fd);
 	close(c->client[i].fd);
+	free(c->client[i].queued);
 	free(c->client[i].out);
 	c->client[i] = c->client[--c->nclients];
 	memset(&c->client[c->nclients], 0, sizeof(c->client[0]));
 }
 
 void
-ctl_close(struct vp_daemon *d)
+server_close(struct vp_daemon *d)
 {
 	struct vp_ctl *c = &d->ctl;
 	size_t i;
@@ -238,9 +229,9 @@ ctl_close(struct vp_daemon *d)
 		unlink(c->path);
 	}
 	c->fd = -1;
-	for (i = 0; i < sizeof(cache) / sizeof(cache[0]); i++) {
-		free(cache[i].text);
-		cache[i].text = NULL;
+	for (i = 0; i < sizeof(c->cached) / sizeof(c->cached[0]); i++) {
+		free(c->cached[i].text);
+		c->cached[i].text = NULL;
 	}
 }
 
@@ -303,69 +294,58 @@ is_text(const char *s, size_t n)
 	return true;
 }
 
-static const struct answer_cache *
-cached_answer(struct vp_daemon *d, const char *line)
+/* The cache slot of a status or metrics request, or NULL. */
+static struct vp_ctl_answer *
+cache_slot(struct vp_daemon *d, const struct vp_request *q)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(cache) / sizeof(cache[0]); i++)
-		if (cache[i].text && !strcmp(cache[i].line, line) &&
-		    cache[i].tick == d->c.ticks &&
-		    cache[i].gen == d->inventory_gen)
-			return &cache[i];
+	if (q->cmd == VP_CMD_STATUS)
+		return &d->ctl.cached[0];
+	if (q->cmd == VP_CMD_METRICS)
+		return &d->ctl.cached[1];
 	return NULL;
 }
 
+static bool
+cache_fresh(const struct vp_daemon *d, const struct vp_ctl_answer *a)
+{
+	return a && a->text && a->tick == d->c.ticks &&
+	    a->gen == d->inventory_gen;
+}
+
+/* Keeps a copy of this tick's answer; without memory, just no cache. */
 static void
-remember_answer(struct vp_daemon *d, const char *line, const char *text,
+cache_keep(struct vp_daemon *d, struct vp_ctl_answer *a, const char *text,
     size_t len)
 {
-	struct answer_cache *a;
-
-	if (!strcmp(line, "status"))
-		a = &cache[0];
-	else if (!strcmp(line, "metrics"))
-		a = &cache[1];
-	else
-		return;
 	free(a->text);
-	a->text = malloc(len + 1);
-	if (!a->text)
+	if (!(a->text = malloc(len + 1)))
 		return;
 	memcpy(a->text, text, len + 1);
 	a->len = len;
-	snprintf(a->line, sizeof(a->line), "%.15s", line);
 	a->tick = d->c.ticks;
 	a->gen = d->inventory_gen;
 }
 
-/* A whole request line: run it and start sending the answer. */
+/* Runs @q into the client's answer buffer, and starts sending it. */
 static void
-answer(struct vp_daemon *d, int i, uint64_t now)
+run_into(struct vp_daemon *d, int i, const struct vp_request *q,
+    uint64_t now)
 {
 	struct vp_ctl_client *cl = &d->ctl.client[i];
-	const struct answer_cache *a;
+	struct vp_ctl_answer *a = cache_slot(d, q);
 	FILE *f;
+	int r;
 
-	if (!is_text(cl->in, cl->inlen)) {
-		reject(d, i, VP_REJ_BINARY, "error: request is not text "
-		    "(one line: status, metrics, explain VM VCPU, help)\n");
-		return;
-	}
-	cl->in[cl->inlen] = '\0';
-	if ((a = cached_answer(d, cl->in))) {
-		d->c.ctl_requests[!strcmp(cl->in, "status") ? VP_CMD_STATUS :
-		    VP_CMD_METRICS]++;
-		cl->out = malloc(a->len + 1);
-		if (cl->out) {
+	if (cache_fresh(d, a)) {
+		d->c.ctl_requests[q->cmd]++;
+		if ((cl->out = malloc(a->len + 1))) {
 			memcpy(cl->out, a->text, a->len + 1);
 			cl->outlen = a->len;
 		}
 	} else if ((f = open_memstream(&cl->out, &cl->outlen))) {
-		int r = ctlcmd_run(d, cl->in, cl->uid, f);
-
-		if (fclose(f) == 0 && r == 0)
-			remember_answer(d, cl->in, cl->out, cl->outlen);
+		r = command_run(d, q, f);
+		if (fclose(f) == 0 && r == 0 && a)
+			cache_keep(d, a, cl->out, cl->outlen);
 		else if (r > 0)
 			d->c.ctl_rejected[r]++;
 	}
@@ -374,6 +354,64 @@ answer(struct vp_daemon *d, int i, uint64_t now)
 		return;
 	}
 	cl->deadline = now + VP_CTL_WRITE_NS;
+}
+
+/* A whole request line: parse it, then run it now or queue it. */
+static void
+answer(struct vp_daemon *d, int i, uint64_t now)
+{
+	struct vp_ctl_client *cl = &d->ctl.client[i];
+	char err[VP_CTL_LINE_MAX + 64], msg[sizeof(err) + 16];
+	struct vp_request q;
+	int why;
+
+	if (!is_text(cl->in, cl->inlen)) {
+		reject(d, i, VP_REJ_BINARY, "error: request is not text "
+		    "(one line: status, metrics, explain VM VCPU, help)\n");
+		return;
+	}
+	cl->in[cl->inlen] = '\0';
+	if ((why = command_parse(cl->in, &q, err, sizeof(err))) != 0) {
+		snprintf(msg, sizeof(msg), "error: %s\n", err);
+		reject(d, i, why, msg);
+		return;
+	}
+	if (command_needs_root(q.cmd) && cl->uid != 0) {
+		snprintf(msg, sizeof(msg), "error: %s: permission denied "
+		    "(uid %ld): write commands need root\n",
+		    command_name(q.cmd), (long)cl->uid);
+		reject(d, i, VP_REJ_DENIED, msg);
+		return;
+	}
+	if (!command_deferred(q.cmd)) {
+		run_into(d, i, &q, now);
+		return;
+	}
+	if (!(cl->queued = malloc(sizeof(q)))) {
+		reject(d, i, VP_REJ_ARGS, "error: out of memory\n");
+		return;
+	}
+	*cl->queued = q;
+	/* the next tick answers it: no read or write deadline meanwhile */
+	cl->deadline = UINT64_MAX;
+}
+
+void
+server_run_queued(struct vp_daemon *d)
+{
+	struct vp_ctl *c = &d->ctl;
+	uint64_t now = clock_now_ns();
+	int i;
+
+	for (i = c->nclients - 1; i >= 0; i--) {
+		struct vp_request *q = c->client[i].queued;
+
+		if (!q)
+			continue;
+		c->client[i].queued = NULL;
+		run_into(d, i, q, now);
+		free(q);
+	}
 }
 
 static void
@@ -464,7 +502,7 @@ poll_timeout_ms(const struct vp_ctl *c, uint64_t now, uint64_t deadline)
 }
 
 void
-ctl_serve(struct vp_daemon *d, uint64_t deadline)
+server_serve(struct vp_daemon *d, uint64_t deadline)
 {
 	struct vp_ctl *c = &d->ctl;
 	struct pollfd pfd[VP_CTL_CLIENTS_MAX + 1];
@@ -473,12 +511,14 @@ ctl_serve(struct vp_daemon *d, uint64_t deadline)
 	int i, n, r;
 
 	for (;;) {
-		now = now_ns();
+		now = clock_now_ns();
 		expire(d, now);
 		if (now >= deadline || atomic_load(&d->reload_asked))
 			return;
+		/* a queued client waits for the tick: poll ignores fd -1 */
 		for (i = 0; i < c->nclients; i++)
-			pfd[i] = (struct pollfd){ .fd = c->client[i].fd,
+			pfd[i] = (struct pollfd){ .fd = c->client[i].queued ?
+			    -1 : c->client[i].fd,
 			    .events = c->client[i].out ? POLLOUT : POLLIN };
 		n = c->nclients;
 		/* when full, new clients wait in the backlog */
@@ -491,10 +531,10 @@ ctl_serve(struct vp_daemon *d, uint64_t deadline)
 			return;		/* a signal: let the loop look at it */
 		if (r <= 0)
 			continue;
-		now = now_ns();
+		now = clock_now_ns();
 		/* backwards: drop_client() moves the last client into i */
 		for (i = c->nclients - 1; i >= 0; i--) {
-			if (!pfd[i].revents)
+			if (!pfd[i].revents || c->client[i].queued)
 				continue;
 			if (c->client[i].out)
 				write_answer(d, i);

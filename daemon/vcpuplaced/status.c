@@ -169,7 +169,7 @@ pus_json(const struct vp_daemon *d)
 		INT("core", t->pu[pu].core);
 #undef INT
 		json_object_object_add(o, "busy", json_object_new_double(
-		    d->pu_util ? d->pu_util[pu] : 0));
+		    d->load.pu_util ? d->load.pu_util[pu] : 0));
 		json_object_object_add(o, "reserved", json_object_new_boolean(
 		    cpuset_test(&d->reserved, pu)));
 		json_object_array_add(arr, o);
@@ -186,9 +186,22 @@ host_json(const struct vp_daemon *d)
 	    json_object_new_string(d->hostname));
 	json_object_object_add(o, "uri", json_object_new_string(d->uri));
 	json_object_object_add(o, "uptime_seconds", json_object_new_double(
-	    (double)(now_ns() - d->started_ns) / 1e9));
+	    (double)(clock_now_ns() - d->started_ns) / 1e9));
 	json_object_object_add(o, "topology", topology_json(d->topo));
 	json_object_object_add(o, "pus", pus_json(d));
+	return o;
+}
+
+/* Every placement heuristic by name: true when on. */
+static json_object *
+features_json(const struct vp_features *feat)
+{
+	json_object *o = json_object_new_object();
+	int i;
+
+	for (i = 0; i < VP_FEAT_COUNT; i++)
+		json_object_object_add(o, features_name(i),
+		    json_object_new_boolean(feat->on[i]));
 	return o;
 }
 
@@ -206,9 +219,12 @@ status_json(const struct vp_daemon *d)
 	NUM("tick", d->c.ticks);
 	NUM("tick_ms", d->tick_ms);
 	json_object_object_add(o, "connected", json_object_new_boolean(
-	    d->conn && !atomic_load(&d->conn_lost)));
+	    virt_connected(&d->virt)));
 	json_object_object_add(o, "dry_run",
 	    json_object_new_boolean(d->dry_run));
+	json_object_object_add(o, "paused",
+	    json_object_new_boolean(d->paused));
+	json_object_object_add(o, "features", features_json(&d->feat));
 	json_object_object_add(o, "core_sched", json_object_new_string(
 	    d->core_sched_supported ? "supported" : "unsupported"));
 	json_object_object_add(o, "kernel_mode", json_object_new_string(

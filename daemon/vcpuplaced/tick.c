@@ -186,7 +186,7 @@ void
 tick_plan(struct vp_daemon *d)
 {
 	int i, pass, budget = MOVE_BUDGET;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = clock_now_ns();
 
 	if (replan(d) < 0) {
 		log_msg(LOG_ERR, "planning failed (no PU left after "
@@ -209,7 +209,7 @@ tick_plan(struct vp_daemon *d)
 		}
 	settle_replace(d);
 out:
-	d->c.plan_ns_last = now_ns() - t0;
+	d->c.plan_ns_last = clock_now_ns() - t0;
 	d->c.plan_ns_ring[d->c.ticks % 256] = d->c.plan_ns_last;
 	metrics_observe_plan(d, d->c.plan_ns_last);
 }

@@ -1,0 +1,184 @@
+/*
+ * domain.c - see domain.h.  Pins are live only (VIR_DOMAIN_AFFECT_LIVE):
+ * placement follows load, so the persistent config keeps what the
+ * operator wrote, and `virsh vcpupin` shows the truth while it runs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libvirt/virterror.h>
+
+#include "host/domain.h"
+#include "host/policy_xml.h"
+
+int
+domain_info(virDomainPtr dom, struct vp_dom_info *ret)
+{
+	virDomainInfo info;
+	const char *name;
+
+	if (virDomainGetInfo(dom, &info) < 0 || info.nrVirtCpu < 1 ||
+	    !(name = virDomainGetName(dom)) ||
+	    virDomainGetUUID(dom, ret->uuid) < 0)
+		return -ENOENT;		/* vanished meanwhile */
+	snprintf(ret->name, sizeof(ret->name), "%s", name);
+	ret->nvcpus = (int)info.nrVirtCpu;
+	return 0;
+}
+
+int
+domain_vcpu_affinity(virDomainPtr dom, const struct vp_topo *t, int n,
+    struct vp_cpuset *ret_aff, int *ret_current)
+{
+	int maplen = VIR_CPU_MAPLEN(t->os_limit), got, k;
+	unsigned int os;
+	unsigned char *maps;
+	virVcpuInfoPtr info;
+
+	maps = calloc(n, maplen);
+	info = calloc(n, sizeof(*info));
+	if (!maps || !info) {
+		free(maps);
+		free(info);
+		return -ENOMEM;
+	}
+	got = virDomainGetVcpuPinInfo(dom, n, maps, maplen,
+	    VIR_DOMAIN_AFFECT_LIVE);
+	if (got < n) {
+		free(maps);
+		free(info);
+		return -EIO;
+	}
+	for (k = 0; k < n; k++) {
+		cpuset_zero(&ret_aff[k]);
+		for (os = 0; os < t->os_limit; os++)
+			if (VIR_CPU_USABLE(maps, maplen, k, os))
+				cpuset_set(&ret_aff[k], topo_pu_of_os(t, os));
+		ret_current[k] = VP_PU_NONE;
+	}
+	/* where each last ran: a hint for status, not worth failing over */
+	if (virDomainGetVcpus(dom, info, n, NULL, 0) == n)
+		for (k = 0; k < n; k++)
+			ret_current[k] = info[k].cpu >= 0 ?
+			    topo_pu_of_os(t, (unsigned int)info[k].cpu) :
+			    VP_PU_NONE;
+	free(maps);
+	free(info);
+	return 0;
+}
+
+int
+domain_policy_read(virDomainPtr dom, bool live, char **ret_xml)
+{
+	virErrorPtr e;
+	char *xml;
+
+	xml = virDomainGetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT,
+	    VP_POLICY_NS, live ? VIR_DOMAIN_AFFECT_LIVE :
+	    VIR_DOMAIN_AFFECT_CURRENT);
+	if (!xml) {
+		e = virGetLastError();
+		return e && e->code == VIR_ERR_NO_DOMAIN_METADATA ? -ENODATA :
+		    -EIO;
+	}
+	*ret_xml = xml;
+	return 0;
+}
+
+int
+domain_policy_write(virDomainPtr dom, const char *xml,
+    unsigned int *ret_where)
+{
+	unsigned int flags = 0, where = 0;
+	int active, persistent;
+
+	active = virDomainIsActive(dom);
+	persistent = virDomainIsPersistent(dom);
+	if (active < 0 || persistent < 0)
+		return -EIO;
+	/* the running VM now, and its definition for the next boot */
+	if (active) {
+		flags |= VIR_DOMAIN_AFFECT_LIVE;
+		where |= VP_WROTE_LIVE;
+	}
+	if (persistent) {
+		flags |= VIR_DOMAIN_AFFECT_CONFIG;
+		where |= VP_WROTE_CONFIG;
+	}
+	if (!flags)
+		return -ENOENT;
+	/* libvirt declares xmlns:vp itself: the text must not */
+	if (virDomainSetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT, xml,
+	    VP_POLICY_PREFIX, VP_POLICY_NS, flags) < 0)
+		return -EIO;
+	*ret_where = where;
+	return 0;
+}
+
+/* The libvirt error of the last call, sorted. */
+static enum vp_apply
+classify(void)
+{
+	virErrorPtr e = virGetLastError();
+
+	switch (e ? e->code : VIR_ERR_INTERNAL_ERROR) {
+	case VIR_ERR_NO_DOMAIN:
+	case VIR_ERR_OPERATION_INVALID:	/* "domain is not running" */
+		return VP_APPLY_GONE;
+	case VIR_ERR_INVALID_ARG:
+	case VIR_ERR_CONFIG_UNSUPPORTED:
+	case VIR_ERR_OPERATION_UNSUPPORTED:
+	case VIR_ERR_NO_SUPPORT:
+		return VP_APPLY_REFUSED;
+	default:			/* RPC, system errors: next tick */
+		return VP_APPLY_RETRY;
+	}
+}
+
+/* The OS-numbered bitmap libvirt takes; false for a set we never pin. */
+static bool
+to_cpumap(const struct vp_topo *t, const struct vp_cpuset *s,
+    unsigned char *map, int maplen)
+{
+	int pu;
+
+	if (cpuset_empty(s) || !cpuset_subset(s, &t->all))
+		return false;
+	memset(map, 0, maplen);
+	cpuset_for_each(pu, s, t->npus)
+		VIR_USE_CPU(map, t->pu[pu].os_index);
+	return true;
+}
+
+enum vp_apply
+domain_pin_vcpu(virDomainPtr dom, const struct vp_topo *t, int k,
+    const struct vp_cpuset *set)
+{
+	int maplen = VIR_CPU_MAPLEN(t->os_limit);
+	unsigned char map[VIR_CPU_MAPLEN(VP_MAX_OS_INDEX)];
+
+	virResetLastError();	/* a refusal of ours is not libvirt's */
+	if (k < 0 || !to_cpumap(t, set, map, maplen))
+		return VP_APPLY_REFUSED;
+	if (virDomainPinVcpuFlags(dom, (unsigned int)k, map, maplen,
+	    VIR_DOMAIN_AFFECT_LIVE) < 0)
+		return classify();
+	return VP_APPLY_APPLIED;
+}
+
+enum vp_apply
+domain_pin_emulator(virDomainPtr dom, const struct vp_topo *t,
+    const struct vp_cpuset *set)
+{
+	int maplen = VIR_CPU_MAPLEN(t->os_limit);
+	unsigned char map[VIR_CPU_MAPLEN(VP_MAX_OS_INDEX)];
+
+	virResetLastError();
+	if (!to_cpumap(t, set, map, maplen))
+		return VP_APPLY_REFUSED;
+	if (virDomainPinEmulator(dom, map, maplen, VIR_DOMAIN_AFFECT_LIVE) < 0)
+		return classify();
+	return VP_APPLY_APPLIED;
+}

@@ -1,0 +1,24 @@
+/*
+ * qemu.h - what libvirt's QEMU driver leaves on the host for us to read:
+ * the QEMU process of a VM and its vCPU threads.  Thread ids come from
+ * QEMU's own thread names ("CPU 3/KVM", "CPU 3/TCG"), never from a guess
+ * by position.
+ */
+#ifndef VP_QEMU_H
+#define VP_QEMU_H
+
+/*
+ * QEMU's pid for the VM @name, from the pidfile libvirt keeps under
+ * @run_dir (NULL: /run/libvirt/qemu, qemu:///system's).  0 when unknown
+ * (another driver, a session URI, or QEMU gone).
+ */
+int qemu_pid(const char *run_dir, const char *name);
+
+/*
+ * The thread id of each vCPU 0..@nvcpus-1 of process @pid into
+ * ret_tids[] (0 where no thread is named for it).  Returns how many were
+ * found, or -errno when /proc/@pid/task cannot be read.
+ */
+int qemu_vcpu_tids(int pid, int nvcpus, int *ret_tids);
+
+#endif /* VP_QEMU_H */

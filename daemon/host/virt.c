@@ -1,0 +1,150 @@
+/*
+ * virt.c - see virt.h.  The close callback and the domain events only
+ * store into atomics: they run on libvirt's event thread, while
+ * everything else of the daemon runs on the loop thread.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include <libvirt/virterror.h>
+
+#include "host/virt.h"
+
+static void
+silent_error(void *opaque, virErrorPtr err)
+{
+	(void)opaque;
+	(void)err;	/* the caller logs once, where it acts on it */
+}
+
+static void *
+event_loop(void *arg)
+{
+	(void)arg;
+	for (;;)
+		if (virEventRunDefaultImpl() < 0)
+			break;
+	return NULL;
+}
+
+int
+virt_events_start(void)
+{
+	pthread_t th;
+
+	virSetErrorFunc(NULL, silent_error);
+	if (virEventRegisterDefaultImpl() < 0)
+		return -EIO;
+	if (pthread_create(&th, NULL, event_loop, NULL) != 0)
+		return -EAGAIN;
+	pthread_detach(th);
+	return 0;
+}
+
+static void
+on_close(virConnectPtr conn, int reason, void *opaque)
+{
+	struct vp_virt *v = opaque;
+
+	(void)conn;
+	(void)reason;
+	atomic_store(&v->lost, true);
+}
+
+static int
+on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail,
+    void *opaque)
+{
+	struct vp_virt *v = opaque;
+
+	(void)conn;
+	(void)dom;
+	(void)event;
+	(void)detail;
+	atomic_store(&v->dirty, true);
+	return 0;
+}
+
+static void
+on_metadata(virConnectPtr conn, virDomainPtr dom, int type,
+    const char *nsuri, void *opaque)
+{
+	struct vp_virt *v = opaque;
+
+	(void)conn;
+	(void)dom;
+	(void)type;
+	(void)nsuri;
+	atomic_store(&v->dirty, true);
+}
+
+void
+virt_close(struct vp_virt *v)
+{
+	if (!v->conn)
+		return;
+	if (v->cb_lifecycle >= 0)
+		virConnectDomainEventDeregisterAny(v->conn, v->cb_lifecycle);
+	if (v->cb_metadata >= 0)
+		virConnectDomainEventDeregisterAny(v->conn, v->cb_metadata);
+	virConnectUnregisterCloseCallback(v->conn, on_close);
+	virConnectClose(v->conn);
+	v->conn = NULL;
+	v->cb_lifecycle = v->cb_metadata = -1;
+}
+
+int
+virt_open(struct vp_virt *v, const char *uri)
+{
+	virt_close(v);
+	v->conn = virConnectOpen(uri);
+	if (!v->conn)
+		return -ECONNREFUSED;
+	atomic_store(&v->lost, false);
+	virConnectRegisterCloseCallback(v->conn, on_close, v, NULL);
+	v->cb_lifecycle = virConnectDomainEventRegisterAny(v->conn, NULL,
+	    VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+	    VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), v, NULL);
+	v->cb_metadata = virConnectDomainEventRegisterAny(v->conn, NULL,
+	    VIR_DOMAIN_EVENT_ID_METADATA_CHANGE,
+	    VIR_DOMAIN_EVENT_CALLBACK(on_metadata), v, NULL);
+	atomic_store(&v->dirty, true);
+	return 0;
+}
+
+bool
+virt_connected(const struct vp_virt *v)
+{
+	return v->conn && !atomic_load(&v->lost);
+}
+
+int
+virt_list_running(struct vp_virt *v, virDomainPtr **ret_doms)
+{
+	virDomainPtr *doms = NULL;
+	int n;
+
+	n = virConnectListAllDomains(v->conn, &doms,
+	    VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+	if (n < 0) {
+		atomic_store(&v->lost, true);
+		return -EIO;
+	}
+	*ret_doms = doms;
+	return n;
+}
+
+const char *
+virt_error(void)
+{
+	return virt_error_or("unknown libvirt error");
+}
+
+const char *
+virt_error_or(const char *fallback)
+{
+	virErrorPtr e = virGetLastError();
+
+	return e && e->message ? e->message : fallback;
+}

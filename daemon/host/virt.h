@@ -1,0 +1,58 @@
+/*
+ * virt.h - the connection to libvirt: open, close, and the events that
+ * tell the daemon to look again.  Callbacks run on libvirt's event thread
+ * and only set the atomic flags below; the tick reads them.
+ *
+ * Like every adapter it never logs: failures come back as -errno, and
+ * virt_error() gives libvirt's own words for the one log line the caller
+ * writes.
+ */
+#ifndef VP_VIRT_H
+#define VP_VIRT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <libvirt/libvirt.h>
+
+/* One connection.  Zero it, then set cb_* to -1 (VP_VIRT_INIT does). */
+struct vp_virt {
+	virConnectPtr conn;	/* owned; NULL when closed */
+	atomic_bool lost;	/* libvirt closed it (libvirtd went away) */
+	atomic_bool dirty;	/* a domain started, stopped or changed */
+	int cb_lifecycle, cb_metadata;
+};
+#define VP_VIRT_INIT	{ .conn = NULL, .cb_lifecycle = -1, .cb_metadata = -1 }
+
+/*
+ * Once per process, before the first virt_open(): libvirt's default
+ * event loop on a thread of its own, and libvirt's default error
+ * printing turned off (the caller logs what matters).
+ */
+int virt_events_start(void);
+
+/*
+ * Connects to @uri and registers for lifecycle and metadata events.
+ * Returns 0 with v->dirty set (the inventory must be read), or
+ * -ECONNREFUSED (virt_error() says why).
+ */
+int virt_open(struct vp_virt *v, const char *uri);
+/* Deregisters and closes; accepts a closed connection. */
+void virt_close(struct vp_virt *v);
+/* Open and not reported lost by libvirt. */
+bool virt_connected(const struct vp_virt *v);
+
+/*
+ * The running domains, *ret_doms malloc'd (each one owned by the caller,
+ * virDomainFree() them, then free() the array).  -EIO when the list
+ * cannot be had: the connection is then marked lost.
+ */
+int virt_list_running(struct vp_virt *v, virDomainPtr **ret_doms);
+
+/* libvirt's message for the last failed call on this thread. */
+const char *virt_error(void);
+/* The same, or @fallback when the last failure was not libvirt's. */
+const char *virt_error_or(const char *fallback);
+
+#endif /* VP_VIRT_H */

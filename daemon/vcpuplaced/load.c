@@ -1,0 +1,86 @@
+/*
+ * load.c - what the planner needs to know of host load, once per tick:
+ * which PUs are busy with work that is not our vCPUs', and how long each
+ * vCPU ran and waited.  The numbers come from host/sampler.h.
+ *
+ * The planner must not flee from its own VMs: a PU busy only because a
+ * managed vCPU runs there is not "host busy".  So each vCPU's run time
+ * over the tick is taken off the PU it last ran on, and what remains
+ * above VP_BUSY_SHARE of a tick marks the PU busy for the planner.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/sampler.h"
+#include "vcpuplaced/daemon.h"
+
+int
+load_open(const struct vp_topo *t, struct vp_load *ret)
+{
+	struct vp_load l = { NULL, NULL, NULL };
+	int r;
+
+	if ((r = sampler_open(t, &l.sampler)) < 0)
+		return r;
+	l.cpu_util = calloc(t->npus, sizeof(double));
+	l.pu_util = calloc(t->npus, sizeof(double));
+	if (!l.cpu_util || !l.pu_util) {
+		load_free(&l);
+		return -ENOMEM;
+	}
+	*ret = l;
+	return 0;
+}
+
+void
+load_free(struct vp_load *l)
+{
+	sampler_free(l->sampler);
+	free(l->cpu_util);
+	free(l->pu_util);
+	memset(l, 0, sizeof(*l));
+}
+
+/* One vCPU's run and wait over the tick; its PU loses that run time. */
+static void
+account_vcpu(struct vp_daemon *d, const struct vp_vm *vm, struct vp_vcpu *v,
+    double tick_ns)
+{
+	struct vp_thread_sample s;
+	int pu;
+
+	if (!vm->pid || !v->tid || sampler_read_thread(vm->pid, v->tid, &s) < 0)
+		return;
+	pu = s.os_cpu >= 0 ? topo_pu_of_os(d->topo, (unsigned int)s.os_cpu) :
+	    VP_PU_NONE;
+	v->current = pu;
+	v->delay_ns = v->wait_ns && s.wait_ns >= v->wait_ns ?
+	    s.wait_ns - v->wait_ns : 0;
+	v->util = v->run_ns && s.run_ns >= v->run_ns ?
+	    (double)(s.run_ns - v->run_ns) / tick_ns : 0;
+	if (pu != VP_PU_NONE)
+		d->load.cpu_util[pu] -= v->util;
+	v->run_ns = s.run_ns;
+	v->wait_ns = s.wait_ns;
+}
+
+int
+load_update(struct vp_daemon *d)
+{
+	double tick_ns = (double)d->tick_ms * 1e6;
+	int i, k, pu, r;
+
+	if ((r = sampler_read_pus(d->load.sampler, d->load.cpu_util)) < 0)
+		return r;
+	memcpy(d->load.pu_util, d->load.cpu_util,
+	    d->topo->npus * sizeof(double));
+	for (i = 0; i < d->nvms; i++)
+		for (k = 0; k < d->vm[i].nvcpus; k++)
+			account_vcpu(d, &d->vm[i], &d->vm[i].vcpu[k], tick_ns);
+	cpuset_zero(&d->host_busy);
+	for (pu = 0; pu < d->topo->npus; pu++)
+		if (d->load.cpu_util[pu] > VP_BUSY_SHARE)
+			cpuset_set(&d->host_busy, pu);
+	return 0;
+}
