@@ -27,6 +27,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from ctlclient import ask, read_all  # noqa: E402
+import scratch  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TOPO = os.path.join(ROOT, "tests", "topologies", "g4dnmetal.xml")
 TICK_MS = 250
@@ -115,8 +116,9 @@ class Daemon:
 class Ctx:
     def __init__(self, build):
         self.build = os.path.abspath(build)
-        self.tmp = tempfile.mkdtemp(prefix="vpsock-run-")
-        os.chmod(self.tmp, 0o755)    # uid 65534 must reach the sockets
+        # uid 65534 must reach the sockets and the CLI: a 0755 folder
+        # under a 0755 path, whatever the checkout sits under
+        self.tmp = scratch.mkdtemp("vpsock-run-")
         self.daemons = []
         self.promtool = subprocess.run(
             ["sh", os.path.join(HERE, "promtool.sh"),
@@ -132,16 +134,27 @@ class Ctx:
         self.daemons = []
 
     def ctl(self, *args, uid=None):
+        """Runs vcpuplacectl ARGS, as @uid if given: then a copy in the
+        scratch folder, since the build folder may be out of its reach
+        (a checkout under /root), and from /, not from the checkout."""
+        ctl = os.path.join(self.build, "vcpuplacectl")
         kw = {}
         if uid is not None:
-            def drop():     # groups first: root's gid 0 would let it in
-                os.setgroups([])
-                os.setgid(uid)
-                os.setuid(uid)
-            kw["preexec_fn"] = drop
-        return subprocess.run([os.path.join(self.build, "vcpuplacectl")] +
-                              list(args), capture_output=True, text=True,
-                              timeout=30, **kw)
+            ctl = os.path.join(self.tmp, "bin", "vcpuplacectl")
+            if not os.path.exists(ctl):
+                scratch.copy_in(os.path.join(self.build, "vcpuplacectl"),
+                                os.path.dirname(ctl), 0o755)
+            kw["preexec_fn"] = lambda: drop_to(uid)
+            kw["cwd"] = "/"
+        return subprocess.run([ctl] + list(args), capture_output=True,
+                              text=True, timeout=30, **kw)
+
+
+def drop_to(uid):
+    """Becomes @uid for good: groups first, root's gid 0 would let it in."""
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
 
 
 def metric_samples(text):
