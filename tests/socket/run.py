@@ -9,7 +9,15 @@ driver (tests/integration/gen_testdriver.py: VMs without QEMU), on the
 g4dnmetal topology file, with --socket in a scratch directory.  Prints
 PASS/FAIL per test, then `socket: N passed, N failed`; exits 1 on any
 failure.  Needs root (the permission tests switch to uid 65534).
+
+No verdict here depends on how fast the machine is: a test waits for a
+condition with a generous deadline (WAIT_S) whose expiry is a real
+failure, compares answers of one frozen state (pause ... resume), or
+checks an order of events or a lower bound that the daemon itself
+keeps (a silent client is dropped no earlier than 2 s), never an upper
+bound on elapsed time.
 """
+import contextlib
 import json
 import os
 import random
@@ -32,6 +40,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 TOPO = os.path.join(ROOT, "tests", "topologies", "g4dnmetal.xml")
 TICK_MS = 250
 NOBODY = 65534
+WAIT_S = 60     # deadline of every wait for a condition: only a hang
 
 
 class Fail(AssertionError):
@@ -41,6 +50,19 @@ class Fail(AssertionError):
 def check(cond, msg):
     if not cond:
         raise Fail(msg)
+
+
+def wait_for(what, probe, timeout=WAIT_S, pause=0.05):
+    """Calls probe() until it returns something true, and returns that;
+    fails after @timeout seconds."""
+    end = time.monotonic() + timeout
+    while True:
+        v = probe()
+        if v:
+            return v
+        if time.monotonic() > end:
+            raise Fail("not within %ds: %s" % (timeout, what))
+        time.sleep(pause)
 
 
 class Daemon:
@@ -71,9 +93,10 @@ class Daemon:
         ctx.daemons.append(self)    # stopped even if wait_up fails
         self.wait_up(placed=placed)
 
-    def wait_up(self, timeout=30, placed=True):
-        end = time.time() + timeout
-        while time.time() < end:
+    def wait_up(self, timeout=WAIT_S, placed=True):
+        end = time.monotonic() + timeout
+        st = {"vms": []}
+        while time.monotonic() < end:
             check(self.p.poll() is None, "daemon exited: " + self.stderr())
             try:
                 st = json.loads(ask(self.sock, b"status\n"))
@@ -96,6 +119,28 @@ class Daemon:
             return json.loads(text)
         except ValueError:
             raise Fail("status is not JSON: %r" % text[:200])
+
+    def tick(self):
+        return self.status()["tick"]
+
+    def metrics(self):
+        return metric_samples(ask(self.sock, b"metrics\n"))
+
+    @contextlib.contextmanager
+    def paused(self):
+        """Placement held still: pause, wait until the status says so,
+        run the block, resume (even if the block fails)."""
+        text = ask(self.sock, b"pause\n")
+        check(text == "ok: placement paused\n", "pause: %r" % text)
+        try:
+            yield wait_for("status paused", lambda: (
+                lambda st: st if st["paused"] is True else None)(
+                    self.status()))
+        finally:
+            try:
+                ask(self.sock, b"resume\n")
+            except OSError:
+                pass    # the daemon is gone: the test says why
 
     def stderr(self):
         self.err.flush()
@@ -147,7 +192,7 @@ class Ctx:
             kw["preexec_fn"] = lambda: drop_to(uid)
             kw["cwd"] = "/"
         return subprocess.run([ctl] + list(args), capture_output=True,
-                              text=True, timeout=30, **kw)
+                              text=True, timeout=WAIT_S, **kw)
 
 
 def drop_to(uid):
@@ -204,6 +249,7 @@ def test_metrics_promtool(ctx):
     """metrics parses with promtool and has every family the operators
     were promised, consistent with status."""
     d = ctx.daemon()
+    st = d.status()     # before metrics: the counters only grow
     text = ask(d.sock, b"metrics\n")
     r = subprocess.run([ctx.promtool, "check", "metrics"], input=text,
                        capture_output=True, text=True)
@@ -230,9 +276,13 @@ def test_metrics_promtool(ctx):
     check(len(delays) == 80, "%d delay series, want 80" % len(delays))
     llcs = [k for k in s if k[0] == "vcpuplace_llc_idle_cores"]
     check(len(llcs) == 2, "%d LLC series" % len(llcs))
-    # dry run "applies" every vCPU once: 80 moves by reason
-    check(total(s, "vcpuplace_moves_total") == 80, "moves %g"
-          % total(s, "vcpuplace_moves_total"))
+    # the dry run "applies" every vCPU at least once (the test driver's
+    # affinity is no plan's); a plan that changes moves some again, so
+    # the count is at least, not exactly, the vCPUs moved by then
+    moved = sum(c["reason"] != "none" for v in st["vms"] for c in v["vcpus"])
+    check(moved == 80, "%d of 80 vCPUs moved by vcpuplace" % moved)
+    check(total(s, "vcpuplace_moves_total") >= moved, "moves %g, %d vCPUs "
+          "moved" % (total(s, "vcpuplace_moves_total"), moved))
     check(total(s, "vcpuplace_scan_probes_total") > 0, "no probes counted")
     inf = s[("vcpuplace_plan_duration_seconds_bucket",
              frozenset({("le", "+Inf")}))]
@@ -271,22 +321,63 @@ def test_metrics_label_escaping(ctx):
 
 
 def test_explain(ctx):
-    """explain VM VCPU: the path the plan took, ending at the home that
-    status shows, with rejected candidates and a reason for each."""
+    """explain VM VCPU: the path the plan took, with rejected candidates
+    and a reason for each, and the live affinity that status shows; it
+    ends at the home status shows unless a move is pending.  Read with
+    placement paused, so status and explain see the same plan."""
     d = ctx.daemon()
-    st = d.status()
-    vm = st["vms"][3]
-    c = vm["vcpus"][1]
-    text = ask(d.sock, ("explain %s 1\n" % vm["name"]).encode())
-    check(text.startswith("VM %s vCPU 1" % vm["name"]), text[:200])
+    settled = rejected = 0
+    with d.paused() as st:
+        for vm in st["vms"]:
+            for c in vm["vcpus"]:
+                text = ask(d.sock, ("explain %s %d\n" % (
+                    vm["name"], c["vcpu"])).encode())
+                explain_agrees(vm["name"], c, text)
+                settled += "(as planned)" in text
+                rejected += bool(re.search(
+                    r"rejected CPU \d+: busy: home of vptest-td-\d+ "
+                    r"vCPU \d+", text))
+        # 80 vCPUs on 48 cores: some scan meets a home taken before it
+        check(rejected, "no explain names a rejected busy candidate")
+        vm = st["vms"][3]
+        text = ask(d.sock, ("explain %s 1\n" % vm["name"]).encode())
+        r = ctx.ctl("explain", "--socket", d.sock, vm["name"], "1")
+        check(r.returncode == 0 and r.stdout == text, "CLI explain differs:"
+              "\n%s\nsocket:\n%s" % (r.stdout, text))
+    print("    %d of 80 vCPUs at their plan's home, %d explains reject a "
+          "busy home" % (settled, rejected))
+
+
+def explain_agrees(name, c, text):
+    """@text, the explain of vCPU @c (a status entry) of VM @name, both
+    read while paused, agree: live affinity, and the home when the plan
+    is applied; every candidate rejected with a reason."""
+    check(text.startswith("VM %s vCPU %d" % (name, c["vcpu"])), text[:200])
     check("policy: profile balanced" in text, text)
-    check(re.search(r"chose CPU %d \(" % c["home"], text),
-          "explain does not end at home %d:\n%s" % (c["home"], text))
-    check(re.search(r"rejected CPU \d+: busy: home of vptest-td-\d+ vCPU "
-                    r"\d+", text), "no rejected candidate:\n" + text)
-    check("live: allowed %s (as planned)" % c["allowed"] in text, text)
-    r = ctx.ctl("explain", "--socket", d.sock, vm["name"], "1")
-    check(r.returncode == 0 and r.stdout == text, "CLI explain differs")
+    m = re.search(r"^plan: home CPU (\d+), allowed (\S+), reason", text,
+                  re.M)
+    check(m, "no plan line:\n" + text)
+    # the path ends at the plan's home, unless too long to record
+    check(re.search(r"chose CPU %s \(" % m.group(1), text) or
+          re.search(r"\(\d+ more steps not recorded\)\nlive:", text),
+          "explain does not end at its plan's home %s:\n%s"
+          % (m.group(1), text))
+    for line in re.findall(r"rejected CPU \d+:.*", text):
+        check(re.match(r"rejected CPU \d+: \w", line), "rejected without "
+              "a reason: %r" % line)
+    check("live: allowed %s (" % c["allowed"] in text,
+          "status allowed %s, explain:\n%s" % (c["allowed"], text))
+    if m.group(2) == c["allowed"]:
+        # the plan is applied: status shows its home
+        check("live: allowed %s (as planned)" % c["allowed"] in text and
+              int(m.group(1)) == c["home"], "explain does not end at home "
+              "%d:\n%s" % (c["home"], text))
+    else:
+        # a move waits (hysteresis, cooldown): status shows the home of
+        # the affinity in force
+        check("(as planned)" not in text and
+              c["home"] in expand(c["allowed"]),
+              "pending move: status %r, explain:\n%s" % (c, text))
 
 
 def test_errors_one_line(ctx):
@@ -324,21 +415,38 @@ def test_errors_one_line(ctx):
 
 
 def test_silent_client(ctx):
-    """A client that connects and never writes gets an error after 2 s;
-    meanwhile others are served at once."""
+    """A client that connects and never writes gets an error, no earlier
+    than 2 s after it connected; meanwhile others are served: a help
+    asked after it connected is answered while it still waits."""
     d = ctx.daemon()
+    t0 = time.monotonic()
     s = socket.socket(socket.AF_UNIX)
     s.connect(d.sock)
-    t0 = time.time()
     text = ask(d.sock, b"help\n")
-    check(time.time() - t0 < 1.0 and "explain VM VCPU" in text,
-          "help behind a silent client took %.2fs" % (time.time() - t0))
-    s.settimeout(10)
+    check("explain VM VCPU" in text, "help: %r" % text)
+    check(not pending_data(s), "the silent client was answered before "
+          "the help asked after it")
+    s.settimeout(WAIT_S)
     got = s.recv(4096).decode()
-    dt = time.time() - t0
-    check(got.startswith("error: no request") and 1.5 < dt < 4,
-          "silent client: %r after %.2fs" % (got, dt))
+    dt = time.monotonic() - t0
+    check(got.startswith("error: no request"), "silent client: %r" % got)
+    check(dt >= 2.0, "silent client dropped after %.3fs, before its 2 s"
+          % dt)
     s.close()
+
+
+def pending_data(s):
+    """True if something (data or EOF) is waiting on socket @s."""
+    s.setblocking(False)
+    try:
+        s.recv(1, socket.MSG_PEEK)
+        return True
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True     # reset: the daemon is done with it
+    finally:
+        s.setblocking(True)
 
 
 def connect_many(path, n, timeout):
@@ -354,46 +462,54 @@ def connect_many(path, n, timeout):
 
 def test_500_clients(ctx):
     """500 clients at once, each asking for metrics: every one gets a
-    complete answer, and the tick keeps its pace meanwhile."""
+    complete answer, and the daemon goes on ticking afterwards."""
     d = ctx.daemon()
-    tick0 = d.status()["tick"]
-    t0 = time.time()
-    socks = connect_many(d.sock, 500, 30)
+    tick0 = d.tick()
+    t0 = time.monotonic()
+    socks = connect_many(d.sock, 500, WAIT_S)
     for s in socks:
         s.sendall(b"metrics\n")
     answers = []
 
     def reader(part):
         for s in part:
-            answers.append(read_all(s))
+            try:
+                answers.append(read_all(s))
+            except OSError as e:
+                answers.append(repr(e).encode())
     th = [threading.Thread(target=reader, args=(socks[i::8],))
           for i in range(8)]
     for t in th:
         t.start()
     for t in th:
-        t.join(60)
-    elapsed = time.time() - t0
+        t.join()
+    elapsed = time.monotonic() - t0
     check(len(answers) == 500, "%d answers" % len(answers))
     for a in answers:
         check(a.startswith(b"# HELP vcpuplace_") and
               b"vcpuplace_plan_duration_seconds_count" in a,
-              "incomplete answer of %d bytes" % len(a))
-    time.sleep(0.5)
-    ticks = d.status()["tick"] - tick0
-    want = (time.time() - t0) / (TICK_MS / 1000.0)
-    check(ticks >= want * 0.6, "tick stalled: %d ticks in %.1fs"
-          % (ticks, time.time() - t0))
-    print("    500 clients served in %.2fs; %d ticks meanwhile"
+              "incomplete answer of %d bytes: %r" % (len(a), a[-80:]))
+    # Not a pace (that is the machine's): the tick was not lost.  Only
+    # test_silent_crowd and test_slow_reader can hold clients long
+    # enough to see ticks go by while they wait.
+    ticks = wait_for("2 ticks after tick %d" % tick0, lambda: (
+        lambda t: t - tick0 if t >= tick0 + 2 else None)(d.tick()))
+    print("    500 clients served in %.2fs; %d ticks by the end"
           % (elapsed, ticks))
 
 
 def test_silent_crowd(ctx):
-    """500 clients that connect and say nothing: all get the timeout
-    error, the daemon's tick goes on, and it serves a real client next."""
+    """500 clients that connect and say nothing: the daemon ticks on
+    while they wait, all get the timeout error, none earlier than 2 s
+    after connecting, and it serves a real client next."""
     d = ctx.daemon()
-    tick0 = d.status()["tick"]
-    t0 = time.time()
-    socks = connect_many(d.sock, 500, 15)
+    t0 = time.monotonic()
+    socks = connect_many(d.sock, 500, WAIT_S)
+    tick0 = d.tick()
+    wait_for("a tick after tick %d" % tick0, lambda: d.tick() > tick0)
+    early = sum(pending_data(s) for s in socks)
+    check(not early, "the tick waited for the silent crowd: %d of 500 "
+          "already dropped when tick %d had passed" % (early, tick0))
     errors = 0
     for s in socks:
         try:
@@ -401,44 +517,49 @@ def test_silent_crowd(ctx):
         except OSError:
             pass
         s.close()
+    dt = time.monotonic() - t0
     check(errors == 500, "%d of 500 silent clients got the timeout error"
           % errors)
-    st = d.status()
-    want = (time.time() - t0) / (TICK_MS / 1000.0)
-    check(st["tick"] - tick0 >= want * 0.6, "tick stalled: %d ticks in "
-          "%.1fs" % (st["tick"] - tick0, time.time() - t0))
+    check(dt >= 2.0, "silent crowd dropped after %.3fs" % dt)
+    check(len(d.status()["vms"]) == 20, "no status after the crowd")
 
 
 def test_slow_reader(ctx):
     """Clients that ask for a large status and never read it do not
-    stall the tick; they are dropped after 10 s, and counted."""
+    stall the tick or other clients while they are held; they are
+    dropped no earlier than 10 s after asking, and counted."""
     d = ctx.daemon(nvms=600, placed=False)
     size = len(ask(d.sock, b"status\n"))
     slow = []
+    t0 = time.monotonic()
     for _ in range(20):
         s = socket.socket(socket.AF_UNIX)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         s.connect(d.sock)
         s.sendall(b"status\n")
         slow.append(s)
-    tick0 = d.status()["tick"]
-    t0 = time.time()
-    for _ in range(10):
-        t1 = time.time()
-        ask(d.sock, b"help\n")
-        check(time.time() - t1 < 1.0, "help took %.2fs beside slow "
-              "readers" % (time.time() - t1))
-        time.sleep(0.3)
-    ticks = d.status()["tick"] - tick0
-    want = (time.time() - t0) / (TICK_MS / 1000.0)
-    check(ticks >= want * 0.6, "tick stalled: %d in %.1fs"
-          % (ticks, time.time() - t0))
-    time.sleep(max(0, 11.5 - (time.time() - t0)))
-    s = metric_samples(ask(d.sock, b"metrics\n"))
-    n = s[("vcpuplace_socket_rejected_total",
-           frozenset({("cause", "slow_reader")}))]
-    check(n == 20, "slow readers dropped: %g, want 20 (status %d bytes)"
-          % (n, size))
+    tick0 = d.tick()
+
+    def ticks_and_help():
+        text = ask(d.sock, b"help\n")
+        check("explain VM VCPU" in text, "help beside slow readers: %r"
+              % text)
+        return d.tick() >= tick0 + 2
+    wait_for("2 ticks beside the slow readers", ticks_and_help)
+    s = d.metrics()
+    key = ("vcpuplace_socket_rejected_total",
+           frozenset({("cause", "slow_reader")}))
+    check(s[key] == 0, "%g slow readers already dropped: the ticks and "
+          "help above did not come while all 20 were held" % s[key])
+
+    def dropped():
+        n = d.metrics()[key]
+        check(n == 0 or time.monotonic() - t0 >= 10, "a slow reader "
+              "dropped %.2fs after asking, before its 10 s"
+              % (time.monotonic() - t0))
+        return n == 20
+    wait_for("20 slow readers dropped (status %d bytes)" % size, dropped,
+             pause=0.25)
     for sk in slow:
         sk.close()
 
@@ -455,8 +576,10 @@ def test_write_needs_root(ctx):
           "nobody status: %r" % r.stderr)
     r = ctx.ctl("reload", "--socket", d.sock)
     check(r.returncode == 0 and r.stdout.startswith("ok"), r.stderr)
-    time.sleep(0.6)
-    s = metric_samples(ask(d.sock, b"metrics\n"))
+    # the answer comes first, the reload after it, between two ticks
+    s = wait_for("the reload counted", lambda: (
+        lambda s: s if s[("vcpuplace_reloads_total", frozenset())] else
+        None)(d.metrics()))
     check(s[("vcpuplace_reloads_total", frozenset())] == 1, "reloads")
     check(s[("vcpuplace_socket_rejected_total",
              frozenset({("cause", "denied")}))] == 1, "denied count")
@@ -479,23 +602,23 @@ def test_policy_command(ctx):
     d = ctx.daemon()
     text = ask(d.sock, b"policy vptest-td-0002 latency\n")
     check(text.startswith("ok:"), text)
-    end = time.time() + 5
-    while time.time() < end:
-        vm = [v for v in d.status()["vms"] if v["name"] == "vptest-td-0002"]
-        if vm and vm[0]["policy"]["profile"] == "latency":
-            break
-        time.sleep(0.2)
-    else:
-        raise Fail("profile not adopted: %r" % vm[0]["policy"])
+    wait_for("profile latency adopted", lambda: profile_of(
+        d.status(), "vptest-td-0002") == "latency")
+    # refused before anything is written: the state after the answer
+    # is final
     text = ask(d.sock, b"policy vptest-td-0002 warp-speed\n")
     check(text.startswith("error: policy vptest-td-0002:") and
           "warp-speed" in text, text)
-    time.sleep(0.6)
     st = d.status()
     vm = [v for v in st["vms"] if v["name"] == "vptest-td-0002"][0]
     check(vm["policy"]["profile"] == "latency", "profile changed to %r"
           % vm["policy"])
     check(st["invalid_metadata"] >= 1, "invalid metadata not counted")
+
+
+def profile_of(st, name):
+    vm = [v for v in st["vms"] if v["name"] == name]
+    return vm and vm[0]["policy"]["profile"]
 
 
 def test_not_running(ctx):
@@ -512,7 +635,8 @@ def test_stale_and_busy_socket(ctx):
     """A second daemon on a live socket refuses to start; a socket left
     by a killed daemon is taken over."""
     d = ctx.daemon()
-    p = subprocess.run(d.args, capture_output=True, text=True, timeout=20)
+    p = subprocess.run(d.args, capture_output=True, text=True,
+                       timeout=WAIT_S)
     check(p.returncode != 0 and "another vcpuplaced" in p.stderr,
           "second daemon: %d %r" % (p.returncode, p.stderr))
     d.p.kill()
@@ -523,10 +647,11 @@ def test_stale_and_busy_socket(ctx):
 
 
 def test_status_table(ctx):
-    """vcpuplacectl status: one row per vCPU with the status' homes."""
+    """vcpuplacectl status: one row per vCPU with the status' homes
+    (both read while placement is paused: the same placement)."""
     d = ctx.daemon()
-    st = d.status()
-    r = ctx.ctl("status", "--socket", d.sock)
+    with d.paused() as st:
+        r = ctx.ctl("status", "--socket", d.sock)
     check(r.returncode == 0, r.stderr)
     rows = [l for l in r.stdout.splitlines() if l.startswith("vptest-td-")]
     check(len(rows) == 20, "%d VM rows" % len(rows))
@@ -547,25 +672,31 @@ def test_sd_notify(ctx):
     path = os.path.join(ctx.tmp, "notify.sock")
     ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     ns.bind(path)
-    ns.settimeout(10)
     env = dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC="1000000")
     d = ctx.daemon(env=env)
-    msgs = []
-    end = time.time() + 5
-    while time.time() < end and not any("WATCHDOG=1" in m for m in msgs):
-        msgs.append(ns.recv(4096).decode())
+    msgs = notify_until(ns, lambda m: "WATCHDOG=1" in m)
     joined = "\n".join(msgs)
     check("READY=1" in joined and "STATUS=20 VMs, 80 vCPUs" in joined,
           "no READY/STATUS: %r" % msgs)
-    check("WATCHDOG=1" in joined, "no WATCHDOG=1 in 5 s: %r" % msgs)
     d.p.send_signal(signal.SIGHUP)
-    msgs = []
-    end = time.time() + 5
-    while time.time() < end and "READY=1" not in msgs:
-        msgs.append(ns.recv(4096).decode())
+    msgs = notify_until(ns, lambda m: m == "READY=1")
     check("RELOADING=1" in msgs and msgs.index("RELOADING=1") <
           msgs.index("READY=1"), "reload notifications: %r" % msgs)
     ns.close()
+
+
+def notify_until(ns, last, timeout=WAIT_S):
+    """The datagrams on @ns up to the first one for which last() holds;
+    fails if none comes within @timeout seconds."""
+    msgs = []
+    end = time.monotonic() + timeout
+    while not msgs or not last(msgs[-1]):
+        ns.settimeout(max(0.01, end - time.monotonic()))
+        try:
+            msgs.append(ns.recv(4096).decode())
+        except socket.timeout:
+            raise Fail("not within %ds, got %r" % (timeout, msgs))
+    return msgs
 
 
 def test_reload_topology(ctx):
@@ -578,34 +709,36 @@ def test_reload_topology(ctx):
     shutil.copy(os.path.join(ROOT, "tests", "topologies",
                              "epyc-corona.xml"), path)
     d.p.send_signal(signal.SIGHUP)
-    end = time.time() + 5
-    while time.time() < end:
-        st = d.status()
-        if st["host"]["topology"]["llcs"] != 2:
-            break
-        time.sleep(0.2)
+    st = wait_for("a new topology", lambda: (
+        lambda st: st if st["host"]["topology"]["llcs"] != 2 else None)(
+            d.status()))
     topo = st["host"]["topology"]
     check(topo["llcs"] == 16 and topo["numa_nodes"] == 8,
           "epyc-corona not adopted: %r" % topo)
     cpus = {p["cpu"] for p in st["host"]["pus"]}
-    time.sleep(1)
-    st = d.status()
-    check(len(st["vms"]) == 20, "%d VMs after reload" % len(st["vms"]))
-    for vm in st["vms"]:
-        for c in vm["vcpus"]:
-            allowed = expand(c["allowed"])
-            check(allowed and allowed <= cpus, "%s vCPU %d allowed %r "
-                  "outside the new CPUs" % (vm["name"], c["vcpu"],
-                                            c["allowed"]))
+
+    def inside(st):
+        # an affinity the reload left empty is repinned by a next tick
+        return len(st["vms"]) == 20 and all(
+            c["allowed"] and expand(c["allowed"]) <= cpus
+            for v in st["vms"] for c in v["vcpus"])
+    try:
+        wait_for("every VM kept, every allowed set inside the new CPUs",
+                 lambda: inside(d.status()))
+    except Fail as e:
+        st = d.status()
+        raise Fail("%s: %d VMs, e.g. %r" % (e, len(st["vms"]), [
+            (v["name"], [c["allowed"] for c in v["vcpus"]])
+            for v in st["vms"]][:3]))
     with open(path, "w") as f:
         f.write("<topology>not hwloc")
     d.p.send_signal(signal.SIGHUP)
-    time.sleep(1)
+    key = ("vcpuplace_reload_errors_total", frozenset())
+    s = wait_for("the reload error counted", lambda: (
+        lambda s: s if s[key] else None)(d.metrics()))
+    check(s[key] == 1, "reload errors %g" % s[key])
     st = d.status()
     check(st["host"]["topology"] == topo, "broken file adopted")
-    s = metric_samples(ask(d.sock, b"metrics\n"))
-    check(s[("vcpuplace_reload_errors_total", frozenset())] == 1,
-          "reload error not counted")
     check("keeping the previous one" in d.stderr(), d.stderr())
 
 
@@ -614,28 +747,29 @@ def test_top_tmux(ctx):
     them: two-letter codes), the boxes name the packages and LLCs, and q
     quits."""
     d = ctx.daemon(nvms=30)
+    names = [vm["name"] for vm in d.status()["vms"]]
     session = "vptop%d" % os.getpid()
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "200",
                     "-y", "60", os.path.join(ctx.build, "vcpuplacectl"),
                     "top", "--socket", d.sock], check=True)
     try:
-        time.sleep(2)
-        screen = subprocess.run(["tmux", "capture-pane", "-p", "-t",
-                                 session], capture_output=True,
-                                text=True).stdout
-        for vm in d.status()["vms"]:
-            check(vm["name"] in screen, "%s not on screen:\n%s"
-                  % (vm["name"], screen))
-        for code in ("AA vptest-td-", "BD vptest-td-"):
-            check(code in screen, "legend lacks %r" % code)
-        for word in ("package 0", "package 1", "LLC 0", "LLC 1"):
-            check(word in screen, "%r not on screen" % word)
-        check(screen.count("[") >= 48, "fewer than 48 cores drawn")
+        def missing():
+            screen = subprocess.run(["tmux", "capture-pane", "-p", "-t",
+                                     session], capture_output=True,
+                                    text=True).stdout
+            want = names + ["AA vptest-td-", "BD vptest-td-", "package 0",
+                            "package 1", "LLC 0", "LLC 1"]
+            return [w for w in want if w not in screen] + (
+                ["48 cores"] if screen.count("[") < 48 else []), screen
+        try:
+            wait_for("a full screen", lambda: not missing()[0])
+        except Fail as e:
+            lack, screen = missing()
+            raise Fail("%s: lacks %r:\n%s" % (e, lack, screen))
         subprocess.run(["tmux", "send-keys", "-t", session, "q"])
-        time.sleep(1)
-        alive = subprocess.run(["tmux", "has-session", "-t", session],
-                               capture_output=True).returncode == 0
-        check(not alive, "top did not quit on q")
+        wait_for("top quits on q", lambda: subprocess.run(
+            ["tmux", "has-session", "-t", session],
+            capture_output=True).returncode != 0)
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session],
                        capture_output=True)
