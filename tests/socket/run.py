@@ -202,6 +202,29 @@ def drop_to(uid):
     os.setuid(uid)
 
 
+def ask_as(uid, path, data):
+    """ask() from a child process running as @uid (no exec: nothing of
+    the checkout has to be reachable by it).  Returns the answer."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(r)
+            drop_to(uid)
+            os.write(w, ask(path, data).encode())
+            code = 0
+        except BaseException as e:     # noqa: BLE001 (report, exit)
+            os.write(w, ("child: %r" % e).encode())
+        finally:
+            os._exit(code)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        out = f.read().decode("utf-8", "replace")
+    os.waitpid(pid, 0)
+    return out
+
+
 def metric_samples(text):
     """{(name, frozenset(labels.items())): value} of a metrics answer."""
     out = {}
@@ -616,6 +639,80 @@ def test_policy_command(ctx):
     check(st["invalid_metadata"] >= 1, "invalid metadata not counted")
 
 
+def placement(st):
+    """{(VM, vCPU): (home, allowed)} of a status."""
+    return {(v["name"], c["vcpu"]): (c["home"], c["allowed"])
+            for v in st["vms"] for c in v["vcpus"]}
+
+
+def test_pause(ctx):
+    """pause and resume need root; while paused the daemon reads its
+    inventory and serves the socket, but the placement and the plan hold
+    still over many ticks although a VM's policy changes; resume
+    re-places that VM.  With a pause that does nothing, the new policy
+    would move the VM in the tick that adopts it."""
+    d = ctx.daemon()
+    os.chmod(d.sock, 0o666)     # let nobody connect at all
+    for cmd in ("pause", "resume"):
+        text = ask_as(NOBODY, d.sock, cmd.encode() + b"\n")
+        check(text.startswith("error: %s: permission denied" % cmd),
+              "nobody %s: %r" % (cmd, text))
+    check(d.status()["paused"] is False, "paused by nobody")
+    s = d.metrics()
+    check(s[("vcpuplace_paused", frozenset())] == 0, "paused gauge")
+    check(s[("vcpuplace_socket_rejected_total",
+             frozenset({("cause", "denied")}))] == 2, "denied count")
+    vm = "vptest-td-0002"
+    with d.paused() as st:
+        check(d.metrics()[("vcpuplace_paused", frozenset())] == 1,
+              "paused gauge")
+        check(ask(d.sock, b"pause\n") == "ok: placement paused\n",
+              "a second pause")
+        before = placement(st)
+        plans = {k: plan_part(ask(d.sock, ("explain %s %d\n" % k).encode()))
+                 for k in before}
+        text = ask(d.sock, ("policy %s dedicated\n" % vm).encode())
+        check(text.startswith("ok:"), text)
+        st = wait_for("profile dedicated read while paused", lambda: (
+            lambda st: st if profile_of(st, vm) == "dedicated" else None)(
+                d.status()))
+        check(placement(st) == before, "placement changed in the tick that "
+              "read the new policy: %r" % changes(before, placement(st)))
+        tick = st["tick"]
+        st = wait_for("8 ticks on", lambda: (
+            lambda st: st if st["tick"] >= tick + 8 else None)(d.status()))
+        check(st["paused"] is True, "no longer paused")
+        check(placement(st) == before, "placement changed while paused: %r"
+              % changes(before, placement(st)))
+        for k, plan in plans.items():
+            now = plan_part(ask(d.sock, ("explain %s %d\n" % k).encode()))
+            check(now == plan, "plan of %s vCPU %d changed while paused:\n"
+                  "%s\nnow:\n%s" % (k[0], k[1], plan, now))
+    check(ask(d.sock, b"resume\n") == "ok: placement resumed\n",
+          "a second resume")
+
+    def dedicated(st):
+        vcpus = [v for v in st["vms"] if v["name"] == vm][0]["vcpus"]
+        return not st["paused"] and all(
+            c["allowed"] == str(c["home"]) for c in vcpus)
+    wait_for("%s placed as dedicated after resume" % vm,
+             lambda: dedicated(d.status()))
+    check(d.metrics()[("vcpuplace_paused", frozenset())] == 0,
+          "paused gauge after resume")
+
+
+def plan_part(text):
+    """The plan lines of an explain answer (not the policy or the live
+    lines, which follow the inventory)."""
+    check("plan:" in text and "live:" in text, "explain: %r" % text)
+    return text[text.index("plan:"):text.index("live:")]
+
+
+def changes(a, b):
+    return [(k, a.get(k), b.get(k)) for k in sorted(set(a) | set(b))
+            if a.get(k) != b.get(k)][:4]
+
+
 def profile_of(st, name):
     vm = [v for v in st["vms"] if v["name"] == name]
     return vm and vm[0]["policy"]["profile"]
@@ -789,7 +886,8 @@ TESTS = [test_status, test_metrics_promtool, test_metrics_label_escaping,
          test_explain,
          test_errors_one_line, test_silent_client, test_500_clients,
          test_silent_crowd, test_slow_reader, test_write_needs_root,
-         test_socket_mode, test_policy_command, test_not_running,
+         test_socket_mode, test_policy_command, test_pause,
+         test_not_running,
          test_stale_and_busy_socket, test_status_table, test_sd_notify,
          test_reload_topology, test_top_tmux]
 
