@@ -8,6 +8,7 @@ vcpuplaced placing them, what `vcpuplacectl status`, `explain` and
 The VMs are named vptest-demo-* and are removed at the end."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -76,7 +77,9 @@ def main(argv):
     vmlib.cleanup_all()
     run = tempfile.mkdtemp(prefix="vptest-demo-")
     os.chmod(run, 0o755)
-    guest = os.path.join(ROOT, "build", "integration-guest")
+    # QEMU runs as libvirt-qemu: a copy it can reach (see vmlib)
+    guest = vmlib.guest_copy(os.path.join(ROOT, "build",
+                                          "integration-guest"), run)
     status = os.path.join(run, "status.json")
     vms, proc = [], None
     try:
@@ -112,6 +115,7 @@ def main(argv):
             proc.wait(timeout=10)
         for vm in vms:
             vm.destroy()
+        shutil.rmtree(guest, ignore_errors=True)
     return 0
 
 

@@ -29,7 +29,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import traceback
 
@@ -39,6 +38,7 @@ sys.path.insert(0, HERE)
 import vmlib  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "tests", "socket"))
 import ctlclient  # noqa: E402
+import scratch  # noqa: E402
 
 TICK_MS = 250
 TICK_S = TICK_MS / 1000.0
@@ -811,11 +811,14 @@ def main(argv):
              t.__name__[5:] in only]
     guestdir = os.environ.get("VP_GUEST_DIR") or os.path.join(
         ROOT, "build", "integration-guest")
-    rundir = tempfile.mkdtemp(prefix="vptest-run-")
-    os.chmod(rundir, 0o755)
+    # QEMU (user libvirt-qemu) writes its console here and reads the
+    # guest: 0755 all the way up, whatever the checkout sits under
+    rundir = scratch.mkdtemp("vptest-run-")
     passed = failed = skipped = 0
     t_all = time.monotonic()
     why = setup(guestdir)
+    if not why:
+        guestdir = vmlib.guest_copy(guestdir, rundir)
     global TOPO
     for ctl in (os.path.join(os.path.dirname(binary), "vcpuplacectl"),
                 os.path.join(ROOT, "build", "vcpuplacectl")):
@@ -830,6 +833,7 @@ def main(argv):
             continue
         ctx = Ctx(binary, guestdir, os.path.join(rundir, name))
         os.makedirs(ctx.rundir)
+        os.chmod(ctx.rundir, 0o755)
         t0 = time.monotonic()
         detail = None
         try:

@@ -14,6 +14,7 @@ Affinity is read both ways a placement can be checked:
 """
 import os
 import re
+import shutil
 import subprocess
 import time
 
@@ -24,6 +25,9 @@ POLICY_KEY = "vp"
 QEMU = "/usr/bin/qemu-system-x86_64"
 PIDDIR = "/run/libvirt/qemu"
 READY = "VPGUEST READY"
+
+
+GUEST_FILES = ("vmlinuz", "initramfs.gz")
 
 
 class VirshError(RuntimeError):
@@ -191,6 +195,22 @@ class VM:
 
     def destroy(self):
         destroy(self.name)
+
+
+def guest_copy(guestdir, rundir):
+    """Copies the guest (guest/build.sh's kernel and initramfs) into
+    RUNDIR/guest and returns that folder.  QEMU runs as another user
+    (libvirt-qemu) and opens them itself: the cache in the checkout's
+    build/ is out of its reach when the checkout sits under a folder only
+    root can enter (/root is 0700).  @rundir must be reachable (0755 all
+    the way up)."""
+    out = os.path.join(rundir, "guest")
+    os.makedirs(out, exist_ok=True)
+    os.chmod(out, 0o755)
+    for f in GUEST_FILES:
+        shutil.copyfile(os.path.join(guestdir, f), os.path.join(out, f))
+        os.chmod(os.path.join(out, f), 0o644)
+    return out
 
 
 def start_vm(name, guestdir, rundir, vcpus=1, work="idle", metadata=None,
