@@ -5,7 +5,7 @@
 # daemonizes them itself (containers, CI runners without an init).
 set -u
 URI=qemu:///system
-TIMEOUT=${VP_LIBVIRT_TIMEOUT:-20}
+TIMEOUT=${VP_LIBVIRT_TIMEOUT:-60}
 
 running() { pgrep -x "$1" >/dev/null 2>&1; }
 

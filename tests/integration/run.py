@@ -22,9 +22,17 @@ logs to stderr, rewrites PATH atomically every tick with
                                 "reason"}]}]}
 and exits 0 on SIGTERM.  A test needing the daemon is SKIPped when the
 binary does not exist.
+
+No verdict depends on how fast the machine is (another build may load
+it): a test waits for a condition with a generous deadline (WAIT_S)
+whose expiry is a real failure, counts in the daemon's ticks, or reads
+one frozen state (the socket's pause ... resume) where two views must
+agree; never an upper bound on elapsed time.
 """
+import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -42,6 +50,7 @@ import scratch  # noqa: E402
 
 TICK_MS = 250
 TICK_S = TICK_MS / 1000.0
+WAIT_S = 60     # deadline of a wait for a condition: only a hang
 POLICIES = os.path.join(ROOT, "policies")
 TOPO = None     # vmlib.load_topology() of the host, if vcpuplacectl runs
 
@@ -82,8 +91,44 @@ class Daemon:
                                      stdout=log, stderr=log, cwd=ROOT)
         log.close()
         self.ctx.daemons.append(self)
-        self.wait(lambda s: s.get("tick", 0) >= 1, 15, "a first status")
+        self.wait(lambda s: s.get("tick", 0) >= 1, WAIT_S, "a first status")
         return self
+
+    def ask(self, line):
+        """One request on the control socket; the whole answer."""
+        return ctlclient.ask(self.sock, line.encode() + b"\n")
+
+    def sock_status(self):
+        """The status from the socket: of this very tick, unlike the
+        file (written when something changed, else once a second)."""
+        text = self.ask("status")
+        try:
+            return json.loads(text)
+        except ValueError:
+            raise Fail("socket status is not JSON: %r" % text[:200])
+
+    @contextlib.contextmanager
+    def paused(self):
+        """Placement held still (pause): yields the socket's status that
+        says so; resumes even if the block fails.  Within the block the
+        status, explain, vcpupin and the threads' affinity all describe
+        one placement."""
+        text = self.ask("pause")
+        check(text == "ok: placement paused\n", "pause: %r" % text)
+        try:
+            end = time.monotonic() + WAIT_S
+            st = self.sock_status()
+            while st.get("paused") is not True:
+                check(time.monotonic() < end, "status not paused within "
+                      "%ds" % WAIT_S)
+                time.sleep(0.05)
+                st = self.sock_status()
+            yield st
+        finally:
+            try:
+                self.ask("resume")
+            except OSError:
+                pass    # the daemon is gone: the test says why
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
@@ -156,7 +201,7 @@ class Daemon:
         """Waits until a status n ticks on from now has been written."""
         t0 = self.tick()
         return self.wait(lambda s: s["tick"] >= t0 + n,
-                         n * TICK_S * 4 + 10, "%d %s" % (n, what))[0]
+                         n * TICK_S * 4 + WAIT_S, "%d %s" % (n, what))[0]
 
     def stop(self):
         """SIGTERM; returns the exit code (SIGKILL after 10 s: -9)."""
@@ -205,6 +250,30 @@ def actual(name, nvcpus):
 def placement_problem(entry, name, nvcpus, profile=None, mode=None):
     """None if @entry (status) places every vCPU of @name and libvirt and
     the kernel agree with it; else what is wrong."""
+    why = status_problem(entry, name, nvcpus, profile, mode)
+    if why:
+        return why
+    al = allowed_of(entry)
+    threads = vmlib.vcpu_threads(name)
+    for vc in entry["vcpus"]:
+        i = vc["vcpu"]
+        if vc.get("tid") not in (None, 0) and vc["tid"] != threads.get(i):
+            return "%s vcpu %d: tid %r, thread 'CPU %d/TCG' is %r" % (
+                name, i, vc["tid"], i, threads.get(i))
+    for i, (pin, thr) in actual(name, nvcpus).items():
+        if pin != al[i] or thr != al[i]:
+            return ("%s vcpu %d: status allowed %s, virsh vcpupin %s, "
+                    "Cpus_allowed_list %s" % (
+                        name, i, vmlib.format_cpulist(al[i]),
+                        pin and vmlib.format_cpulist(pin),
+                        vmlib.format_cpulist(thr)))
+    return None
+
+
+def status_problem(entry, name, nvcpus, profile=None, mode=None):
+    """None if status entry @entry alone places every vCPU of @name as
+    asked: policy, a home inside each allowed set, a dedicated vCPU on
+    its home alone, a shared one inside its home's locality domain."""
     if entry is None:
         return "%s not in the status" % name
     if entry.get("error"):
@@ -219,7 +288,6 @@ def placement_problem(entry, name, nvcpus, profile=None, mode=None):
     if sorted(al) != list(range(nvcpus)):
         return "%s status vcpus %s, want 0..%d" % (name, sorted(al),
                                                   nvcpus - 1)
-    threads = vmlib.vcpu_threads(name)
     host = vmlib.host_cpus()
     for vc in entry["vcpus"]:
         i = vc["vcpu"]
@@ -232,39 +300,39 @@ def placement_problem(entry, name, nvcpus, profile=None, mode=None):
         if vc.get("home") not in a:
             return "%s vcpu %d: home %r not in allowed %s" % (
                 name, i, vc.get("home"), vc["allowed"])
-        if vc.get("tid") not in (None, 0) and vc["tid"] != threads.get(i):
-            return "%s vcpu %d: tid %r, thread 'CPU %d/TCG' is %r" % (
-                name, i, vc["tid"], i, threads.get(i))
+        if pol.get("mode") == "dedicated" and a != {vc["home"]}:
+            return "%s vcpu %d: dedicated, allowed %s, not its home %d" % (
+                name, i, vc["allowed"], vc["home"])
         loc = pol.get("locality")
         if pol.get("mode") == "shared" and TOPO and loc in TOPO and \
                 vc.get("home") in TOPO[loc] and not a <= TOPO[loc][vc["home"]]:
             return "%s vcpu %d: allowed %s not inside the %s of home %d (%s)" \
                 % (name, i, vc["allowed"], loc, vc["home"],
                    vmlib.format_cpulist(TOPO[loc][vc["home"]]))
-    for i, (pin, thr) in actual(name, nvcpus).items():
-        if pin != al[i] or thr != al[i]:
-            return ("%s vcpu %d: status allowed %s, virsh vcpupin %s, "
-                    "Cpus_allowed_list %s" % (
-                        name, i, vmlib.format_cpulist(al[i]),
-                        pin and vmlib.format_cpulist(pin),
-                        vmlib.format_cpulist(thr)))
     return None
 
 
-def wait_placed(d, vm, nvcpus=1, profile=None, mode=None, by_tick=None,
-                timeout=20):
+def wait_placed(d, vm, nvcpus=1, profile=None, mode=None,
+                when_listed=False, timeout=WAIT_S):
     """Waits until the status places @vm as asked and vcpupin and the
-    thread's Cpus_allowed_list both equal it.  With @by_tick, the VM must
-    first appear placed in a status of tick <= by_tick.  Returns the
-    status entry."""
+    thread's Cpus_allowed_list both equal it.  Returns the status entry.
+
+    With @when_listed, the first status seen that lists @vm with that
+    profile must already place it (status_problem()): a new VM, or one
+    whose policy changed, is placed in the very tick whose inventory
+    refresh finds it (its vCPUs are must-moves).  That is the daemon's
+    tick order, so it holds however slowly libvirt sends its events;
+    "within N ticks of virsh create" did not."""
     first = [None]
     why = [None]
 
     def pred(st):
         e = vm_entry(st, vm.name)
-        if first[0] is None and e is not None and e.get("vcpus") \
-                and all(vc.get("allowed") for vc in e["vcpus"]):
-            first[0] = st["tick"]
+        if first[0] is None and e is not None and (
+                profile is None or
+                (e.get("policy") or {}).get("profile") == profile):
+            first[0] = (st["tick"], status_problem(e, vm.name, nvcpus,
+                                                   profile, mode))
         try:
             why[0] = placement_problem(e, vm.name, nvcpus, profile, mode)
         except (OSError, RuntimeError, vmlib.VirshError) as ex:
@@ -275,10 +343,9 @@ def wait_placed(d, vm, nvcpus=1, profile=None, mode=None, by_tick=None,
         st, e = d.wait(pred, timeout, "%s placed" % vm.name)
     except Fail as ex:
         raise Fail("%s (last: %s)" % (ex, why[0]))
-    if by_tick is not None:
-        check(first[0] is not None and first[0] <= by_tick,
-              "%s first placed at tick %s, want <= %d" % (vm.name, first[0],
-                                                          by_tick))
+    if when_listed:
+        check(first[0][1] is None, "%s listed at tick %d before it was "
+              "placed: %s" % (vm.name, first[0][0], first[0][1]))
     return e
 
 
@@ -344,27 +411,26 @@ def test_harness(ctx):
 
 def test_place_on_start(ctx):
     """A VM started under a running daemon is placed as its policy says
-    within 2 ticks; vcpupin and Cpus_allowed_list equal the status."""
+    in the tick that first lists it; vcpupin and Cpus_allowed_list equal
+    the status."""
     ctx.need_daemon()
     d = ctx.daemon()
-    # Ticks count from when `virsh create` has returned.
     a = ctx.vm("start-bal", profile="balanced")
-    t0 = d.tick()
-    e = wait_placed(d, a, profile="balanced", mode="shared", by_tick=t0 + 2)
+    e = wait_placed(d, a, profile="balanced", mode="shared",
+                    when_listed=True)
     b = ctx.vm("start-ded", profile="dedicated")
-    t1 = d.tick()
     e = wait_placed(d, b, profile="dedicated", mode="dedicated",
-                    by_tick=t1 + 2)
+                    when_listed=True)
     vc = e["vcpus"][0]
     check(vmlib.parse_cpulist(vc["allowed"]) == {vc["home"]},
           "dedicated vcpu allowed %s, want only its home %s" % (
               vc["allowed"], vc["home"]))
-    # The placement holds while the guests boot and idle.
+    # Still placed as asked once the guests booted and idle.
     a.wait_ready()
     b.wait_ready()
     d.wait_ticks(2)
-    wait_placed(d, a, profile="balanced", timeout=5)
-    wait_placed(d, b, profile="dedicated", timeout=5)
+    wait_placed(d, a, profile="balanced", mode="shared")
+    wait_placed(d, b, profile="dedicated", mode="dedicated")
     d.stop_clean()
 
 
@@ -381,15 +447,21 @@ def test_metadata_change(ctx):
     wait_placed(d, a, profile="balanced", mode="shared")
 
     vmlib.set_policy(a.name, "dedicated")
-    t = d.tick()
     e = wait_placed(d, a, profile="dedicated", mode="dedicated",
-                    by_tick=t + 4)
+                    when_listed=True)
     ded = allowed_of(e)[0]
     check(len(ded) == 1, "dedicated vcpu allowed %s, want one PU" % ded)
 
     # off: the daemon leaves the affinity alone, the one it set itself
-    # (a) and one set by hand (o).
+    # (a) and one set by hand (o).  Until it has read "off" it may still
+    # move a (a busier host moves a dedicated vCPU to a quieter core):
+    # what a has in the first status that says off is what it keeps.
     vmlib.set_policy(a.name, "balanced", {"mode": "off"})
+    d.wait(lambda st: ((vm_entry(st, a.name) or {}).get("policy") or {})
+           .get("mode") == "off", WAIT_S, "%s mode off" % a.name)
+    ded, thr = actual(a.name, 1)[0]
+    check(ded == thr and len(ded) == 1, "%s when off was read: vcpupin %s, "
+          "thread %s, want one PU" % (a.name, ded, thr))
     st = d.wait_ticks(8)
     for vm, want in ((a, ded), (o, known)):
         pin, thr = actual(vm.name, 1)[0]
@@ -410,47 +482,56 @@ def test_metadata_change(ctx):
 
 
 def test_dedicated_exclusive(ctx):
-    """A dedicated VM's PU is used by no other managed vCPU."""
+    """A dedicated VM's PU is used by no other managed vCPU: in any one
+    state (read while paused), no shared vCPU may run on the PU the plan
+    gives the dedicated vCPU, since a shared vCPU on a PU the plan holds
+    exclusively must move in that very tick; twice, 4 ticks apart."""
     ctx.need_daemon()
     d = ctx.daemon()
     s = ctx.vm("excl-shared", profile="balanced")
     wait_placed(d, s, profile="balanced", mode="shared")
     ded = ctx.vm("excl-ded", profile="dedicated")
-    t = d.tick()
-    ctx.note("excl-ded created, status tick %d" % t)
     e = wait_placed(d, ded, profile="dedicated", mode="dedicated",
-                    by_tick=t + 2)
+                    when_listed=True)
     mine = allowed_of(e)[0]
     check(len(mine) == 1, "dedicated allowed %s, want one PU" % mine)
-
-    def disjoint(st):
-        for v in st["vms"]:
-            if v["name"] == ded.name or not v.get("vcpus"):
-                continue
-            if (v.get("policy") or {}).get("mode") == "off":
-                continue
-            for i, al in allowed_of(v).items():
-                if al & mine:
-                    return None
-        return True
-    try:
-        d.wait(disjoint, 10, "shared vCPUs off PU %s" %
-               vmlib.format_cpulist(mine))
-    except Fail:
-        st = d.status()
-        raise Fail("PU %s of dedicated %s still allowed to %s" % (
-            vmlib.format_cpulist(mine), ded.name,
-            [(v["name"], [vc["allowed"] for vc in v.get("vcpus") or []])
-             for v in st["vms"]]))
-    e = wait_placed(d, s, profile="balanced", mode="shared")
-    check(not (allowed_of(e)[0] & mine), "shared %s allowed %s overlaps "
-          "dedicated PU %s" % (s.name, allowed_of(e)[0], mine))
-    # Stable over a few ticks.
-    d.wait_ticks(4)
-    wait_placed(d, ded, profile="dedicated", timeout=5)
-    e = wait_placed(d, s, profile="balanced", timeout=5)
-    check(not (allowed_of(e)[0] & mine), "overlap after 4 ticks")
+    wait_placed(d, s, profile="balanced", mode="shared")
+    for _ in range(2):
+        with d.paused() as st:
+            exclusive_holds(d, st, ded, (s, ded))
+        d.wait_ticks(4)
     d.stop_clean()
+
+
+def exclusive_holds(d, st, ded, vms):
+    """In the paused status @st: the plan gives dedicated @ded one PU,
+    which no other managed vCPU may use; libvirt and the kernel agree
+    with the status for every VM of @vms."""
+    ex = d.ask("explain %s 0" % ded.name)
+    m = re.search(r"^plan: home CPU (\d+), allowed (\S+),", ex, re.M)
+    check(m, "no plan for %s:\n%s" % (ded.name, ex))
+    mine = vmlib.parse_cpulist(m.group(2))
+    check(mine == {int(m.group(1))}, "dedicated plan allowed %s, home %s"
+          % (m.group(2), m.group(1)))
+    for v in st["vms"]:
+        if v["name"] == ded.name or not v.get("vcpus") or \
+                (v.get("policy") or {}).get("mode") == "off":
+            continue
+        for i, al in allowed_of(v).items():
+            check(not (al & mine), "%s vCPU %d allowed %s, on PU %s the "
+                  "plan gives %s:\n%s" % (v["name"], i,
+                                         vmlib.format_cpulist(al),
+                                         m.group(2), ded.name, ex))
+    for vm in vms:
+        e = vm_entry(st, vm.name)
+        check(e is not None, "%s not in the status" % vm.name)
+        for i, (pin, thr) in actual(vm.name, len(e["vcpus"])).items():
+            al = allowed_of(e)[i]
+            check(pin == thr == al, "%s vCPU %d while paused: status %s, "
+                  "vcpupin %s, thread %s" % (vm.name, i, al, pin, thr))
+    if "(as planned)" in ex:
+        check(allowed_of(vm_entry(st, ded.name))[0] == mine,
+              "%s as planned, but status allowed %s" % (ded.name, mine))
 
 
 def test_invalid_metadata(ctx):
@@ -471,9 +552,9 @@ def test_invalid_metadata(ctx):
                         '</policy>', ("sometimes", "smt"))):
         inv0 = d.status()["invalid_metadata"]
         vmlib.set_policy(a.name, raw=raw)
-        st, _ = d.wait(lambda s: s["invalid_metadata"] > inv0, 10,
+        st, _ = d.wait(lambda s: s["invalid_metadata"] > inv0, WAIT_S,
                        "invalid_metadata > %d after %s" % (inv0, raw))
-        d.wait_ticks(3)
+        # logged in the refresh that counted it, before that status
         lines = [l for l in d.stderr().splitlines()
                  if a.name in l and any(w in l for w in words)]
         check(lines, "no stderr line naming %s and %s for %s" % (
@@ -485,7 +566,7 @@ def test_invalid_metadata(ctx):
         pin, thr = actual(a.name, 1)[0]
         check(pin == thr == before_a, "%s affinity vcpupin %s thread %s, "
               "want unchanged %s" % (a.name, pin, thr, before_a))
-        eb = wait_placed(d, b, profile="balanced", timeout=5)
+        eb = wait_placed(d, b, profile="balanced")
         check(allowed_of(eb)[0] == before_b, "%s moved from %s to %s" % (
             b.name, before_b, allowed_of(eb)[0]))
     # Valid again: managed again.
@@ -509,50 +590,47 @@ def test_libvirtd_restart(ctx):
     check(p.returncode == 0, "libvirt-restart.sh failed: %s" % p.stdout)
     check(os.path.exists("/proc/%d" % pid) and vmlib.is_running(a.name),
           "QEMU of %s did not survive the libvirtd restart" % a.name)
-    d.wait(lambda s: s["reconnects"] > r0 and s["connected"], 40,
+    d.wait(lambda s: s["reconnects"] > r0 and s["connected"], 2 * WAIT_S,
            "reconnects > %d and connected" % r0)
     d.wait_ticks(2)
     wait_placed(d, a, profile="balanced")
     b = ctx.vm("restart-new", profile="dedicated")
-    t = d.tick()
-    wait_placed(d, b, profile="dedicated", mode="dedicated", by_tick=t + 2)
+    wait_placed(d, b, profile="dedicated", mode="dedicated",
+                when_listed=True)
     d.stop_clean()
 
 
 def test_vm_destroyed(ctx):
-    """A VM destroyed while the daemon works: no crash, no error loop,
-    the VM leaves the status."""
+    """A VM destroyed while the daemon works: no crash, the VM leaves the
+    status, and no error loop: once the VMs are gone, neither the error
+    count nor the log grows."""
     ctx.need_daemon()
     d = ctx.daemon()
     a = ctx.vm("gone", profile="balanced")
     b = ctx.vm("stays", profile="balanced")
     wait_placed(d, a, profile="balanced")
     wait_placed(d, b, profile="balanced")
-    st = d.status()
-    e0, t0 = st["libvirt_errors"], d.tick()
-    lines0 = len(d.stderr().splitlines())
     vmlib.destroy(a.name)
     # Also one that goes away while it is still starting.
     c = ctx.vm("flash", profile="balanced")
     time.sleep(0.1)
     vmlib.destroy(c.name)
-    # count the 10 ticks from the last destroy: booting "flash" alone
-    # can take 10 ticks on a loaded 2-CPU host
-    t0 = d.tick()
-    st, _ = d.wait(lambda s: s["tick"] >= t0 + 10, 30, "10 ticks")
+    # Lookups racing a destroy may fail and be counted, as often as
+    # refreshes happened to race it: not a number to check.  A loop
+    # would go on once the daemon no longer lists the VMs.
+    st, _ = d.wait(lambda s: all(vm_entry(s, g) is None
+                                 for g in (a.name, c.name)), WAIT_S,
+                   "%s and %s gone from the status" % (a.name, c.name))
     check(d.alive(), "daemon died")
-    # A lookup racing the destroy may fail once or twice per VM; an
-    # error loop would grow every tick.
-    check(st["libvirt_errors"] - e0 <= 5, "libvirt_errors grew %d -> %d "
-          "in 10 ticks" % (e0, st["libvirt_errors"]))
+    e0, lines0 = st["libvirt_errors"], len(d.stderr().splitlines())
+    st = d.wait_ticks(10)
+    check(st["libvirt_errors"] == e0, "libvirt_errors still growing after "
+          "the VMs are gone: %d -> %d" % (e0, st["libvirt_errors"]))
+    grew = d.stderr().splitlines()[lines0:]
+    check(not grew, "stderr still growing after the VMs are gone (error "
+          "loop?): %r" % grew[:5])
     for gone in (a.name, c.name):
-        check(vm_entry(st, gone) is None, "%s still in the status" % gone)
-    grew = len(d.stderr().splitlines()) - lines0
-    check(grew <= 10, "stderr grew %d lines in 10 ticks (error loop?)" % grew)
-    d.wait_ticks(6)
-    check(d.status()["libvirt_errors"] == st["libvirt_errors"],
-          "libvirt_errors still growing after the VMs are gone: %d -> %d" % (
-              st["libvirt_errors"], d.status()["libvirt_errors"]))
+        check(vm_entry(st, gone) is None, "%s back in the status" % gone)
     wait_placed(d, b, profile="balanced")
     d.stop_clean()
 
@@ -568,12 +646,7 @@ def test_dryrun_testdriver(ctx):
                     str(n), str(nv), path], check=True)
     d = ctx.daemon("dry", uri="test://" + os.path.abspath(path),
                    extra=["--dry-run"])
-    first = d.tick()
-    time.sleep(5)
-    check(d.alive(), "daemon exited (rc %s)" % d.proc.returncode)
-    st = d.status()
-    check(st["tick"] >= first + 5, "ticks %d -> %d in 5 s at %d ms" % (
-        first, st["tick"], TICK_MS))
+    st = d.wait_ticks(5)
     check(st["connected"], "not connected")
     check(st["libvirt_errors"] == 0, "libvirt_errors %d" %
           st["libvirt_errors"])
@@ -621,7 +694,8 @@ def test_dryrun_live(ctx):
     known = host
     vmlib.set_vcpupin(a.name, 0, known)
     d = ctx.daemon("dry", extra=["--dry-run"])
-    st, e = d.wait(lambda s: vm_entry(s, a.name), 10, "%s listed" % a.name)
+    st, e = d.wait(lambda s: vm_entry(s, a.name), WAIT_S,
+                   "%s listed" % a.name)
     d.wait_ticks(6)
     pin, thr = actual(a.name, 1)[0]
     check(pin == thr == known, "dry run changed %s: vcpupin %s thread %s, "
@@ -636,26 +710,36 @@ def ask(sock, line):
 
 def test_socket_views(ctx):
     """The socket's status and metrics agree with `virsh vcpupin` for
-    real VMs; explain names the live affinity; `vcpuplacectl top` under
-    tmux shows every managed VM's name."""
+    real VMs, read while placement is paused (one state); every vCPU the
+    daemon moved is counted; explain names the live affinity; `vcpuplacectl
+    top` under tmux shows every managed VM's name."""
     ctx.need_daemon()
     d = ctx.daemon()
     a = ctx.vm("sock-bal", profile="balanced", vcpus=2)
     b = ctx.vm("sock-lat", profile="latency")
     wait_placed(d, a, nvcpus=2, profile="balanced")
     wait_placed(d, b, profile="latency")
-    d.wait_ticks(2)
-    st = json.loads(ask(d.sock, "status"))
-    mine = {v["name"]: v for v in st["vms"] if v["name"] in (a.name, b.name)}
-    check(len(mine) == 2, "socket status lacks a VM: %r" % list(mine))
-    for name, vm in mine.items():
-        pins = vmlib.vcpupin_live(name)
-        for c in vm["vcpus"]:
-            check(vmlib.parse_cpulist(c["allowed"]) == pins[c["vcpu"]],
-                  "%s vCPU %d: socket allowed %s, virsh vcpupin %s" % (
-                      name, c["vcpu"], c["allowed"],
-                      vmlib.format_cpulist(pins[c["vcpu"]])))
-    text = ask(d.sock, "metrics")
+    host = vmlib.host_cpus()
+    with d.paused() as st:
+        mine = {v["name"]: v for v in st["vms"]
+                if v["name"] in (a.name, b.name)}
+        check(len(mine) == 2, "socket status lacks a VM: %r" % list(mine))
+        for name, vm in mine.items():
+            pins = vmlib.vcpupin_live(name)
+            for c in vm["vcpus"]:
+                check(vmlib.parse_cpulist(c["allowed"]) == pins[c["vcpu"]],
+                      "%s vCPU %d: socket allowed %s, virsh vcpupin %s" % (
+                          name, c["vcpu"], c["allowed"],
+                          vmlib.format_cpulist(pins[c["vcpu"]])))
+                # QEMU starts every vCPU on all host CPUs, and only the
+                # daemon pins here: any other set is a move of its own
+                check(c["reason"] != "none" or
+                      vmlib.parse_cpulist(c["allowed"]) == host,
+                      "%s vCPU %d on %s, yet no move by vcpuplace: %r" % (
+                          name, c["vcpu"], c["allowed"], c))
+        text = ask(d.sock, "metrics")     # after the status: counts grow
+        pins = vmlib.vcpupin_live(a.name)
+        ex = ask(d.sock, "explain %s 1" % a.name)
     series = {}
     for line in text.splitlines():
         if line.startswith("vcpuplace_vcpu_runqueue_delay_seconds{"):
@@ -671,11 +755,17 @@ def test_socket_views(ctx):
                if v["policy"]["mode"] != "off")
     check(managed == want, "metrics: %g managed vCPUs, status %d" % (
         managed, want))
+    # Placed is not moved: a vCPU whose live affinity already is its
+    # plan (a balanced VM on a one-LLC host: all CPUs) is never pinned.
+    # Each vCPU whose last move is not "none" was pinned once at least,
+    # or its pin failed (the reason is chosen before the pin).
     moves = sum(float(l.split()[-1]) for l in text.splitlines()
                 if l.startswith("vcpuplace_moves_total{"))
-    check(moves >= 3, "metrics: %g moves for 3 placed vCPUs" % moves)
-    pins = vmlib.vcpupin_live(a.name)
-    ex = ask(d.sock, "explain %s 1" % a.name)
+    moved = sum(c["reason"] != "none" for v in st["vms"]
+                for c in v["vcpus"])
+    check(moves + st["pins_failed"] >= moved, "metrics: %g moves and %d "
+          "failed pins for %d vCPUs moved by vcpuplace" % (
+              moves, st["pins_failed"], moved))
     check(("live: allowed %s" % vmlib.format_cpulist(pins[1])) in ex,
           "explain disagrees with vcpupin %s:\n%s" % (
               vmlib.format_cpulist(pins[1]), ex))
@@ -683,17 +773,21 @@ def test_socket_views(ctx):
     session = "vpit%d" % os.getpid()
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160",
                     "-y", "50", ctl, "top", "--socket", d.sock], check=True)
+    names = [v["name"] for v in st["vms"] if v["policy"]["mode"] != "off"]
+    screen = [""]
+
+    def shows_all(s):
+        screen[0] = subprocess.run(["tmux", "capture-pane", "-p", "-t",
+                                    session], capture_output=True,
+                                   text=True).stdout
+        return all(n in screen[0] for n in names)
     try:
-        time.sleep(2)
-        screen = subprocess.run(["tmux", "capture-pane", "-p", "-t",
-                                 session], capture_output=True,
-                                text=True).stdout
+        try:
+            d.wait(shows_all, WAIT_S, "top showing %s" % names)
+        except Fail as e:
+            raise Fail("%s:\n%s" % (e, screen[0]))
         with open(os.path.join(ctx.rundir, "top.txt"), "w") as f:
-            f.write(screen)
-        for v in st["vms"]:
-            if v["policy"]["mode"] != "off":
-                check(v["name"] in screen, "top does not show %s:\n%s" % (
-                    v["name"], screen))
+            f.write(screen[0])
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session],
                        capture_output=True)
@@ -728,13 +822,8 @@ def test_kernel_hints(ctx):
         "halt_wakeup": 10, "halt_wake_home": 9, "halt_wake_smt_busy": 1,
         "halt_wake_migrated": 2})
     d = ctx.daemon(extra=["--kvm-debugfs", root])
-    e = wait_placed(d, vm, nvcpus=2, profile="balanced")
-    d.wait_ticks(2)
-    e = vm_entry(d.status(), vm.name)
-    for c in e["vcpus"]:
-        got = fd.hints(root, pid, c["vcpu"])
-        check(got and got[-1] == str(c["home"]), "vCPU %d: hints %r, "
-              "home %r" % (c["vcpu"], got, c["home"]))
+    wait_placed(d, vm, nvcpus=2, profile="balanced")
+    hints_follow(d, vm, root, pid, "balanced")
     text = ask(d.sock, "metrics")
     check(metric(text, "vcpuplace_kernel_mode", mode="kernel-hint") == 1,
           "kernel mode not kernel-hint")
@@ -745,30 +834,48 @@ def test_kernel_hints(ctx):
     fd.write_stats(root, pid, 1, {"halt_wakeup": 30, "halt_wake_home": 27,
                                   "halt_wake_smt_busy": 1,
                                   "halt_wake_migrated": 3})
-    d.wait_ticks(2)
-    text = ask(d.sock, "metrics")
-    check(metric(text, "vcpuplace_vcpu_wake_home_total", vm=vm.name,
-                 vcpu="1") == 27, "wake_home not re-read")
-    check(metric(text, "vcpuplace_vcpu_wake_migrated_total", vm=vm.name,
+    # read every tick: wait for it, a fixed number of ticks guesses
+    text = [None]
+
+    def reread(st):
+        text[0] = ask(d.sock, "metrics")
+        return metric(text[0], "vcpuplace_vcpu_wake_home_total", vm=vm.name,
+                      vcpu="1") == 27
+    d.wait(reread, WAIT_S, "wake_home of vCPU 1 re-read as 27")
+    check(metric(text[0], "vcpuplace_vcpu_wake_migrated_total", vm=vm.name,
                  vcpu="1") == 3, "wake_migrated not re-read")
     # a new policy moves the vCPUs: the hints follow the new homes
     vmlib.set_policy(vm.name, "dedicated")
-    e = wait_placed(d, vm, nvcpus=2, profile="dedicated", mode="dedicated")
-    d.wait_ticks(2)
-    e = vm_entry(d.status(), vm.name)
-    for c in e["vcpus"]:
-        got = fd.hints(root, pid, c["vcpu"])
-        check(got[-1] == str(c["home"]), "after dedicated, vCPU %d: hints "
-              "%r, home %r" % (c["vcpu"], got, c["home"]))
+    wait_placed(d, vm, nvcpus=2, profile="dedicated", mode="dedicated")
+    hints_follow(d, vm, root, pid, "dedicated")
     vmlib.set_policy(vm.name, "balanced", {"mode": "off"})
     d.wait(lambda st: (vm_entry(st, vm.name) or {}).get("policy", {})
-           .get("mode") == "off", 10, "mode off")
-    d.wait_ticks(2)
-    for i in (0, 1):
-        got = fd.hints(root, pid, i)
-        check(got[-1] == "-1", "mode off: vCPU %d hints %r" % (i, got))
+           .get("mode") == "off", WAIT_S, "mode off")
+    got = {}
+
+    def cleared(st):
+        for i in (0, 1):
+            got[i] = fd.hints(root, pid, i)
+        return all(h and h[-1] == "-1" for h in got.values())
+    try:
+        d.wait(cleared, WAIT_S, "hints cleared")
+    except Fail as e:
+        raise Fail("mode off: %s: hints %r" % (e, got))
     check("kernel support: kernel-hint" in d.stderr(), "log lacks the mode")
     d.stop_clean()
+
+
+def hints_follow(d, vm, root, pid, what):
+    """While paused (one state): each vCPU's last wake hint is the home
+    the status shows; the daemon writes it in the tick that places it."""
+    import fake_debugfs as fd
+    with d.paused() as st:
+        e = vm_entry(st, vm.name)
+        check(e is not None, "%s not in the status" % vm.name)
+        for c in e["vcpus"]:
+            got = fd.hints(root, pid, c["vcpu"])
+            check(got and got[-1] == str(c["home"]), "%s, vCPU %d: hints "
+                  "%r, home %r" % (what, c["vcpu"], got, c["home"]))
 
 
 TESTS = [test_harness, test_place_on_start, test_metadata_change,

@@ -176,7 +176,7 @@ class VM:
         except FileNotFoundError:
             return ""
 
-    def wait_ready(self, timeout=60):
+    def wait_ready(self, timeout=180):
         """Waits for "VPGUEST READY" on the console; raises on timeout
         or when the domain stops."""
         end = time.monotonic() + timeout
@@ -214,7 +214,7 @@ def guest_copy(guestdir, rundir):
 
 
 def start_vm(name, guestdir, rundir, vcpus=1, work="idle", metadata=None,
-             persistent=False, wait=True, timeout=60):
+             persistent=False, wait=True, timeout=180):
     """Creates and starts vptest-NAME (prefix added if missing).
     @metadata: policy element text (policy_xml()), or None.  Transient
     unless @persistent (then defined, started, undefined by destroy()).
