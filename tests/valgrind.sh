@@ -15,23 +15,73 @@ valgrind --error-exitcode=99 --leak-check=full \
     --policies policies --status-file "$tmp/st.json" \
     --socket "$tmp/s.sock" 2>"$tmp/err" &
 pid=$!
-sleep 8
-python3 - "$tmp/s.sock" <<'PY'
-import socket, sys
-for req in (b"status\n", b"metrics\n", b"explain vptest-td-0001 1\n",
-            b"help\n", b"reload\n", b"bogus\n", b"\x00\xff\n", b"x" * 3000,
-            b"policy vptest-td-0003 latency\n", b"explain nosuch 0\n"):
+# No fixed sleeps: under valgrind on a loaded machine the daemon may take
+# any time to start.  Wait (at most 5 minutes: only a hang) until its
+# socket lists the 20 VMs, send the requests, then wait until each
+# reload (the socket's, then SIGHUP's) is counted before stopping it.
+if python3 - "$tmp/s.sock" "$pid" <<'PY'
+import json, os, re, signal, socket, sys, time
+sock, pid = sys.argv[1], int(sys.argv[2])
+end = time.monotonic() + 300
+
+def ask(req):
     s = socket.socket(socket.AF_UNIX)
-    s.settimeout(30)
-    s.connect(sys.argv[1])
+    s.settimeout(60)
+    s.connect(sock)
     s.sendall(req)
-    while s.recv(65536):
-        pass
+    out = b""
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        out += b
     s.close()
+    return out.decode("utf-8", "replace")
+
+def wait(what, pred):
+    while True:
+        try:
+            if pred():
+                return
+        except (OSError, ValueError):
+            pass
+        if time.monotonic() > end:
+            sys.exit("valgrind: not within 300 s: %s" % what)
+        try:        # the daemon must still be there (not a zombie)
+            with open("/proc/%d/stat" % pid) as f:
+                alive = f.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            alive = False
+        if not alive:
+            sys.exit("valgrind: the daemon exited while waiting for %s"
+                     % what)
+        time.sleep(0.2)
+
+def reloads():
+    m = re.search(r"^vcpuplace_reloads_total (\S+)$", ask(b"metrics\n"),
+                  re.M)
+    return float(m.group(1))
+
+wait("20 VMs on the socket",
+     lambda: len(json.loads(ask(b"status\n"))["vms"]) == 20)
+for req in (b"status\n", b"metrics\n", b"explain vptest-td-0001 1\n",
+            b"help\n", b"pause\n", b"resume\n", b"reload\n", b"bogus\n",
+            b"\x00\xff\n", b"x" * 3000,
+            b"policy vptest-td-0003 latency\n", b"explain nosuch 0\n"):
+    ask(req)
+wait("the socket's reload", lambda: reloads() >= 1)
+os.kill(pid, signal.SIGHUP)
+wait("SIGHUP's reload", lambda: reloads() >= 2)
 PY
-kill -HUP "$pid"
-sleep 4
-kill -TERM "$pid"
+then
+	kill -TERM "$pid"
+else
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" || true
+	echo "valgrind: FAIL (see above)"
+	cat "$tmp/err"
+	exit 1
+fi
 rc=0
 wait "$pid" || rc=$?
 vms=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['vms']))" "$tmp/st.json")
