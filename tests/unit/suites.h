@@ -1,4 +1,4 @@
-/* suites.h - one Check suite per file of the placement core. */
+/* suites.h - one Check suite per tested file of daemon/, by layer. */
 #ifndef SUITES_H
 #define SUITES_H
 
@@ -16,5 +16,7 @@ Suite *plan_suite(void);
 Suite *policy_suite(void);
 Suite *policy_xml_suite(void);
 Suite *kvm_iface_suite(void);
+Suite *qemu_suite(void);
+Suite *command_suite(void);
 
 #endif /* SUITES_H */
