@@ -18,7 +18,8 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
-SYSCONFDIR ?= $(PREFIX)/etc
+# /usr is the distribution's prefix, and its configuration lives in /etc
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 RUNSTATEDIR ?= /run
 DOCDIR ?= $(PREFIX)/share/doc/vcpuplace
 # systemd looks in /usr/local/lib/... too, so these follow PREFIX.
