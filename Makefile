@@ -196,6 +196,7 @@ check-socket: $(B)/vcpuplaced $(B)/vcpuplacectl $(B)/asan/vcpuplaced \
 check-cli: $(B)/vcpuplacectl
 	sh tests/cli/run.sh $(B)/vcpuplacectl
 	sh tests/cli/policy.sh $(B)/vcpuplacectl
+	sh tests/cli/options.sh $(B)/vcpuplacectl
 
 bench-daemon: $(B)/vcpuplaced
 	sh bench/daemon_bench.sh $(B)/vcpuplaced 60 200 4
