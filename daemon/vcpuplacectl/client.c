@@ -51,7 +51,7 @@ connect_daemon(const char *path)
 }
 
 int
-ctl_request(const char *path, const char *line, char **ret)
+client_request(const char *path, const char *line, char **ret)
 {
 	size_t len = 0, cap = 65536;
 	char *buf;

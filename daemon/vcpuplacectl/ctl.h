@@ -50,13 +50,15 @@ int ctl_policy_set(const struct ctl_opts *o, int argc, char **argv);
  * cannot be reached, and -EINVAL (after printing it) when the daemon
  * answered "error: ...".
  */
-int ctl_request(const char *path, const char *line, char **ret);
+int client_request(const char *path, const char *line, char **ret);
 
-/* ctl_status.c: status, metrics, explain (VM VCPU), reload */
+/* ctl_status.c: status, metrics, explain (VM VCPU), reload, pause, resume */
 int ctl_status(const struct ctl_opts *o, int argc, char **argv);
 int ctl_metrics(const struct ctl_opts *o, int argc, char **argv);
 int ctl_explain(const struct ctl_opts *o, int argc, char **argv);
 int ctl_reload(const struct ctl_opts *o, int argc, char **argv);
+int ctl_pause(const struct ctl_opts *o, int argc, char **argv);
+int ctl_resume(const struct ctl_opts *o, int argc, char **argv);
 
 /* ctl_top.c: the live full-screen view */
 int ctl_top(const struct ctl_opts *o, int argc, char **argv);

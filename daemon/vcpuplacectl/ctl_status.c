@@ -1,7 +1,7 @@
 /*
- * ctl_status.c - vcpuplacectl status, metrics, explain and reload: the
- * daemon's socket answers, printed for people (status as a table) or
- * passed through (metrics, explain, status --json).
+ * ctl_status.c - vcpuplacectl status, metrics, explain, reload, pause and
+ * resume: the daemon's socket answers, printed for people (status as a
+ * table) or passed through (metrics, explain, status --json).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +17,7 @@ pass_through(const char *sock, const char *line)
 {
 	char *text;
 
-	if (ctl_request(sock, line, &text) < 0)
+	if (client_request(sock, line, &text) < 0)
 		return 1;
 	fputs(text, stdout);
 	free(text);
@@ -38,6 +38,23 @@ ctl_reload(const struct ctl_opts *o, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	return pass_through(o->socket, "reload");
+}
+
+/* Holds every placement as it is, until resume (root). */
+int
+ctl_pause(const struct ctl_opts *o, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return pass_through(o->socket, "pause");
+}
+
+int
+ctl_resume(const struct ctl_opts *o, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return pass_through(o->socket, "resume");
 }
 
 int
@@ -130,7 +147,7 @@ ctl_status(const struct ctl_opts *o, int argc, char **argv)
 	(void)argv;
 	if (o->json)
 		return pass_through(o->socket, "status");
-	if (ctl_request(o->socket, "status", &text) < 0)
+	if (client_request(o->socket, "status", &text) < 0)
 		return 1;
 	st = json_tokener_parse(text);
 	free(text);

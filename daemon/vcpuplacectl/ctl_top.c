@@ -464,7 +464,7 @@ loop(const char *sock, int once)
 		json_object *st = NULL;
 		char *text;
 
-		if (ctl_request(sock, "status", &text) == 0) {
+		if (client_request(sock, "status", &text) == 0) {
 			st = json_tokener_parse(text);
 			free(text);
 		}
@@ -505,7 +505,7 @@ ctl_top(const struct ctl_opts *o, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	/* fail before taking the screen, so the error stays readable */
-	if (ctl_request(o->socket, "status", &text) < 0)
+	if (client_request(o->socket, "status", &text) < 0)
 		return 1;
 	free(text);
 	setlocale(LC_ALL, "");

@@ -84,6 +84,8 @@ static const struct ctl_command {
 	{ "metrics", O(OPT_SOCKET), 0, "", 0, 0, ctl_metrics },
 	{ "explain", O(OPT_SOCKET), 0, "VM VCPU", 2, 2, ctl_explain },
 	{ "reload", O(OPT_SOCKET), 0, "", 0, 0, ctl_reload },
+	{ "pause", O(OPT_SOCKET), 0, "", 0, 0, ctl_pause },
+	{ "resume", O(OPT_SOCKET), 0, "", 0, 0, ctl_resume },
 	{ "top", O(OPT_SOCKET) | O(OPT_FRAMES), 0, "", 0, 0, ctl_top },
 };
 #define NCOMMANDS	(int)(sizeof(commands) / sizeof(commands[0]))
