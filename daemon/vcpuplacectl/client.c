@@ -1,5 +1,5 @@
 /*
- * ctl_sock.c - vcpuplacectl's side of the control socket: one request
+ * client.c - vcpuplacectl's side of the control socket: one request
  * line, read the answer to EOF, and errors an operator can act on.
  */
 #include <errno.h>

@@ -1,8 +1,10 @@
 /*
- * daemon.h - vcpuplaced: the state of the daemon (one struct, passed by
- * pointer) and the adapters around the pure core, grouped by file.
+ * daemon.h - vcpuplaced: the state of the service (one struct, passed by
+ * pointer) and the functions of daemon/vcpuplaced/, grouped by file.
+ * The adapters it drives (daemon/host/) have headers and state of their
+ * own and never see this struct.
  *
- * The tick reads like the design: sampler_read(); virt_refresh();
+ * The tick reads like the design: inventory_refresh(); load_update();
  * tick_plan(); actuate_apply(); status_write().
  */
 #ifndef DAEMON_H
