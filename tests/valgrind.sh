@@ -20,7 +20,9 @@ python3 - "$tmp/s.sock" <<'PY'
 import socket, sys
 for req in (b"status\n", b"metrics\n", b"explain vptest-td-0001 1\n",
             b"help\n", b"reload\n", b"bogus\n", b"\x00\xff\n", b"x" * 3000,
-            b"policy vptest-td-0003 latency\n", b"explain nosuch 0\n"):
+            b"policy vptest-td-0003 latency\n", b"explain nosuch 0\n",
+            b"pause\n", b"status\n", b"resume\n",
+            b"policy vptest-td-0004 nosuch\n", b"explain a vm with blanks 0\n"):
     s = socket.socket(socket.AF_UNIX)
     s.settimeout(30)
     s.connect(sys.argv[1])
