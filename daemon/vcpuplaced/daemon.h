@@ -123,6 +123,7 @@ struct vp_counters {
 	unsigned long pins_failed;
 	unsigned long vanished;		/* VM gone between plan and pin */
 	unsigned long plan_probes;
+	unsigned long plan_failures;	/* rounds that kept every placement */
 	uint64_t plan_ns_last;
 	uint64_t plan_ns_ring[256];	/* last 256 ticks, for p50/p99 */
 	unsigned long plan_hist[VP_PLAN_BUCKETS];	/* non-cumulative */
@@ -206,6 +207,7 @@ struct vp_daemon {
 	int plan_n;
 	unsigned long plan_gen;
 	struct vp_cpuset plan_busy;
+	int plan_error;			/* the last round's, 0 or -errno */
 
 	/* host load */
 	struct vp_load load;

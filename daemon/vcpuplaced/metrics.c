@@ -312,6 +312,9 @@ write_counters(const struct vp_daemon *d, FILE *f)
 	single(f, "vcpuplace_scan_probes_total", "counter", "PUs probed by "
 	    "the planner's scans (one probe: one PU's state looked at).",
 	    (double)d->c.plan_probes);
+	single(f, "vcpuplace_plan_failures_total", "counter", "Planning "
+	    "rounds that failed and kept every placement (the log says why, "
+	    "once per cause).", (double)d->c.plan_failures);
 	family(f, "vcpuplace_moves_total", "counter", "vCPU pins applied, by "
 	    "the reason of the new home.");
 	for (r = 1; r < VP_REASON_COUNT; r++)

@@ -8,7 +8,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <syslog.h>
+#include <string.h>
 
 #include "vcpuplaced/daemon.h"
 
@@ -230,24 +230,43 @@ settle_replace(struct vp_daemon *d)
 	}
 }
 
+/*
+ * A failed round keeps every placement.  It is counted each time, but
+ * logged once per change of cause (a host that stays out of memory
+ * would otherwise log four lines a second), and once when it recovers.
+ */
+static void
+note_plan_result(struct vp_daemon *d, int r)
+{
+	if (r < 0)
+		d->c.plan_failures++;
+	if (r == d->plan_error)
+		return;
+	if (r == -EINVAL)
+		log_msg(LOG_ERR, "planning failed: no PU is left for VMs "
+		    "(--reserve %s) or a VM has more vCPUs than the host "
+		    "model holds; keeping every placement",
+		    d->reserve_list ? d->reserve_list : "none");
+	else if (r < 0)
+		log_msg(LOG_ERR, "planning failed: %s; keeping every "
+		    "placement", strerror(-r));
+	else
+		log_msg(LOG_NOTICE, "planning works again");
+	d->plan_error = r;
+}
+
 void
 tick_plan(struct vp_daemon *d)
 {
 	uint64_t t0 = clock_now_ns();
+	int r;
 
-	if (replan(d) < 0) {
-		log_msg(LOG_ERR, "planning failed (no PU left after "
-		    "--reserve?), keeping every placement");
-		goto out;
+	if ((r = replan(d)) == 0) {
+		warn_unfit(d);
+		if ((r = choose_moves(d, t0)) == 0)
+			settle_replace(d);
 	}
-	warn_unfit(d);
-	if (choose_moves(d, t0) < 0) {
-		log_msg(LOG_ERR, "out of memory choosing moves, keeping "
-		    "every placement");
-		goto out;
-	}
-	settle_replace(d);
-out:
+	note_plan_result(d, r);
 	d->c.plan_ns_last = clock_now_ns() - t0;
 	d->c.plan_ns_ring[d->c.ticks % 256] = d->c.plan_ns_last;
 	metrics_observe_plan(d, d->c.plan_ns_last);
