@@ -20,5 +20,6 @@ Suite *policy_xml_suite(void);
 Suite *kvm_iface_suite(void);
 Suite *qemu_suite(void);
 Suite *command_suite(void);
+Suite *tick_suite(void);
 
 #endif /* SUITES_H */
