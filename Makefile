@@ -73,7 +73,7 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/*.c tests/unit/*/*.c))
 obj = $(patsubst %.c,$(1)/%.o,$(2))
 LIBS_ALL = $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) $(LIB_VIRT) $(LIB_SYSTEMD)
 
-.PHONY: all check check-unit check-asan check-cli check-socket \
+.PHONY: all check check-build check-unit check-asan check-cli check-socket \
 	check-systemd check-layering check-valgrind deps install uninstall \
 	clean bench-scan bench-daemon demo demo-run
 all: $(B)/vcpuplacectl $(B)/vcpuplaced $(B)/test-unit $(B)/bench-scan
@@ -156,10 +156,17 @@ deps:
 # kvm-check extracts Debian's linux-source-6.12, applies the series and
 # compiles the objects each patch touches (about 6 minutes the first time,
 # cached in kvm-patches/build/ after that).
+#
+# `make -j check` builds in parallel, then runs the suites one after the
+# other: they share libvirtd, the socket tests' timeouts and two CPUs.
+CHECKS := check-layering check-unit check-asan check-cli check-socket \
+	check-systemd check-valgrind kvm-check check-sim check-integration
 check: deps
-	$(MAKE) check-layering check-unit check-asan check-cli check-socket \
-		check-systemd check-valgrind kvm-check check-sim \
-		check-integration
+	$(MAKE) check-build
+	$(MAKE) -j1 $(CHECKS)
+
+check-build: all $(B)/asan/test-unit $(B)/asan/vcpuplaced \
+		$(B)/asan/vcpuplacectl $(B)/vcpuplace-sim
 
 # The layers as the linker sees them: the core pure (libc only, no I/O),
 # adapters that neither log nor reach up, main.o imported by nothing.
