@@ -18,7 +18,8 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
-SYSCONFDIR ?= $(PREFIX)/etc
+# /usr is the distribution's prefix, and its configuration lives in /etc
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 RUNSTATEDIR ?= /run
 DOCDIR ?= $(PREFIX)/share/doc/vcpuplace
 # systemd looks in /usr/local/lib/... too, so these follow PREFIX.
@@ -72,7 +73,7 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/*.c tests/unit/*/*.c))
 obj = $(patsubst %.c,$(1)/%.o,$(2))
 LIBS_ALL = $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) $(LIB_VIRT) $(LIB_SYSTEMD)
 
-.PHONY: all check check-unit check-asan check-cli check-socket \
+.PHONY: all check check-build check-unit check-asan check-cli check-socket \
 	check-systemd check-layering check-valgrind deps install uninstall \
 	clean bench-scan bench-daemon demo demo-run
 all: $(B)/vcpuplacectl $(B)/vcpuplaced $(B)/test-unit $(B)/bench-scan
@@ -155,10 +156,17 @@ deps:
 # kvm-check extracts Debian's linux-source-6.12, applies the series and
 # compiles the objects each patch touches (about 6 minutes the first time,
 # cached in kvm-patches/build/ after that).
+#
+# `make -j check` builds in parallel, then runs the suites one after the
+# other: they share libvirtd, the socket tests' timeouts and two CPUs.
+CHECKS := check-layering check-unit check-asan check-cli check-socket \
+	check-systemd check-valgrind kvm-check check-sim check-integration
 check: deps
-	$(MAKE) check-layering check-unit check-asan check-cli check-socket \
-		check-systemd check-valgrind kvm-check check-sim \
-		check-integration
+	$(MAKE) check-build
+	$(MAKE) -j1 $(CHECKS)
+
+check-build: all $(B)/asan/test-unit $(B)/asan/vcpuplaced \
+		$(B)/asan/vcpuplacectl $(B)/vcpuplace-sim
 
 # The layers as the linker sees them: the core pure (libc only, no I/O),
 # adapters that neither log nor reach up, main.o imported by nothing.
@@ -195,6 +203,7 @@ check-socket: $(B)/vcpuplaced $(B)/vcpuplacectl $(B)/asan/vcpuplaced \
 check-cli: $(B)/vcpuplacectl
 	sh tests/cli/run.sh $(B)/vcpuplacectl
 	sh tests/cli/policy.sh $(B)/vcpuplacectl
+	sh tests/cli/options.sh $(B)/vcpuplacectl
 
 bench-daemon: $(B)/vcpuplaced
 	sh bench/daemon_bench.sh $(B)/vcpuplaced 60 200 4

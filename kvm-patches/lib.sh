@@ -39,9 +39,8 @@ kp_ensure_pkgs() {
 	[ ${#missing[@]} -eq 0 ] && return 0
 	kp_log "installing: ${missing[*]}"
 	[ "$(id -u)" -eq 0 ] || kp_die "need root to apt-get install ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq >/dev/null
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+	# the project's one installer: it waits for apt's lock
+	sh "$KP/../tests/deps.sh" "${missing[@]}" >/dev/null ||
 		kp_die "apt-get install failed"
 }
 

@@ -79,7 +79,7 @@ fi
 # 3. the service does not need main.o
 main_defs=$(defined "$b/daemon/vcpuplaced/main.o")
 if [ "$main_defs" != "main" ]; then
-	echo "layering: main.o exports more than main():" $main_defs >&2
+	echo "layering: main.o exports more than main():" "$main_defs" >&2
 	fail=1
 fi
 

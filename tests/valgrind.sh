@@ -5,7 +5,7 @@
 # memcheck error and on definitely or indirectly lost memory.
 set -eu
 DAEMON=$1
-command -v valgrind >/dev/null || apt-get install -y -qq valgrind
+command -v valgrind >/dev/null || sh "$(dirname "$0")/deps.sh" valgrind
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 tests/integration/gen_testdriver.py 20 4 "$tmp/td.xml" >/dev/null
@@ -65,9 +65,11 @@ def reloads():
 wait("20 VMs on the socket",
      lambda: len(json.loads(ask(b"status\n"))["vms"]) == 20)
 for req in (b"status\n", b"metrics\n", b"explain vptest-td-0001 1\n",
-            b"help\n", b"pause\n", b"resume\n", b"reload\n", b"bogus\n",
-            b"\x00\xff\n", b"x" * 3000,
-            b"policy vptest-td-0003 latency\n", b"explain nosuch 0\n"):
+            b"help\n", b"reload\n", b"bogus\n", b"\x00\xff\n", b"x" * 3000,
+            b"policy vptest-td-0003 latency\n", b"explain nosuch 0\n",
+            b"pause\n", b"status\n", b"resume\n",
+            b"policy vptest-td-0004 nosuch\n",
+            b"explain a vm with blanks 0\n"):
     ask(req)
 wait("the socket's reload", lambda: reloads() >= 1)
 os.kill(pid, signal.SIGHUP)

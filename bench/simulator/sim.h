@@ -3,7 +3,7 @@
  * that defines them.
  *
  * A discrete-event model of one KVM host.  The PUs come from an hwloc
- * XML file through daemon/hwtopo.c; the vCPU threads of the simulated
+ * XML file through daemon/host/hwtopo.c; the vCPU threads of the simulated
  * VMs run on them with run queues, time slices, SMT yield, cache
  * warm-up and scan costs.  Each strategy is only a wake-up decision
  * (plus, for daemon and vcpuplace, the planner's homes and allowed

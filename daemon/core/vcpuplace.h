@@ -553,4 +553,115 @@ void plan_free(struct vp_plan *p);
 static inline void plan_free_p(struct vp_plan **p) { plan_free(*p); }
 #define _cleanup_plan_ __attribute__((cleanup(plan_free_p)))
 
+/* ---------------------------------------------------------------- */
+/* churn.c: which of the plan's moves a tick applies */
+
+/*
+ * A live pin costs ~4 ms (measured) and leaves the vCPU on a cold
+ * cache, so a move the plan wants is made only for a reason, and only
+ * a few per tick.  Defaults, for a 250 ms tick:
+ */
+/* a plan must differ 2 ticks in a row (0.5 s) before a vCPU follows it:
+ * one tick of host load is noise, and would move it there and back */
+#define VP_CHURN_HYSTERESIS_TICKS	2
+/* 5 s (20 ticks) between two moves of one vCPU: a vCPU whose plan
+ * flips with the host's load pays at most one pin and one cold cache
+ * per 5 s */
+#define VP_CHURN_COOLDOWN_NS	(5ULL * 1000000000)
+/* 16 pins x 4 ms = 64 ms, a quarter of a 250 ms tick */
+#define VP_CHURN_MOVE_BUDGET	16
+
+/* The tunables of the rules.  Plain data: copy it, change it. */
+struct vp_churn_rules {
+	unsigned int hysteresis_ticks;	/* 0 or 1: follow the plan at once */
+	uint64_t cooldown_ns;
+	unsigned int move_budget;	/* pins per tick, must-moves included */
+};
+
+/*
+ * What the must-move rule looks at, all borrowed from the caller for the
+ * call: the model, the host's reserved PUs (an empty set when none, never
+ * NULL) and the plan's shared pool (struct vp_plan.shared_pool).  Every
+ * PU of the model in neither set belongs to one VM exclusively.
+ */
+struct vp_churn_host {
+	const struct vp_topo *topo;
+	const struct vp_cpuset *reserved;
+	const struct vp_cpuset *shared_pool;
+};
+
+enum vp_churn_verdict {
+	VP_CHURN_UNCHANGED,	/* the live affinity is the plan's */
+	VP_CHURN_WAIT,		/* differs: hysteresis or cooldown holds it */
+	VP_CHURN_MAY,		/* differs long enough, cooled down: moves
+				 * when the budget allows */
+	VP_CHURN_MUST,		/* broken affinity, new VM or new policy:
+				 * moves now, before any may-move */
+};
+
+/*
+ * One vCPU as the rules see it.  The caller fills the inputs and keeps
+ * pending_ticks and last_move_ns between ticks (the rules never reset
+ * pending_ticks after a move: whoever applies the move does, as it sets
+ * last_move_ns).  Invariant: after churn_classify(), pending_ticks is 0
+ * when the live affinity equals the plan.
+ */
+struct vp_churn_vcpu {
+	const struct vp_cpuset *affinity;	/* live; borrowed */
+	const struct vp_cpuset *planned;	/* the plan's; borrowed */
+	unsigned int pending_ticks;	/* in/out: ticks the plan differed */
+	uint64_t last_move_ns;		/* 0 never; on the clock of now_ns */
+	bool urgent;			/* new VM or policy: move now */
+	enum vp_churn_verdict verdict;	/* out: churn_classify() */
+	bool move;			/* out: churn_pick() took it */
+};
+
+/* Fills @ret with the VP_CHURN_* defaults above. */
+void churn_rules_default(struct vp_churn_rules *ret);
+/*
+ * True when @affinity breaks a rule whatever the plan prefers: it is
+ * empty, holds a PU the model does not have (offline), holds only
+ * reserved PUs, or holds a PU that is outside @planned and belongs to
+ * another VM exclusively.
+ */
+bool churn_affinity_broken(const struct vp_churn_host *h,
+    const struct vp_cpuset *affinity, const struct vp_cpuset *planned);
+/*
+ * Classifies @v for the tick at @now_ns, sets v->verdict and returns it.
+ * Counts v->pending_ticks: reset when the plan is the live affinity, one
+ * more for a plan that differs and is not a must-move (so a vCPU in its
+ * cooldown goes on counting).  Leaves v->move alone.
+ */
+enum vp_churn_verdict churn_classify(const struct vp_churn_host *h,
+    const struct vp_churn_rules *r, struct vp_churn_vcpu *v, uint64_t now_ns);
+/*
+ * Picks the moves of one tick among @n classified vCPUs: the must-moves in
+ * array order, then the may-moves in array order, at most @budget in all.
+ * Sets every v[i].move; returns how many it took.  The ones left out keep
+ * their verdict and pending_ticks, so they stay due the next tick.
+ */
+unsigned int churn_pick(struct vp_churn_vcpu *v, int n, unsigned int budget);
+
+/* ---------------------------------------------------------------- */
+/* conflict.c: SMT conflicts, the waste placement exists to avoid */
+
+/* One vCPU's load and place, for the conflict count. */
+struct vp_conflict_vcpu {
+	bool busy;		/* ran more than half of the last tick */
+	int current;		/* PU it last ran on, or VP_PU_NONE */
+	const struct vp_cpuset *allowed;	/* live affinity; borrowed */
+};
+
+/* Sets @ret to the PUs of every core none of whose PUs is in @busy. */
+void conflict_idle_core_pus(const struct vp_topo *t,
+    const struct vp_cpuset *busy, struct vp_cpuset *ret);
+/*
+ * True when @v is an SMT conflict: busy, on a core with another PU in
+ * @busy, while @v->allowed holds a PU of @idle_cores (from
+ * conflict_idle_core_pus() on the same @busy), so a whole idle core was
+ * there for it.  @busy holds all work, the vCPU's own included.
+ */
+bool conflict_vcpu(const struct vp_topo *t, const struct vp_cpuset *busy,
+    const struct vp_cpuset *idle_cores, const struct vp_conflict_vcpu *v);
+
 #endif /* VCPUPLACE_H */

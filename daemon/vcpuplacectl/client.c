@@ -1,5 +1,5 @@
 /*
- * ctl_sock.c - vcpuplacectl's side of the control socket: one request
+ * client.c - vcpuplacectl's side of the control socket: one request
  * line, read the answer to EOF, and errors an operator can act on.
  */
 #include <errno.h>
@@ -51,7 +51,7 @@ connect_daemon(const char *path)
 }
 
 int
-ctl_request(const char *path, const char *line, char **ret)
+client_request(const char *path, const char *line, char **ret)
 {
 	size_t len = 0, cap = 65536;
 	char *buf;

@@ -7,18 +7,41 @@
 #include "core/vcpuplace.h"
 #include "host/defaults.h"
 
+/*
+ * The options of the whole line, read once by vcpuplacectl.c; each field
+ * a command does not take keeps its default, from host/defaults.h.  The
+ * strings belong to argv.
+ */
+struct ctl_opts {
+	const char *socket;	/* --socket: the daemon's control socket */
+	const char *uri;	/* --connect: libvirt */
+	const char *policy_dir;	/* --policies: profiles and policy.rng */
+	const char *topology;	/* --topology: hwloc XML; NULL: live host */
+	const char *scenario;	/* --scenario: plan's input; plan needs it */
+	bool json;		/* --json */
+	int frames;		/* --frames: top quits after; 0: on q */
+};
+
+/*
+ * Every command is run as cmd(o, argc, argv): argv holds its operands
+ * only, the command words and options taken off, as many as its entry in
+ * vcpuplacectl.c's table allows.  Returns the exit status.
+ */
+
 /* vcpuplacectl.c */
 /* Loads @path, or the live host when NULL; logs and returns -errno. */
 int ctl_load_topo(const char *path, struct vp_topo **ret_topo);
 
 /* ctl_topology.c */
-int ctl_topology(int argc, char **argv);
+int ctl_topology(const struct ctl_opts *o, int argc, char **argv);
 
 /* ctl_plan.c */
-int ctl_plan(int argc, char **argv);
+int ctl_plan(const struct ctl_opts *o, int argc, char **argv);
 
-/* ctl_policy.c */
-int ctl_policy(int argc, char **argv);
+/* ctl_policy.c: VM */
+int ctl_policy_get(const struct ctl_opts *o, int argc, char **argv);
+/* ctl_policy.c: VM PROFILE [field=value ...] */
+int ctl_policy_set(const struct ctl_opts *o, int argc, char **argv);
 
 /* client.c: the daemon's control socket */
 /*
@@ -27,15 +50,17 @@ int ctl_policy(int argc, char **argv);
  * cannot be reached, and -EINVAL (after printing it) when the daemon
  * answered "error: ...".
  */
-int ctl_request(const char *path, const char *line, char **ret);
+int client_request(const char *path, const char *line, char **ret);
 
-/* ctl_status.c: status, metrics, explain, reload */
-int ctl_status(int argc, char **argv);
-int ctl_metrics(int argc, char **argv);
-int ctl_explain(int argc, char **argv);
-int ctl_reload(int argc, char **argv);
+/* ctl_status.c: status, metrics, explain (VM VCPU), reload, pause, resume */
+int ctl_status(const struct ctl_opts *o, int argc, char **argv);
+int ctl_metrics(const struct ctl_opts *o, int argc, char **argv);
+int ctl_explain(const struct ctl_opts *o, int argc, char **argv);
+int ctl_reload(const struct ctl_opts *o, int argc, char **argv);
+int ctl_pause(const struct ctl_opts *o, int argc, char **argv);
+int ctl_resume(const struct ctl_opts *o, int argc, char **argv);
 
 /* ctl_top.c: the live full-screen view */
-int ctl_top(int argc, char **argv);
+int ctl_top(const struct ctl_opts *o, int argc, char **argv);
 
 #endif /* CTL_H */

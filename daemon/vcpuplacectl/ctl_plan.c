@@ -4,7 +4,6 @@
  * pinned; the output says where every vCPU would live and why.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,37 +195,9 @@ run(const char *topo_path, const char *scen_path, bool json)
 }
 
 int
-ctl_plan(int argc, char **argv)
+ctl_plan(const struct ctl_opts *o, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "topology", required_argument, NULL, 't' },
-		{ "scenario", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *topo = NULL, *scen = NULL;
-	bool json = false;
-	int c;
-
-	while ((c = getopt_long(argc, argv, "t:s:j", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			topo = optarg;
-			break;
-		case 's':
-			scen = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		default:
-			return 2;
-		}
-	}
-	if (!scen || optind != argc) {
-		fprintf(stderr, "usage: vcpuplacectl plan [--topology FILE.xml]"
-		    " --scenario FILE.json [--json]\n");
-		return 2;
-	}
-	return run(topo, scen, json);
+	(void)argc;
+	(void)argv;
+	return run(o->topology, o->scenario, o->json);
 }

@@ -10,7 +10,6 @@
  * cannot read.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,15 +23,6 @@
 #include "host/policy_xml.h"
 #include "host/virt.h"
 
-
-static void
-policy_usage(FILE *f)
-{
-	fputs("usage: vcpuplacectl policy get [--connect URI] "
-	    "[--policies DIR] VM\n"
-	    "       vcpuplacectl policy set [--connect URI] "
-	    "[--policies DIR] VM PROFILE [field=value ...]\n", f);
-}
 
 /* libvirt prints every error by default; we print our own, once. */
 static void
@@ -143,62 +133,16 @@ policy_set(virConnectPtr conn, const struct vp_profiles *profs,
 	return r < 0;
 }
 
-int
-ctl_policy(int argc, char **argv)
+/* @argv: VM, or VM PROFILE [field=value ...] when @set (vcpuplacectl.c
+ * has counted them). */
+static int
+run(const struct ctl_opts *o, bool set, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "connect", required_argument, NULL, 'c' },
-		{ "policies", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *uri = VP_DEFAULT_URI, *dir = VP_DEFAULT_POLICY_DIR, *cmd;
+	const char *uri = o->uri, *dir = o->policy_dir;
 	struct vp_profiles *profs = NULL;
 	virConnectPtr conn;
 	char err[4096];
-	bool set;
-	int c, r;
-
-	if (argc < 2) {
-		policy_usage(stderr);
-		return 2;
-	}
-	cmd = argv[1];
-	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
-		policy_usage(stdout);
-		return 0;
-	}
-	if (strcmp(cmd, "get") && strcmp(cmd, "set")) {
-		fprintf(stderr, "vcpuplacectl: policy: unknown command '%s'\n",
-		    cmd);
-		policy_usage(stderr);
-		return 2;
-	}
-	set = cmd[0] == 's';
-	argc--;
-	argv++;
-	optind = 1;
-	/* '+': stop at the first operand, "smt=any" is no option */
-	while ((c = getopt_long(argc, argv, "+c:p:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			uri = optarg;
-			break;
-		case 'p':
-			dir = optarg;
-			break;
-		case 'h':
-			policy_usage(stdout);
-			return 0;
-		default:
-			policy_usage(stderr);
-			return 2;
-		}
-	}
-	if ((!set && argc - optind != 1) || (set && argc - optind < 2)) {
-		policy_usage(stderr);
-		return 2;
-	}
+	int r;
 
 	r = profiles_load(dir, &profs, err, sizeof(err));
 	if (r < 0) {
@@ -215,11 +159,23 @@ ctl_policy(int argc, char **argv)
 		return 1;
 	}
 	if (set)
-		r = policy_set(conn, profs, argv[optind], argv[optind + 1],
-		    argv + optind + 2, argc - optind - 2);
+		r = policy_set(conn, profs, argv[0], argv[1], argv + 2,
+		    argc - 2);
 	else
-		r = policy_get(conn, profs, argv[optind]);
+		r = policy_get(conn, profs, argv[0]);
 	virConnectClose(conn);
 	profiles_free(profs);
 	return r;
+}
+
+int
+ctl_policy_get(const struct ctl_opts *o, int argc, char **argv)
+{
+	return run(o, false, argc, argv);
+}
+
+int
+ctl_policy_set(const struct ctl_opts *o, int argc, char **argv)
+{
+	return run(o, true, argc, argv);
 }

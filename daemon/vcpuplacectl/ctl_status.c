@@ -1,9 +1,8 @@
 /*
- * ctl_status.c - vcpuplacectl status, metrics, explain and reload: the
- * daemon's socket answers, printed for people (status as a table) or
- * passed through (metrics, explain, status --json).
+ * ctl_status.c - vcpuplacectl status, metrics, explain, reload, pause and
+ * resume: the daemon's socket answers, printed for people (status as a
+ * table) or passed through (metrics, explain, status --json).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,44 +11,13 @@
 
 #include "vcpuplacectl/ctl.h"
 
-/* --socket PATH and, where it makes sense, --json; returns optind or -1. */
-static int
-parse_opts(int argc, char **argv, const char **sock, bool *json)
-{
-	static const struct option opts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	*sock = VP_DEFAULT_SOCKET;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+s:j", opts, NULL)) != -1) {
-		if (c == 's')
-			*sock = optarg;
-		else if (c == 'j' && json)
-			*json = true;
-		else
-			return -1;
-	}
-	return optind;
-}
-
-static int
-usage_err(const char *what)
-{
-	fprintf(stderr, "usage: vcpuplacectl %s\n", what);
-	return 2;
-}
-
 /* Asks, prints the answer as it came; 0 or 1. */
 static int
 pass_through(const char *sock, const char *line)
 {
 	char *text;
 
-	if (ctl_request(sock, line, &text) < 0)
+	if (client_request(sock, line, &text) < 0)
 		return 1;
 	fputs(text, stdout);
 	free(text);
@@ -57,37 +25,46 @@ pass_through(const char *sock, const char *line)
 }
 
 int
-ctl_metrics(int argc, char **argv)
+ctl_metrics(const struct ctl_opts *o, int argc, char **argv)
 {
-	const char *sock;
-
-	if (parse_opts(argc, argv, &sock, NULL) != argc)
-		return usage_err("metrics [--socket PATH]");
-	return pass_through(sock, "metrics");
+	(void)argc;
+	(void)argv;
+	return pass_through(o->socket, "metrics");
 }
 
 int
-ctl_reload(int argc, char **argv)
+ctl_reload(const struct ctl_opts *o, int argc, char **argv)
 {
-	const char *sock;
+	(void)argc;
+	(void)argv;
+	return pass_through(o->socket, "reload");
+}
 
-	if (parse_opts(argc, argv, &sock, NULL) != argc)
-		return usage_err("reload [--socket PATH]");
-	return pass_through(sock, "reload");
+/* Holds every placement as it is, until resume (root). */
+int
+ctl_pause(const struct ctl_opts *o, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return pass_through(o->socket, "pause");
 }
 
 int
-ctl_explain(int argc, char **argv)
+ctl_resume(const struct ctl_opts *o, int argc, char **argv)
 {
-	const char *sock;
+	(void)argc;
+	(void)argv;
+	return pass_through(o->socket, "resume");
+}
+
+int
+ctl_explain(const struct ctl_opts *o, int argc, char **argv)
+{
 	char line[1024];
-	int i;
 
-	i = parse_opts(argc, argv, &sock, NULL);
-	if (i < 0 || argc - i != 2)
-		return usage_err("explain [--socket PATH] VM VCPU");
-	snprintf(line, sizeof(line), "explain %s %s", argv[i], argv[i + 1]);
-	return pass_through(sock, line);
+	(void)argc;
+	snprintf(line, sizeof(line), "explain %s %s", argv[0], argv[1]);
+	return pass_through(o->socket, line);
 }
 
 static const char *
@@ -160,19 +137,17 @@ print_vm(json_object *vm)
 }
 
 int
-ctl_status(int argc, char **argv)
+ctl_status(const struct ctl_opts *o, int argc, char **argv)
 {
 	json_object *st, *vms;
-	bool json = false;
-	const char *sock;
 	char *text;
 	size_t i;
 
-	if (parse_opts(argc, argv, &sock, &json) != argc)
-		return usage_err("status [--socket PATH] [--json]");
-	if (json)
-		return pass_through(sock, "status");
-	if (ctl_request(sock, "status", &text) < 0)
+	(void)argc;
+	(void)argv;
+	if (o->json)
+		return pass_through(o->socket, "status");
+	if (client_request(o->socket, "status", &text) < 0)
 		return 1;
 	st = json_tokener_parse(text);
 	free(text);

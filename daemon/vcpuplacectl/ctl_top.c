@@ -17,7 +17,6 @@
  * keys (or j/k) scroll a host taller than the screen.
  */
 #include <curses.h>
-#include <getopt.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -465,7 +464,7 @@ loop(const char *sock, int once)
 		json_object *st = NULL;
 		char *text;
 
-		if (ctl_request(sock, "status", &text) == 0) {
+		if (client_request(sock, "status", &text) == 0) {
 			st = json_tokener_parse(text);
 			free(text);
 		}
@@ -498,31 +497,15 @@ loop(const char *sock, int once)
 }
 
 int
-ctl_top(int argc, char **argv)
+ctl_top(const struct ctl_opts *o, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "frames", required_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *sock = VP_DEFAULT_SOCKET;
 	char *text;
-	int c, frames = 0, r;
+	int c, r;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:n:", opts, NULL)) != -1) {
-		if (c == 's')
-			sock = optarg;
-		else if (c == 'n')
-			frames = atoi(optarg);
-		else {
-			fputs("usage: vcpuplacectl top [--socket PATH] "
-			    "[--frames N]\n", stderr);
-			return 2;
-		}
-	}
+	(void)argc;
+	(void)argv;
 	/* fail before taking the screen, so the error stays readable */
-	if (ctl_request(sock, "status", &text) < 0)
+	if (client_request(o->socket, "status", &text) < 0)
 		return 1;
 	free(text);
 	setlocale(LC_ALL, "");
@@ -540,7 +523,7 @@ ctl_top(int argc, char **argv)
 		for (c = 0; c < NCOLORS; c++)
 			init_pair((short)(1 + c), fg[c], -1);
 	}
-	r = loop(sock, frames);
+	r = loop(o->socket, o->frames);
 	endwin();
 	return r;
 }

@@ -2,7 +2,6 @@
  * ctl_topology.c - `vcpuplacectl topology`: the host model as a table
  * grouped by package, LLC, cluster and core, or as JSON.
  */
-#include <getopt.h>
 #include <stdio.h>
 
 #include <json-c/json.h>
@@ -107,38 +106,15 @@ print_table(const struct vp_topo *t)
 }
 
 int
-ctl_topology(int argc, char **argv)
+ctl_topology(const struct ctl_opts *o, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "topology", required_argument, NULL, 't' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
 	_cleanup_topo_ struct vp_topo *t = NULL;
-	const char *path = NULL;
-	bool json = false;
-	int c;
 
-	while ((c = getopt_long(argc, argv, "t:j", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			path = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		default:
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		fprintf(stderr, "vcpuplacectl topology: unexpected '%s'\n",
-		    argv[optind]);
-		return 2;
-	}
-	if (ctl_load_topo(path, &t) < 0)
+	(void)argc;
+	(void)argv;
+	if (ctl_load_topo(o->topology, &t) < 0)
 		return 1;
-	if (json)
+	if (o->json)
 		print_json(t);
 	else
 		print_table(t);

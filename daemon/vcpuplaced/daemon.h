@@ -1,8 +1,10 @@
 /*
- * daemon.h - vcpuplaced: the state of the daemon (one struct, passed by
- * pointer) and the adapters around the pure core, grouped by file.
+ * daemon.h - vcpuplaced: the state of the service (one struct, passed by
+ * pointer) and the functions of daemon/vcpuplaced/, grouped by file.
+ * The adapters it drives (daemon/host/) have headers and state of their
+ * own and never see this struct.
  *
- * The tick reads like the design: sampler_read(); virt_refresh();
+ * The tick reads like the design: inventory_refresh(); load_update();
  * tick_plan(); actuate_apply(); status_write().
  */
 #ifndef DAEMON_H
@@ -121,6 +123,7 @@ struct vp_counters {
 	unsigned long pins_failed;
 	unsigned long vanished;		/* VM gone between plan and pin */
 	unsigned long plan_probes;
+	unsigned long plan_failures;	/* rounds that kept every placement */
 	uint64_t plan_ns_last;
 	uint64_t plan_ns_ring[256];	/* last 256 ticks, for p50/p99 */
 	unsigned long plan_hist[VP_PLAN_BUCKETS];	/* non-cumulative */
@@ -204,6 +207,7 @@ struct vp_daemon {
 	int plan_n;
 	unsigned long plan_gen;
 	struct vp_cpuset plan_busy;
+	int plan_error;			/* the last round's, 0 or -errno */
 
 	/* host load */
 	struct vp_load load;

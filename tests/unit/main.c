@@ -1,5 +1,5 @@
 /*
- * main.c - runs every unit-test suite of the placement core in one
+ * main.c - runs every unit-test suite (core/, host/, vcpuplaced/) in one
  * SRunner.  The topologies are read from $VP_TOPOLOGY_DIR.
  */
 #include <stdlib.h>
@@ -22,9 +22,14 @@ int main(void)
 	srunner_add_suite(sr, scan_suite());
 	srunner_add_suite(sr, place_suite());
 	srunner_add_suite(sr, plan_suite());
+	srunner_add_suite(sr, churn_suite());
+	srunner_add_suite(sr, conflict_suite());
 	srunner_add_suite(sr, policy_suite());
 	srunner_add_suite(sr, policy_xml_suite());
 	srunner_add_suite(sr, kvm_iface_suite());
+	srunner_add_suite(sr, qemu_suite());
+	srunner_add_suite(sr, command_suite());
+	srunner_add_suite(sr, tick_suite());
 
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -1,4 +1,4 @@
-/* suites.h - one Check suite per file of the placement core. */
+/* suites.h - one Check suite per tested file of daemon/, by layer. */
 #ifndef SUITES_H
 #define SUITES_H
 
@@ -13,8 +13,13 @@ Suite *prio_suite(void);
 Suite *scan_suite(void);
 Suite *place_suite(void);
 Suite *plan_suite(void);
+Suite *churn_suite(void);
+Suite *conflict_suite(void);
 Suite *policy_suite(void);
 Suite *policy_xml_suite(void);
 Suite *kvm_iface_suite(void);
+Suite *qemu_suite(void);
+Suite *command_suite(void);
+Suite *tick_suite(void);
 
 #endif /* SUITES_H */

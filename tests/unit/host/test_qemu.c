@@ -1,0 +1,106 @@
+/*
+ * test_qemu.c - QEMU's pidfile and vCPU threads, found by name.  The
+ * threads are real: this process starts some named as QEMU names its
+ * vCPU threads ("CPU N/TCG") and some that are not vCPUs.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "host/qemu.h"
+#include "../suites.h"
+
+#define NTHREADS	4
+
+static pthread_barrier_t named, done;
+static int tids[NTHREADS];
+
+struct worker {
+	int slot;
+	const char *name;
+};
+
+static void *
+worker(void *arg)
+{
+	const struct worker *w = arg;
+
+	tids[w->slot] = (int)syscall(SYS_gettid);
+	pthread_setname_np(pthread_self(), w->name);
+	pthread_barrier_wait(&named);
+	pthread_barrier_wait(&done);
+	return NULL;
+}
+
+START_TEST(test_vcpu_tids_by_name)
+{
+	/* vCPUs 2 and 0 (out of order), an I/O thread, a too-high vCPU */
+	static const struct worker w[NTHREADS] = {
+		{ 0, "CPU 2/TCG" }, { 1, "IO iothread0" }, { 2, "CPU 0/KVM" },
+		{ 3, "CPU 9/KVM" },
+	};
+	pthread_t th[NTHREADS];
+	int got[4], i, n;
+
+	pthread_barrier_init(&named, NULL, NTHREADS + 1);
+	pthread_barrier_init(&done, NULL, NTHREADS + 1);
+	for (i = 0; i < NTHREADS; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, worker,
+		    (void *)&w[i]), 0);
+	pthread_barrier_wait(&named);
+	memset(got, 0x7f, sizeof(got));
+	n = qemu_vcpu_tids(getpid(), 4, got);
+	pthread_barrier_wait(&done);
+	for (i = 0; i < NTHREADS; i++)
+		pthread_join(th[i], NULL);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(got[0], tids[2]);
+	ck_assert_int_eq(got[1], 0);	/* no thread named for vCPU 1 */
+	ck_assert_int_eq(got[2], tids[0]);
+	ck_assert_int_eq(got[3], 0);	/* "CPU 9" is past nvcpus: ignored */
+	ck_assert_int_eq(qemu_vcpu_tids(0, 4, got), -ESRCH);
+}
+END_TEST
+
+START_TEST(test_pidfile)
+{
+	char dir[] = "/tmp/vp-qemu-XXXXXX", path[64];
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/web 1.pid", dir);
+	f = fopen(path, "w");
+	fputs("4242\n", f);
+	fclose(f);
+	ck_assert_int_eq(qemu_pid(dir, "web 1"), 4242);
+	ck_assert_int_eq(qemu_pid(dir, "nosuch"), 0);
+	f = fopen(path, "w");
+	fputs("garbage\n", f);
+	fclose(f);
+	ck_assert_int_eq(qemu_pid(dir, "web 1"), 0);
+	f = fopen(path, "w");
+	fputs("-5\n", f);
+	fclose(f);
+	ck_assert_int_eq(qemu_pid(dir, "web 1"), 0);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+Suite *
+qemu_suite(void)
+{
+	Suite *s = suite_create("qemu");
+	TCase *tc = tcase_create("threads");
+
+	tcase_add_test(tc, test_vcpu_tids_by_name);
+	tcase_add_test(tc, test_pidfile);
+	suite_add_tcase(s, tc);
+	return s;
+}
