@@ -204,13 +204,13 @@ class Daemon:
                          n * TICK_S * 4 + WAIT_S, "%d %s" % (n, what))[0]
 
     def stop(self):
-        """SIGTERM; returns the exit code (SIGKILL after 10 s: -9)."""
+        """SIGTERM; returns the exit code (SIGKILL after WAIT_S: -9)."""
         if self.proc is None:
             return None
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(10)
+                self.proc.wait(WAIT_S)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()

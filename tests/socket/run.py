@@ -460,6 +460,7 @@ def test_silent_client(ctx):
 
 def pending_data(s):
     """True if something (data or EOF) is waiting on socket @s."""
+    timeout = s.gettimeout()
     s.setblocking(False)
     try:
         s.recv(1, socket.MSG_PEEK)
@@ -469,7 +470,7 @@ def pending_data(s):
     except OSError:
         return True     # reset: the daemon is done with it
     finally:
-        s.setblocking(True)
+        s.settimeout(timeout)
 
 
 def connect_many(path, n, timeout):
