@@ -97,6 +97,7 @@ virt_close(struct vp_virt *v)
 int
 virt_open(struct vp_virt *v, const char *uri)
 {
+	virSetErrorFunc(NULL, silent_error);	/* per thread: this one too */
 	virt_close(v);
 	v->conn = virConnectOpen(uri);
 	if (!v->conn)

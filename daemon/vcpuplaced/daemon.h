@@ -203,7 +203,9 @@ struct vp_daemon {
 
 	/* the last plan, reused while its inputs are unchanged */
 	struct vp_plan *plan;
-	int *plan_idx;			/* plan VM i is d->vm[plan_idx[i]] */
+	int *plan_idx;			/* plan VM i is d->vm[plan_idx[i]],
+					 * -1 once gone (remapped by every
+					 * inventory refresh) */
 	int plan_n;
 	unsigned long plan_gen;
 	struct vp_cpuset plan_busy;

@@ -33,7 +33,7 @@ plan_of(const struct vp_daemon *d, const struct vp_vm *vm)
 	int i;
 
 	for (i = 0; d->plan && i < d->plan_n; i++)
-		if (&d->vm[d->plan_idx[i]] == vm)
+		if (d->plan_idx[i] >= 0 && &d->vm[d->plan_idx[i]] == vm)
 			return &d->plan->vm[i];
 	return NULL;
 }
@@ -53,7 +53,9 @@ why_busy(const struct vp_daemon *d, int pu, FILE *f)
 		for (k = 0; p->vcpu && k < p->nvcpus; k++)
 			if (p->vcpu[k].home == pu) {
 				fprintf(f, "busy: home of %s vCPU %d",
-				    d->vm[d->plan_idx[i]].name, k);
+				    d->plan_idx[i] >= 0 ?
+				    d->vm[d->plan_idx[i]].name :
+				    "a VM that has gone", k);
 				return;
 			}
 	}

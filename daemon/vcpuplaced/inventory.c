@@ -255,10 +255,59 @@ describe_vm(struct vp_daemon *d, virDomainPtr dom,
 	return read_affinity(d, vm);
 }
 
+/* Who a plan entry was for: enough to find the VM again after a refresh. */
+struct plan_vm_id {
+	unsigned char uuid[VIR_UUID_BUFLEN];
+	int nvcpus;		/* 0: none */
+};
+
+/*
+ * The last plan names its VMs by index into d->vm, which a refresh
+ * rebuilds in libvirt's order (and describe_vm() empties the old entries
+ * it carries over, so who they were is noted first).  Until the next
+ * plan (none is made while paused, or when planning fails) explain and
+ * status read the old plan: each of its entries is pointed at the same
+ * VM in the new list, by UUID, or at -1 when that VM has gone or its
+ * vCPU count changed (the plan's vCPU arrays would no longer fit it).
+ */
+static struct plan_vm_id *
+note_plan_vms(const struct vp_daemon *d)
+{
+	struct plan_vm_id *ids = calloc(d->plan_n ? d->plan_n : 1,
+	    sizeof(*ids));
+	int i;
+
+	for (i = 0; ids && i < d->plan_n; i++)
+		if (d->plan_idx[i] >= 0) {
+			memcpy(ids[i].uuid, d->vm[d->plan_idx[i]].uuid,
+			    VIR_UUID_BUFLEN);
+			ids[i].nvcpus = d->vm[d->plan_idx[i]].nvcpus;
+		}
+	return ids;
+}
+
+static void
+remap_plan(struct vp_daemon *d, const struct plan_vm_id *ids,
+    const struct vp_vm *vms, int nvms)
+{
+	int i, j;
+
+	for (i = 0; i < d->plan_n; i++) {
+		d->plan_idx[i] = -1;
+		for (j = 0; ids && ids[i].nvcpus && j < nvms; j++)
+			if (!memcmp(vms[j].uuid, ids[i].uuid, VIR_UUID_BUFLEN) &&
+			    vms[j].nvcpus == ids[i].nvcpus) {
+				d->plan_idx[i] = j;
+				break;
+			}
+	}
+}
+
 int
 inventory_refresh(struct vp_daemon *d)
 {
 	virDomainPtr *doms = NULL;
+	struct plan_vm_id *ids;
 	struct vp_vm *vms;
 	int n, i, nvms = 0;
 
@@ -269,10 +318,13 @@ inventory_refresh(struct vp_daemon *d)
 		return n;
 	}
 	vms = calloc(n ? n : 1, sizeof(*vms));
-	if (!vms) {
+	ids = note_plan_vms(d);
+	if (!vms || !ids) {
 		for (i = 0; i < n; i++)
 			virDomainFree(doms[i]);
 		free(doms);
+		free(vms);
+		free(ids);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
@@ -290,6 +342,8 @@ inventory_refresh(struct vp_daemon *d)
 		nvms++;
 	}
 	free(doms);
+	remap_plan(d, ids, vms, nvms);
+	free(ids);
 	inventory_free(d);	/* what was not carried over has gone */
 	d->vm = vms;
 	d->nvms = nvms;

@@ -21,5 +21,6 @@ Suite *kvm_iface_suite(void);
 Suite *qemu_suite(void);
 Suite *command_suite(void);
 Suite *tick_suite(void);
+Suite *inventory_suite(void);
 
 #endif /* SUITES_H */
