@@ -193,9 +193,8 @@ explain_live(const struct vp_daemon *d, const struct vp_vcpu *v, FILE *f)
 	print_cpus(d, f, &v->affinity);
 	if (cpuset_equal(&v->affinity, &v->planned))
 		fputs(" (as planned)", f);
-	else if (d->dry_run)
-		fputs(" (differs from the plan: dry run, nothing is "
-		    "pinned)", f);
+	else if (d->paused)
+		fputs(" (differs from the plan: placement is paused)", f);
 	else if (v->pending_ticks)
 		fprintf(f, " (differs from the plan for %d tick(s): a move "
 		    "waits for the plan to hold and for the vCPU's cooldown)",
