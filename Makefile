@@ -260,7 +260,10 @@ uninstall:
 
 # The unit as `make install` writes it, checked by systemd-analyze verify
 # (which also fails on a missing ExecStart binary) and with no warning.
+# ExecReload= runs kill(1), from procps: present on every standard
+# Debian install (priority important), not in a minimal root.
 check-systemd: $(B)/vcpuplacectl $(B)/vcpuplaced
+	sh tests/deps.sh systemd procps
 	sh tests/systemd/verify.sh
 
 clean:
