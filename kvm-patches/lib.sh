@@ -177,3 +177,34 @@ kp_objects_for() {
 		esac
 	done | sort -u
 }
+
+# kp_initramfs ROOT OUT INIT: pack ROOT, plus busybox-static and INIT as
+# /init, into the gzipped newc cpio OUT.  The caller puts its test
+# programs under ROOT first (static binaries: there is no libc in there).
+# Shared with tests/scx/boot.sh.
+kp_initramfs() {
+	local root="$1" out="$2" init="$3"
+
+	mkdir -p "$root"/{bin,dev,proc,sys}
+	cp /bin/busybox "$root/bin/busybox"
+	install -m 755 "$init" "$root/init"
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
+}
+
+# kp_qemu BZIMAGE INITRD CONSOLE_LOG TIMEOUT_S: boot under QEMU TCG, 2 GiB,
+# the console into CONSOLE_LOG; the guest's /init powers it off.  The
+# topology comes from VP_QEMU_SMP (default 4 cores x 2 threads, one
+# socket), so other shapes can be tried without editing files.
+# thread=single: with multi-threaded TCG the guest oopsed twice on "int3"
+# right when a scheduler feature switch patched kernel text (a text-poke
+# breakpoint executed after its removal: cross-vCPU code modification).
+# Shared with tests/scx/boot.sh.
+kp_qemu() {
+	timeout "$4" qemu-system-x86_64 \
+		-accel tcg,thread="${KP_TCG_THREAD:-single}" -cpu max \
+		-smp "${VP_QEMU_SMP:-8,sockets=1,cores=4,threads=2}" \
+		-m 2G -nographic -no-reboot \
+		-kernel "$1" -initrd "$2" \
+		-append "console=ttyS0 panic=-1 oops=panic loglevel=4" \
+		</dev/null >"$3" 2>&1 || true
+}

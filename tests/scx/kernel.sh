@@ -70,6 +70,11 @@ run_logged() {
 
 scx_src() {
 	[ -f "$K/src.done" ] && return 0
+	locked src scx_src_extract
+}
+
+scx_src_extract() {
+	[ -f "$K/src.done" ] && return 0
 	kp_ensure_pkgs "${KP_BUILD_PKGS[@]}"
 	mkdir -p "$K"
 	kp_extract "$SRC"
@@ -141,20 +146,26 @@ scx_vmlinux_h() {
 	mv "$K/vmlinux.h.tmp" "$K/vmlinux.h"
 }
 
-# One builder per cache key at a time: a second CI job waits for the first
-# and then finds everything cached.
+# locked NAME CMD...: one builder of each part per cache key at a time; a
+# second CI job waits for the first and then finds the part cached.  The
+# parts lock apart, so the tools build while the kernel does.
 locked() {
+	local fd
+
 	mkdir -p "$K"
-	exec 9>"$K/lock"
-	flock 9
+	exec {fd}>"$K/$1.lock"
+	shift
+	flock "$fd"
 	"$@"
+	exec {fd}>&-
 }
 
 case "${1:-all}" in
 dir)		echo "$K" ;;
-kernel)		locked scx_kernel ;;
-tools)		locked scx_tools ;;
-vmlinux.h)	locked scx_vmlinux_h ;;
-all)		locked scx_kernel; scx_tools; scx_vmlinux_h ;;
+kernel)		locked kernel scx_kernel ;;
+tools)		locked tools scx_tools ;;
+vmlinux.h)	locked kernel locked tools scx_vmlinux_h ;;
+all)		locked kernel scx_kernel; locked tools scx_tools
+		locked kernel locked tools scx_vmlinux_h ;;
 *)		echo "usage: $0 [dir|kernel|tools|vmlinux.h|all]" >&2; exit 2 ;;
 esac
