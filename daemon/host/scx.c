@@ -71,6 +71,10 @@ scx_task_set_ext(int tid, bool ext)
  */
 #define SCX_DUMP_LEN 32768u
 
+_Static_assert(sizeof(((struct scx_exit *)0)->reason) == UEI_REASON_LEN &&
+    sizeof(((struct scx_exit *)0)->msg) == UEI_MSG_LEN,
+    "struct scx_exit mirrors struct user_exit_info");
+
 struct scx_sched {
 	struct vcpuplace *skel;	/* owned; its .data holds uei */
 	struct bpf_link *link;	/* owned; NULL once detached */
@@ -176,9 +180,9 @@ scx_exit_read(const struct scx_sched *s, struct scx_exit *ret_exit)
 	memset(&e, 0, sizeof(e));
 	e.kind = uei->kind;
 	e.exit_code = uei->exit_code;
-	snprintf(e.reason, sizeof(e.reason), "%.*s",
-	    (int)sizeof(uei->reason), uei->reason);
-	snprintf(e.msg, sizeof(e.msg), "%.*s", (int)sizeof(uei->msg), uei->msg);
+	/* the kernel NUL-terminates them; the last byte stays 0 regardless */
+	memcpy(e.reason, uei->reason, sizeof(e.reason) - 1);
+	memcpy(e.msg, uei->msg, sizeof(e.msg) - 1);
 	*ret_exit = e;
 	return 0;
 }

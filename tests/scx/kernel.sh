@@ -4,24 +4,25 @@
 # tests/scx/kernel.sh: the sched_ext test kernel and its BPF toolchain,
 # built once per machine into a cache outside the clone.
 #
-#   kernel.sh dir       print the cache directory of the current key
+#   kernel.sh dir       print the kernel's cache directory (<key> below)
 #   kernel.sh kernel    extract, configure and build bzImage + vmlinux (BTF)
 #   kernel.sh tools     libbpf.a + headers and bpftool from the same source
 #   kernel.sh vmlinux.h generate vmlinux.h from the kernel's BTF (bpftool)
 #   kernel.sh all       all three
 #
 # Cache layout, $VP_SCX_CACHE (default /var/cache/vcpuplace/scx-kernel):
-#   <key>/src/             Debian linux-source-6.12, extracted, unpatched
+#   src-<skey>/src/        Debian linux-source-6.12, extracted (+ patches)
+#   src-<skey>/tools/      libbpf (include/bpf/*.h, lib/libbpf.a) and
+#                          bpftool (the bootstrap build: btf dump, gen)
 #   <key>/obj/             the O= build: .config, vmlinux, bzImage
-#   <key>/tools/libbpf/    include/bpf/*.h and lib/libbpf.a
-#   <key>/tools/bpftool    bpftool (the bootstrap build: btf dump, gen)
 #   <key>/vmlinux.h        generated from obj/vmlinux, never by hand
-#   <key>/logs/            build logs; <key>/*.done stamps with timings
+#   <key>/src, <key>/tools symlinks into src-<skey>/
+#   */logs/, */*.done      build logs; stamps with the timings
 #   ccache/                compiler cache shared by every key
-# <key> hashes what decides the kernel: both config fragments, the
-# linux-source-6.12 package version and the patches applied (none yet), so
-# a second CI run on the same machine skips the build, and a change to any
-# of them builds a new tree beside the old one.
+# <skey> hashes the linux-source-6.12 package version and the patches
+# applied (none yet); <key> hashes <skey> and both config fragments.  A
+# second CI run on the same machine skips the build; a changed fragment
+# builds a new kernel beside the old one and keeps the source and tools.
 #
 # Env: VP_SCX_CACHE, VP_SCX_JOBS (default nproc), VP_SCX_NICE (default 10).
 set -euo pipefail
@@ -35,19 +36,31 @@ SCX_PATCHES=()
 SCX_CACHE="${VP_SCX_CACHE:-/var/cache/vcpuplace/scx-kernel}"
 SCX_JOBS="${VP_SCX_JOBS:-$(nproc)}"
 SCX_NICE="${VP_SCX_NICE:-10}"
+# what the tools and the BPF build need beyond the kernel build's packages:
+# clang 19 for the BPF target (Debian 12's default clang is 14), zlib and
+# libelf for libbpf and bpftool (static, for the initramfs)
+SCX_PKGS=(clang-19 zlib1g-dev libelf-dev)
 
-scx_key() {
+scx_src_key() {
 	{
-		cat "${SCX_FRAGMENTS[@]}"
 		echo "linux-source-6.12 $(kp_src_version)"
 		[ ${#SCX_PATCHES[@]} -eq 0 ] || cat "${SCX_PATCHES[@]}"
 	} | sha256sum | cut -c1-16
 }
 
-K="$SCX_CACHE/$(scx_key)"
-SRC="$K/src"
+scx_key() {
+	{
+		echo "src $1"
+		cat "${SCX_FRAGMENTS[@]}"
+	} | sha256sum | cut -c1-16
+}
+
+skey=$(scx_src_key)
+S="$SCX_CACHE/src-$skey"
+K="$SCX_CACHE/$(scx_key "$skey")"
+SRC="$S/src"
+TOOLS="$S/tools"
 OBJ="$K/obj"
-TOOLS="$K/tools"
 LOGS="$K/logs"
 
 # The kernel tree path differs per key; relative paths let ccache hit
@@ -69,20 +82,21 @@ run_logged() {
 }
 
 scx_src() {
-	[ -f "$K/src.done" ] && return 0
-	locked src scx_src_extract
+	[ -f "$S/src.done" ] || locked "$S" src scx_src_extract
+	mkdir -p "$K"
+	ln -sfn "$SRC" "$K/src"
+	ln -sfn "$TOOLS" "$K/tools"
 }
 
 scx_src_extract() {
-	[ -f "$K/src.done" ] && return 0
+	[ -f "$S/src.done" ] && return 0
 	kp_ensure_pkgs "${KP_BUILD_PKGS[@]}"
-	mkdir -p "$K"
 	kp_extract "$SRC"
 	local p
 	for p in ${SCX_PATCHES[@]+"${SCX_PATCHES[@]}"}; do
 		patch -d "$SRC" -p1 -s <"$p" || kp_die "$p does not apply"
 	done
-	kp_src_version >"$K/src.done"
+	kp_src_version >"$S/src.done"
 }
 
 scx_kernel() {
@@ -114,12 +128,13 @@ scx_kernel() {
 scx_tools() {
 	local t0 t1
 
-	[ -f "$K/tools.done" ] && { kp_log "tools: cached in $TOOLS"; return 0; }
 	scx_src
-	mkdir -p "$LOGS" "$TOOLS/libbpf-obj" "$TOOLS/bpftool-obj"
+	[ -f "$S/tools.done" ] && { kp_log "tools: cached in $TOOLS"; return 0; }
+	kp_ensure_pkgs "${SCX_PKGS[@]}"
+	mkdir -p "$S/logs" "$TOOLS/libbpf-obj" "$TOOLS/bpftool-obj"
 	t0=$(date +%s)
-	kp_log "building libbpf.a and bpftool (log: $LOGS/tools.log)"
-	run_logged "$LOGS/tools.log" make -C "$SRC/tools/lib/bpf" -j"$SCX_JOBS" \
+	kp_log "building libbpf.a and bpftool (logs: $S/logs/)"
+	run_logged "$S/logs/libbpf.log" make -C "$SRC/tools/lib/bpf" -j"$SCX_JOBS" \
 		OUTPUT="$TOOLS/libbpf-obj/" DESTDIR="$TOOLS/libbpf" prefix= \
 		EXTRA_CFLAGS="-O2 -g -fPIC" \
 		"$TOOLS/libbpf-obj/libbpf.a" install_headers
@@ -127,12 +142,12 @@ scx_tools() {
 	cp "$TOOLS/libbpf-obj/libbpf.a" "$TOOLS/libbpf/lib/"
 	# bootstrap: btf dump and gen skeleton are all we need, and it links
 	# neither LLVM nor libbfd
-	run_logged "$LOGS/bpftool.log" make -C "$SRC/tools/bpf/bpftool" \
+	run_logged "$S/logs/bpftool.log" make -C "$SRC/tools/bpf/bpftool" \
 		-j"$SCX_JOBS" OUTPUT="$TOOLS/bpftool-obj/" bootstrap
 	cp "$TOOLS/bpftool-obj/bootstrap/bpftool" "$TOOLS/bpftool"
 	t1=$(date +%s)
 	kp_log "tools built in $((t1 - t0)) s"
-	echo "build_s=$((t1 - t0))" >"$K/tools.done"
+	echo "build_s=$((t1 - t0))" >"$S/tools.done"
 }
 
 scx_vmlinux_h() {
@@ -146,15 +161,15 @@ scx_vmlinux_h() {
 	mv "$K/vmlinux.h.tmp" "$K/vmlinux.h"
 }
 
-# locked NAME CMD...: one builder of each part per cache key at a time; a
-# second CI job waits for the first and then finds the part cached.  The
-# parts lock apart, so the tools build while the kernel does.
+# locked DIR NAME CMD...: one builder of each part per cache directory at
+# a time; a second CI job waits for the first and then finds the part
+# cached.  The parts lock apart, so the tools build while the kernel does.
 locked() {
 	local fd
 
-	mkdir -p "$K"
-	exec {fd}>"$K/$1.lock"
-	shift
+	mkdir -p "$1"
+	exec {fd}>"$1/$2.lock"
+	shift 2
 	flock "$fd"
 	"$@"
 	exec {fd}>&-
@@ -162,10 +177,11 @@ locked() {
 
 case "${1:-all}" in
 dir)		echo "$K" ;;
-kernel)		locked kernel scx_kernel ;;
-tools)		locked tools scx_tools ;;
-vmlinux.h)	locked kernel locked tools scx_vmlinux_h ;;
-all)		locked kernel scx_kernel; locked tools scx_tools
-		locked kernel locked tools scx_vmlinux_h ;;
+kernel)		locked "$K" kernel scx_kernel ;;
+tools)		locked "$S" tools scx_tools ;;
+vmlinux.h)	locked "$K" kernel locked "$S" tools scx_vmlinux_h ;;
+all)		kp_ensure_pkgs "${SCX_PKGS[@]}"
+		locked "$K" kernel scx_kernel; locked "$S" tools scx_tools
+		locked "$K" kernel locked "$S" tools scx_vmlinux_h ;;
 *)		echo "usage: $0 [dir|kernel|tools|vmlinux.h|all]" >&2; exit 2 ;;
 esac
