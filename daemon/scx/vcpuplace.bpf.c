@@ -77,8 +77,21 @@ direct:
 
 void BPF_STRUCT_OPS(vp_enqueue, struct task_struct *p, u64 enq_flags)
 {
+	s32 cpu;
+
 	stat_inc(VP_SCX_QUEUED);
 	scx_bpf_dispatch(p, VP_SCX_DSQ_SHARED, SCX_SLICE_DFL, enq_flags);
+	/*
+	 * An idle PU sleeps until something wakes it: without a kick the task
+	 * would wait for a busy PU to finish its slice (20 ms) while a PU of
+	 * its allowed set idles.  The PU picked is claimed, so two enqueues
+	 * do not kick the same one.
+	 */
+	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+	if (cpu >= 0) {
+		stat_inc(VP_SCX_KICK_IDLE);
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	}
 }
 
 void BPF_STRUCT_OPS(vp_dispatch, s32 cpu, struct task_struct *prev)

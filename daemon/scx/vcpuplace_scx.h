@@ -23,12 +23,13 @@ enum vp_scx_stat {
 	VP_SCX_WAKE_PREV_BUSY,	/* ... none, and the previous PU was busy */
 	VP_SCX_DIRECT,		/* dispatched straight to an idle PU */
 	VP_SCX_QUEUED,		/* queued on the shared FIFO (enqueue) */
+	VP_SCX_KICK_IDLE,	/* ... and an idle PU was woken to drain it */
 	VP_SCX_STAT_NR
 };
 
 /* The names of the counters, in enum order, for logs and tests. */
 #define VP_SCX_STAT_NAMES { "wake", "wake_idle_core", "wake_prev_idle", \
-	"wake_prev_busy", "direct", "queued" }
+	"wake_prev_busy", "direct", "queued", "kick_idle" }
 
 /* The shared FIFO: a user dispatch queue, drained by any PU that idles. */
 #define VP_SCX_DSQ_SHARED 0
