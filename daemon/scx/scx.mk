@@ -66,9 +66,12 @@ $(SB)/vcpuplace.skel.h: $(SB)/vcpuplace.bpf.o $(SCX_BPFTOOL)
 	mv -f $@.tmp $@
 
 # The real loader: daemon/host/scx.c with VP_HAVE_SCX, apart from the
-# stub object of the normal build ($(B)/daemon/host/scx.o).
+# stub object of the normal build ($(B)/daemon/host/scx.o).  The kernel's
+# headers come in as system headers: our -Wextra -Werror is not theirs
+# (compat.h compares int with __u32).
 SCX_HOST_CFLAGS = $(VP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -DVP_HAVE_SCX -I$(SB) \
-	-I$(SCX_LIBBPF)/include -I$(SCX_K)/src/tools/sched_ext/include
+	-isystem $(SCX_LIBBPF)/include \
+	-isystem $(SCX_K)/src/tools/sched_ext/include
 
 $(SB)/host/scx.o: daemon/host/scx.c daemon/host/scx.h \
 		daemon/scx/vcpuplace_scx.h $(SB)/vcpuplace.skel.h
