@@ -106,11 +106,13 @@ state_expect(const char *want, const char *when)
 		    want);
 }
 
-/* Milliseconds until the state reads "disabled", or -1 after @limit_ms. */
+/*
+ * Milliseconds from @t0 (now_ms()) until the state reads "disabled", or -1
+ * after @limit_ms.
+ */
 static long
-wait_disabled(long limit_ms)
+wait_disabled(long t0, long limit_ms)
 {
-	long t0 = now_ms();
 	char st[32];
 
 	for (;;) {
@@ -155,7 +157,7 @@ load_run_detach(struct worker *w)
 	_cleanup_scx_ struct scx_sched *s = NULL;
 	uint64_t st[VP_SCX_STAT_NR];
 	struct scx_exit ex;
-	long ms;
+	long t0, ms;
 	int err;
 
 	err = scx_load(&s);
@@ -178,14 +180,21 @@ load_run_detach(struct worker *w)
 		fail("select_cpu never ran for the SCHED_EXT thread");
 	if (st[VP_SCX_DIRECT] + st[VP_SCX_QUEUED] == 0)
 		fail("nothing was dispatched");
-	if (st[VP_SCX_WAKE] != st[VP_SCX_WAKE_IDLE_CORE] +
-	    st[VP_SCX_WAKE_PREV_IDLE] + st[VP_SCX_WAKE_PREV_BUSY])
-		fail("wake outcomes do not add up to wake-ups");
+	t0 = now_ms();
 	scx_detach(s);
-	ms = wait_disabled(DISABLE_DEADLINE_MS);
+	ms = wait_disabled(t0, DISABLE_DEADLINE_MS);
 	if (ms < 0)
 		fail("still not disabled %d ms after detach",
 		    DISABLE_DEADLINE_MS);
+	/* read while it ran, the keys are read one after the other and the
+	 * wake path runs between the reads; now they no longer move */
+	err = scx_stats_read(s, st);
+	if (err)
+		fail("reading counters after detach: %s", strerror(-err));
+	stats_print(st);
+	if (st[VP_SCX_WAKE] != st[VP_SCX_WAKE_IDLE_CORE] +
+	    st[VP_SCX_WAKE_PREV_IDLE] + st[VP_SCX_WAKE_PREV_BUSY])
+		fail("wake outcomes do not add up to wake-ups");
 	err = scx_exit_read(s, &ex);
 	if (err)
 		fail("no exit info after detach: %s", strerror(-err));
@@ -232,7 +241,7 @@ sigkill_loader(struct worker *w)
 	unsigned long before;
 	pid_t pid;
 	char c;
-	long ms;
+	long t0, ms;
 
 	if (pipe(fds) < 0)
 		fail("pipe: %s", strerror(errno));
@@ -251,9 +260,10 @@ sigkill_loader(struct worker *w)
 	}
 	close(fds[0]);
 	state_expect("enabled", "child loader attached");
+	t0 = now_ms();
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
-	ms = wait_disabled(DISABLE_DEADLINE_MS);
+	ms = wait_disabled(t0, DISABLE_DEADLINE_MS);
 	if (ms < 0)
 		fail("still not disabled %d ms after SIGKILL of the loader",
 		    DISABLE_DEADLINE_MS);
