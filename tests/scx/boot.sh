@@ -38,7 +38,7 @@ t1=$(date +%s)
 
 tr -d '\r' <"$console" | grep -E '^(SCXTEST|scx_smoke):' || true
 kp_log "scx-test: boot and test took $((t1 - t0)) s"
-verdict=$(tr -d '\r' <"$console" | grep -E '^scx_smoke: (PASS|FAIL)' | tail -1)
+verdict=$(tr -d '\r' <"$console" | grep -E '^scx_smoke: (PASS|FAIL)' | tail -1 || true)
 if [ -z "$verdict" ]; then
 	tail -30 "$console"
 	verdict="scx_smoke: FAIL no verdict on the console (see $console)"
