@@ -6,8 +6,11 @@
  *  2. scx_load() attaches our scheduler: "enabled", root/ops "vcpuplace";
  *  3. a thread that works 2 ms and sleeps 1 ms in a loop moves to
  *     SCHED_EXT; after a second the per-CPU counters have moved;
- *  4. scx_detach(): "disabled" again, exit kind SCX_EXIT_UNREG;
- *  5. a child loads it again and is killed with SIGKILL: "disabled" within
+ *  4. one spinning thread per PU joins it for a second: more runnable
+ *     SCHED_EXT threads than PUs, so slices expire and tasks go through
+ *     the shared FIFO (enqueue, dispatch);
+ *  5. scx_detach(): "disabled" again, exit kind SCX_EXIT_UNREG;
+ *  6. a child loads it again and is killed with SIGKILL: "disabled" within
  *     a second (the link dies with the process), and our SCHED_EXT thread
  *     keeps running (back on CFS).
  *
@@ -57,6 +60,19 @@ sleep_ms(long ms)
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+/* Spins until told to stop: never sleeps, so only an expired slice (20 ms)
+ * or a preemption takes it off its PU, and it is then enqueued. */
+static void *
+spinner_main(void *arg)
+{
+	struct worker *w = arg;
+
+	w->tid = (int)syscall(SYS_gettid);
+	while (!w->stop)
+		w->loops++;
+	return NULL;
 }
 
 /* Works 2 ms, sleeps 1 ms: each round is one wake-up through select_cpu. */
@@ -150,7 +166,38 @@ stats_print(const uint64_t *st)
 	printf("\n");
 }
 
-/* Steps 2-4: load, move @w in, check the counters moved, detach. */
+/*
+ * Step 4: @n spinners in SCHED_EXT for RUN_MS.  Returns how many became
+ * SCHED_EXT; the threads are stopped and joined before it returns.
+ */
+static int
+crowd_run(int n)
+{
+	struct worker *crowd = calloc(n, sizeof(*crowd));
+	int i, moved = 0;
+
+	if (!crowd)
+		fail("calloc");
+	for (i = 0; i < n; i++)
+		if (pthread_create(&crowd[i].thread, NULL, spinner_main,
+		    &crowd[i]) != 0)
+			fail("pthread_create");
+	for (i = 0; i < n; i++) {
+		while (!crowd[i].tid)
+			sleep_ms(1);
+		if (scx_task_set_ext(crowd[i].tid, true) == 0)
+			moved++;
+	}
+	sleep_ms(RUN_MS);
+	for (i = 0; i < n; i++)
+		crowd[i].stop = 1;
+	for (i = 0; i < n; i++)
+		pthread_join(crowd[i].thread, NULL);
+	free(crowd);
+	return moved;
+}
+
+/* Steps 2-5: load, move @w in, check the counters moved, detach. */
 static void
 load_run_detach(struct worker *w)
 {
@@ -158,7 +205,7 @@ load_run_detach(struct worker *w)
 	uint64_t st[VP_SCX_STAT_NR];
 	struct scx_exit ex;
 	long t0, ms;
-	int err;
+	int err, n;
 
 	err = scx_load(&s);
 	if (err)
@@ -180,6 +227,12 @@ load_run_detach(struct worker *w)
 		fail("select_cpu never ran for the SCHED_EXT thread");
 	if (st[VP_SCX_DIRECT] + st[VP_SCX_QUEUED] == 0)
 		fail("nothing was dispatched");
+	n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (crowd_run(n) != n)
+		fail("could not move %d spinners to SCHED_EXT", n);
+	if (scx_exited(s) && scx_exit_read(s, &ex) == 0)
+		fail("ejected with %d spinners: kind %d, %s (%s)", n, ex.kind,
+		    ex.reason, ex.msg);
 	t0 = now_ms();
 	scx_detach(s);
 	ms = wait_disabled(t0, DISABLE_DEADLINE_MS);
@@ -195,6 +248,9 @@ load_run_detach(struct worker *w)
 	if (st[VP_SCX_WAKE] != st[VP_SCX_WAKE_IDLE_CORE] +
 	    st[VP_SCX_WAKE_PREV_IDLE] + st[VP_SCX_WAKE_PREV_BUSY])
 		fail("wake outcomes do not add up to wake-ups");
+	if (st[VP_SCX_QUEUED] == 0)
+		fail("%d spinners on %d PUs, and nothing went through the "
+		    "shared FIFO", n + 1, n);
 	err = scx_exit_read(s, &ex);
 	if (err)
 		fail("no exit info after detach: %s", strerror(-err));
@@ -206,7 +262,7 @@ load_run_detach(struct worker *w)
 		    ex.kind);
 }
 
-/* The loader of step 5: load, move own busy thread in, report, wait. */
+/* The loader of step 6: load, move own busy thread in, report, wait. */
 static void __attribute__((noreturn))
 child_main(int ready_fd)
 {
@@ -233,7 +289,7 @@ child_main(int ready_fd)
 		pause();
 }
 
-/* Step 5: a loader killed with SIGKILL unloads the scheduler. */
+/* Step 6: a loader killed with SIGKILL unloads the scheduler. */
 static void
 sigkill_loader(struct worker *w)
 {
