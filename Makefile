@@ -6,6 +6,7 @@
 #   make demo       tiny QEMU VMs under libvirt, placed by the daemon
 #   make install    DESTDIR= PREFIX=/usr/local SYSCONFDIR=$(PREFIX)/etc
 #   make uninstall  the same variables, removes what install wrote
+#   make scx-test   the sched_ext scheduler booted under QEMU (daemon/scx/)
 #
 # GNU conventions: CFLAGS, CPPFLAGS, LDFLAGS and LDLIBS are the user's and
 # are honoured; the project's own flags live in VP_CFLAGS.  WERROR=
@@ -223,6 +224,7 @@ demo-run: $(B)/vcpuplaced $(B)/vcpuplacectl
 	python3 tests/integration/demo.py $(B)/vcpuplaced 20
 
 include kvm-patches/kvm.mk
+include daemon/scx/scx.mk
 include bench/bench.mk
 include tests/integration/integration.mk
 

@@ -54,22 +54,34 @@ kp_series_hash() {
 	(cd "$KP" && cat series $(kp_series) config.fragment) | sha256sum | cut -c1-16
 }
 
+# kp_src_version: the installed linux-source-6.12 package's version
+kp_src_version() { dpkg-query -W -f='${Version}' linux-source-6.12; }
+
+# kp_extract DIR: DIR becomes a fresh copy of Debian's linux-source-6.12
+# tree (whatever was there is removed).  Shared with tests/scx/kernel.sh.
+kp_extract() {
+	local dir="$1" tmp
+
+	kp_log "extracting linux-source-6.12 $(kp_src_version) into $dir"
+	rm -rf "$dir"
+	mkdir -p "$(dirname "$dir")"
+	tmp=$(mktemp -d "$(dirname "$dir")/extract.XXXXXX")
+	tar -C "$tmp" -xf "$KP_TARBALL"
+	mv "$tmp"/linux-source-6.12 "$dir"
+	rmdir "$tmp"
+}
+
 # Extract the Debian source into a git repo with tag "base".  Re-extract if
 # Debian shipped a new linux-source-6.12 since.
 kp_prepare_src() {
-	local ver tmp
+	local ver
 
-	ver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+	ver=$(kp_src_version)
 	if [ -d "$KP_SRC/.git" ] && [ "$(cat "$KP_BUILD/base-version" 2>/dev/null)" = "$ver" ]; then
 		return 0
 	fi
-	kp_log "extracting linux-source-6.12 $ver"
-	rm -rf "$KP_SRC" "$KP_OBJ" "$KP_BUILD/applied"
-	mkdir -p "$KP_BUILD"
-	tmp=$(mktemp -d "$KP_BUILD/extract.XXXXXX")
-	tar -C "$tmp" -xf "$KP_TARBALL"
-	mv "$tmp"/linux-source-6.12 "$KP_SRC"
-	rmdir "$tmp"
+	rm -rf "$KP_OBJ" "$KP_BUILD/applied"
+	kp_extract "$KP_SRC"
 	# Debian's top-level .gitignore ignores everything: add with -f
 	"${KP_GIT[@]}" init -q
 	"${KP_GIT[@]}" add -A -f .
@@ -78,24 +90,40 @@ kp_prepare_src() {
 	echo "$ver" >"$KP_BUILD/base-version"
 }
 
+# kp_config SRC OBJ FRAGMENT...: OBJ/.config = x86_64_defconfig + the
+# fragments, in order.  Shared with tests/scx/kernel.sh.
+kp_config() {
+	local src="$1" obj="$2"
+
+	shift 2
+	mkdir -p "$obj"
+	make -C "$src" O="$obj" -s x86_64_defconfig
+	"$src"/scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" \
+		"$@" >/dev/null
+	make -C "$src" O="$obj" -s olddefconfig
+}
+
+# kp_config_require OBJ OPT...: die unless each CONFIG_OPT=y survived
+# olddefconfig (a missing dependency drops an option silently).
+kp_config_require() {
+	local obj="$1" opt
+
+	shift
+	for opt in "$@"; do
+		grep -q "^CONFIG_$opt=y" "$obj/.config" ||
+			kp_die "CONFIG_$opt did not stick"
+	done
+}
+
 # x86_64_defconfig + config.fragment, redone when the fragment changes.
 kp_configure() {
-	local opt
-
 	if [ -f "$KP_OBJ/.config" ] && [ "$KP_OBJ/.config" -nt "$KP/config.fragment" ]; then
 		return 0
 	fi
 	kp_log "configuring: x86_64_defconfig + config.fragment"
-	mkdir -p "$KP_OBJ"
-	make -C "$KP_SRC" O="$KP_OBJ" -s x86_64_defconfig
-	"$KP_SRC"/scripts/kconfig/merge_config.sh -m -O "$KP_OBJ" \
-		"$KP_OBJ/.config" "$KP/config.fragment" >/dev/null
-	make -C "$KP_SRC" O="$KP_OBJ" -s olddefconfig
-	for opt in KVM KVM_AMD KVM_INTEL SCHED_SMT SCHED_CLUSTER SCHED_CORE \
-		   SCHED_DEBUG DEBUG_FS; do
-		grep -q "^CONFIG_$opt=y" "$KP_OBJ/.config" ||
-			kp_die "CONFIG_$opt did not stick"
-	done
+	kp_config "$KP_SRC" "$KP_OBJ" "$KP/config.fragment"
+	kp_config_require "$KP_OBJ" KVM KVM_AMD KVM_INTEL SCHED_SMT \
+		SCHED_CLUSTER SCHED_CORE SCHED_DEBUG DEBUG_FS
 }
 
 kp_make() {
@@ -148,4 +176,35 @@ kp_objects_for() {
 		*.c)			echo "${f%.c}.o" ;;
 		esac
 	done | sort -u
+}
+
+# kp_initramfs ROOT OUT INIT: pack ROOT, plus busybox-static and INIT as
+# /init, into the gzipped newc cpio OUT.  The caller puts its test
+# programs under ROOT first (static binaries: there is no libc in there).
+# Shared with tests/scx/boot.sh.
+kp_initramfs() {
+	local root="$1" out="$2" init="$3"
+
+	mkdir -p "$root"/{bin,dev,proc,sys}
+	cp /bin/busybox "$root/bin/busybox"
+	install -m 755 "$init" "$root/init"
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
+}
+
+# kp_qemu BZIMAGE INITRD CONSOLE_LOG TIMEOUT_S: boot under QEMU TCG, 2 GiB,
+# the console into CONSOLE_LOG; the guest's /init powers it off.  The
+# topology comes from VP_QEMU_SMP (default 4 cores x 2 threads, one
+# socket), so other shapes can be tried without editing files.
+# thread=single: with multi-threaded TCG the guest oopsed twice on "int3"
+# right when a scheduler feature switch patched kernel text (a text-poke
+# breakpoint executed after its removal: cross-vCPU code modification).
+# Shared with tests/scx/boot.sh.
+kp_qemu() {
+	timeout "$4" qemu-system-x86_64 \
+		-accel tcg,thread="${KP_TCG_THREAD:-single}" -cpu max \
+		-smp "${VP_QEMU_SMP:-8,sockets=1,cores=4,threads=2}" \
+		-m 2G -nographic -no-reboot \
+		-kernel "$1" -initrd "$2" \
+		-append "console=ttyS0 panic=-1 oops=panic loglevel=4" \
+		</dev/null >"$3" 2>&1 || true
 }

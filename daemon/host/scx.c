@@ -1,0 +1,268 @@
+/* scx.c - see scx.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/sched.h>
+#include <linux/sched/types.h>
+
+#include "host/scx.h"
+
+/* Linux 6.12 include/uapi/linux/sched.h; Debian 12's headers are 6.1 */
+#ifndef SCHED_EXT
+#define SCHED_EXT 7
+#endif
+
+#define SCX_STATE_PATH "/sys/kernel/sched_ext/state"
+
+int
+scx_state_read(char *buf, size_t len)
+{
+	ssize_t n;
+	int fd, err;
+
+	if (len == 0)
+		return -EINVAL;
+	fd = open(SCX_STATE_PATH, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	err = errno;
+	close(fd);
+	if (n < 0)
+		return -err;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+int
+scx_task_set_ext(int tid, bool ext)
+{
+	struct sched_attr attr;
+
+	/* glibc 2.36 has no wrappers; the nice value is read and kept */
+	memset(&attr, 0, sizeof(attr));
+	if (syscall(SYS_sched_getattr, tid, &attr, sizeof(attr), 0) < 0)
+		return -errno;
+	attr.size = sizeof(attr);
+	attr.sched_policy = ext ? SCHED_EXT : SCHED_NORMAL;
+	attr.sched_flags = 0;
+	attr.sched_priority = 0;
+	if (syscall(SYS_sched_setattr, tid, &attr, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+#ifdef VP_HAVE_SCX
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+/* struct user_exit_info, which the skeleton's .data section holds */
+#include <scx/common.h>
+#include "vcpuplace.skel.h"
+
+/*
+ * What ops.exit() may copy of the kernel's debug dump (runqueues, the
+ * stalled task) when it ejects the scheduler: 32 KiB, the size
+ * tools/sched_ext's loaders default to.
+ */
+#define SCX_DUMP_LEN 32768u
+
+_Static_assert(sizeof(((struct scx_exit *)0)->reason) == UEI_REASON_LEN &&
+    sizeof(((struct scx_exit *)0)->msg) == UEI_MSG_LEN,
+    "struct scx_exit mirrors struct user_exit_info");
+
+struct scx_sched {
+	struct vcpuplace *skel;	/* owned; its .data holds uei */
+	struct bpf_link *link;	/* owned; NULL once detached */
+};
+
+/* The UEI dump buffer is a 1-byte array until resized before load. */
+static int
+dump_resize(struct vcpuplace *skel, uint32_t len)
+{
+	size_t sz;
+	int err;
+
+	err = bpf_map__set_value_size(skel->maps.data_uei_dump, len);
+	if (err)
+		return err;
+	skel->data_uei_dump = bpf_map__initial_value(skel->maps.data_uei_dump,
+	    &sz);
+	if (!skel->data_uei_dump || sz < len)
+		return -ENOMEM;
+	skel->rodata->uei_dump_len = len;
+	return 0;
+}
+
+int
+scx_load(struct scx_sched **ret_sched)
+{
+	struct scx_sched *s;
+	int err;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->skel = vcpuplace__open();
+	if (!s->skel) {
+		err = -errno;
+		goto fail;
+	}
+	err = dump_resize(s->skel, SCX_DUMP_LEN);
+	if (err)
+		goto fail;
+	err = vcpuplace__load(s->skel);
+	if (err)
+		goto fail;
+	/* .struct_ops.link: a BPF link, closed (and the scheduler unloaded)
+	 * when this process dies; -EBUSY if a BPF scheduler is loaded */
+	s->link = bpf_map__attach_struct_ops(s->skel->maps.vcpuplace_ops);
+	if (!s->link) {
+		err = -errno;
+		goto fail;
+	}
+	*ret_sched = s;
+	return 0;
+fail:
+	scx_free(s);
+	return err < 0 ? err : -EINVAL;
+}
+
+int
+scx_stats_read(const struct scx_sched *s, uint64_t ret_stats[VP_SCX_STAT_NR])
+{
+	uint64_t sum[VP_SCX_STAT_NR] = { 0 };
+	uint64_t *percpu;
+	uint32_t key;
+	int ncpu, cpu, fd, err = 0;
+
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0)
+		return ncpu < 0 ? ncpu : -EINVAL;
+	percpu = calloc(ncpu, sizeof(*percpu));
+	if (!percpu)
+		return -ENOMEM;
+	fd = bpf_map__fd(s->skel->maps.vp_stats);
+	for (key = 0; key < VP_SCX_STAT_NR; key++) {
+		if (bpf_map_lookup_elem(fd, &key, percpu) < 0) {
+			err = -errno;
+			break;
+		}
+		for (cpu = 0; cpu < ncpu; cpu++)
+			sum[key] += percpu[cpu];
+	}
+	free(percpu);
+	if (err)
+		return err;
+	memcpy(ret_stats, sum, sizeof(sum));
+	return 0;
+}
+
+bool
+scx_exited(const struct scx_sched *s)
+{
+	/* ops.exit() stores kind last, with a full barrier */
+	return __atomic_load_n(&s->skel->data->uei.kind, __ATOMIC_ACQUIRE) != 0;
+}
+
+int
+scx_exit_read(const struct scx_sched *s, struct scx_exit *ret_exit)
+{
+	const struct user_exit_info *uei = &s->skel->data->uei;
+	struct scx_exit e;
+
+	if (!scx_exited(s))
+		return -EAGAIN;
+	memset(&e, 0, sizeof(e));
+	e.kind = uei->kind;
+	e.exit_code = uei->exit_code;
+	/* the kernel NUL-terminates them; the last byte stays 0 regardless */
+	memcpy(e.reason, uei->reason, sizeof(e.reason) - 1);
+	memcpy(e.msg, uei->msg, sizeof(e.msg) - 1);
+	*ret_exit = e;
+	return 0;
+}
+
+const char *
+scx_exit_dump(const struct scx_sched *s)
+{
+	const char *d = s->skel->data_uei_dump->uei_dump;
+
+	return scx_exited(s) && d[0] ? d : NULL;
+}
+
+void
+scx_detach(struct scx_sched *s)
+{
+	if (s->link) {
+		bpf_link__destroy(s->link);
+		s->link = NULL;
+	}
+}
+
+void
+scx_free(struct scx_sched *s)
+{
+	if (!s)
+		return;
+	scx_detach(s);
+	vcpuplace__destroy(s->skel);
+	free(s);
+}
+
+#else /* !VP_HAVE_SCX: stubs, so callers need no #ifdef */
+
+int
+scx_load(struct scx_sched **ret_sched)
+{
+	(void)ret_sched;
+	return -EOPNOTSUPP;
+}
+
+int
+scx_stats_read(const struct scx_sched *s, uint64_t ret_stats[VP_SCX_STAT_NR])
+{
+	(void)s;
+	(void)ret_stats;
+	return -EOPNOTSUPP;
+}
+
+bool
+scx_exited(const struct scx_sched *s)
+{
+	(void)s;
+	return true;
+}
+
+int
+scx_exit_read(const struct scx_sched *s, struct scx_exit *ret_exit)
+{
+	(void)s;
+	(void)ret_exit;
+	return -EOPNOTSUPP;
+}
+
+const char *
+scx_exit_dump(const struct scx_sched *s)
+{
+	(void)s;
+	return NULL;
+}
+
+void
+scx_detach(struct scx_sched *s)
+{
+	(void)s;
+}
+
+void
+scx_free(struct scx_sched *s)
+{
+	(void)s;
+}
+
+#endif /* VP_HAVE_SCX */

@@ -1,0 +1,77 @@
+/*
+ * scx.h - the sched_ext scheduler of daemon/scx/ (Linux 6.12+ with
+ * CONFIG_SCHED_CLASS_EXT): load it, attach it through a link, read its
+ * counters and, when the kernel ejects it, why.
+ *
+ * The loader is real only when built with VP_HAVE_SCX, by the scx make
+ * targets, which build the BPF object and its libbpf skeleton from the
+ * cached kernel's BTF (daemon/scx/scx.mk).  The normal build compiles the
+ * stubs below it: scx_load() then returns -EOPNOTSUPP and callers need no
+ * #ifdef (STYLE.md rule 6).  scx_state_read() and scx_task_set_ext() need
+ * no BPF and are real in both.
+ */
+#ifndef VP_SCX_H
+#define VP_SCX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scx/vcpuplace_scx.h"
+
+/* A loaded and attached scheduler.  Owned by the caller: scx_free(). */
+struct scx_sched;
+
+/* Why the scheduler stopped, as its ops.exit() recorded it. */
+struct scx_exit {
+	int kind;		/* enum scx_exit_kind: 64 unregistered, 1024+ error */
+	int64_t exit_code;
+	char reason[128];	/* the kernel's words, e.g. "runnable task stall" */
+	char msg[1024];		/* details (the stalled task, the BPF error) */
+};
+
+/*
+ * /sys/kernel/sched_ext/state ("enabled", "disabled", "enabling",
+ * "disabling") into @buf without the newline.  -ENOENT: no sched_ext.
+ */
+int scx_state_read(char *buf, size_t len);
+/*
+ * Moves thread @tid into SCHED_EXT (@ext) or back to SCHED_OTHER, its
+ * nice value kept.  A SCHED_EXT thread runs on CFS whenever no BPF scheduler is
+ * loaded, so this is safe before scx_load() and after an ejection.
+ */
+int scx_task_set_ext(int tid, bool ext);
+
+/*
+ * Opens, loads and attaches the scheduler.  The struct_ops link belongs to
+ * this process: if it dies, the kernel unloads the scheduler and every
+ * SCHED_EXT task goes back to CFS.  -EBUSY: another BPF scheduler is
+ * loaded; -EOPNOTSUPP: built without VP_HAVE_SCX.  *@ret_sched is set only
+ * on success.
+ */
+int scx_load(struct scx_sched **ret_sched);
+/* The counters summed over CPUs, indexed by enum vp_scx_stat. */
+int scx_stats_read(const struct scx_sched *s,
+    uint64_t ret_stats[VP_SCX_STAT_NR]);
+/* Whether the scheduler has stopped: ejected by the kernel or detached. */
+bool scx_exited(const struct scx_sched *s);
+/* Fills @ret_exit once scx_exited(); -EAGAIN while it still runs. */
+int scx_exit_read(const struct scx_sched *s, struct scx_exit *ret_exit);
+/*
+ * The kernel's debug dump (runqueues, the stalled task) if it ejected the
+ * scheduler with one, else NULL.  Belongs to @s: valid until scx_free().
+ */
+const char *scx_exit_dump(const struct scx_sched *s);
+/*
+ * Detaches (destroys the link): the kernel unloads the scheduler and
+ * records the exit.  The skeleton stays, so counters and the exit can
+ * still be read.  Safe to call twice.
+ */
+void scx_detach(struct scx_sched *s);
+/* Detaches if needed and frees; accepts NULL. */
+void scx_free(struct scx_sched *s);
+
+static inline void scx_free_p(struct scx_sched **s) { scx_free(*s); }
+#define _cleanup_scx_ __attribute__((cleanup(scx_free_p)))
+
+#endif /* VP_SCX_H */

@@ -1,0 +1,95 @@
+# daemon/scx/scx.mk: the sched_ext scheduler's build and boot test,
+# included by the top-level Makefile.  Paths are relative to the root.
+#
+#   make scx-kernel     the sched_ext test kernel (linux-source-6.12,
+#                       x86_64_defconfig + kvm-patches/config.fragment +
+#                       daemon/scx/config.fragment), libbpf and bpftool from
+#                       its tools/, and vmlinux.h from its BTF, all cached in
+#                       $(SCX_CACHE)/<key>/ (tests/scx/kernel.sh): ~22 min
+#                       with -j2 the first time, nothing after
+#   make scx-vmlinux-h  only regenerate vmlinux.h (bpftool btf dump)
+#   make scx-bpf        the BPF object, its skeleton, and the static smoke
+#                       test with the real loader, into $(B)/scx/
+#   make scx-test       boot the cached kernel under QEMU TCG and run the
+#                       smoke test (tests/scx/boot.sh); VP_QEMU_SMP sets
+#                       the guest topology
+#
+# None of these is part of `all` or `check`: a host without sched_ext or
+# without the cache builds and tests everything else.  There, daemon/host/
+# scx.c compiles without VP_HAVE_SCX, to stubs.  See daemon/scx/README.md.
+
+.PHONY: scx-kernel scx-vmlinux-h scx-bpf scx-test
+
+SCX_CACHE ?= /var/cache/vcpuplace/scx-kernel
+# Debian 12 has clang 14 by default and clang-19 as a package; 19 is what
+# 6.12's tools/sched_ext were tested with here (see README.md)
+SCX_CLANG ?= clang-19
+SCX_KERNEL = VP_SCX_CACHE=$(SCX_CACHE) bash tests/scx/kernel.sh
+SB = $(B)/scx
+
+scx-kernel:
+	$(SCX_KERNEL) all
+
+scx-vmlinux-h:
+	$(SCX_KERNEL) vmlinux.h
+
+# The cache key (a hash of the fragments and the linux-source version) is
+# computed only when an scx goal that needs it is asked for, so a plain
+# `make` never runs dpkg-query or touches the cache.
+ifneq ($(filter scx-bpf scx-test $(SB)/%,$(MAKECMDGOALS)),)
+SCX_K := $(shell $(SCX_KERNEL) dir)
+SCX_LIBBPF := $(SCX_K)/tools/libbpf
+SCX_BPFTOOL := $(SCX_K)/tools/bpftool
+
+# One run of kernel.sh makes all three; it locks, so -j is safe.
+$(SCX_K)/vmlinux.h $(SCX_LIBBPF)/lib/libbpf.a $(SCX_BPFTOOL) &:
+	$(SCX_KERNEL) all
+
+# vmlinux.h from the cache; scx/common.bpf.h and friends straight from the
+# extracted kernel source (not copied into the repository).
+SCX_BPF_INC := -I$(SCX_K) -I$(SCX_LIBBPF)/include \
+	-I$(SCX_K)/src/tools/sched_ext/include -Idaemon/scx
+SCX_BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -mcpu=v3 \
+	-D__TARGET_ARCH_x86 -mlittle-endian
+
+$(SB)/vcpuplace.bpf.o: daemon/scx/vcpuplace.bpf.c daemon/scx/vcpuplace_scx.h \
+		$(SCX_K)/vmlinux.h $(SCX_LIBBPF)/lib/libbpf.a
+	@mkdir -p $(dir $@)
+	$(SCX_CLANG) $(SCX_BPF_CFLAGS) $(SCX_BPF_INC) -c -o $@ $<
+
+# bpftool's static linker first (it checks and sanitizes the object, as
+# the kernel's own skeletons are built), then the skeleton.
+$(SB)/vcpuplace.skel.h: $(SB)/vcpuplace.bpf.o $(SCX_BPFTOOL)
+	$(SCX_BPFTOOL) gen object $(SB)/vcpuplace.linked.o $<
+	$(SCX_BPFTOOL) gen skeleton $(SB)/vcpuplace.linked.o name vcpuplace \
+		> $@.tmp
+	mv -f $@.tmp $@
+
+# The real loader: daemon/host/scx.c with VP_HAVE_SCX, apart from the
+# stub object of the normal build ($(B)/daemon/host/scx.o).  The kernel's
+# headers come in as system headers: our -Wextra -Werror is not theirs
+# (compat.h compares int with __u32).
+SCX_HOST_CFLAGS = $(VP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -DVP_HAVE_SCX -I$(SB) \
+	-isystem $(SCX_LIBBPF)/include \
+	-isystem $(SCX_K)/src/tools/sched_ext/include
+
+$(SB)/host/scx.o: daemon/host/scx.c daemon/host/scx.h \
+		daemon/scx/vcpuplace_scx.h $(SB)/vcpuplace.skel.h
+	@mkdir -p $(dir $@)
+	$(CC) $(SCX_HOST_CFLAGS) -c -o $@ $<
+
+$(SB)/scx_smoke.o: tests/scx/scx_smoke.c daemon/host/scx.h \
+		daemon/scx/vcpuplace_scx.h
+	@mkdir -p $(dir $@)
+	$(CC) $(SCX_HOST_CFLAGS) -c -o $@ $<
+
+# Static, so the initramfs needs no libc: libbpf needs libelf and zlib.
+$(SB)/scx_smoke: $(SB)/scx_smoke.o $(SB)/host/scx.o \
+		$(SCX_LIBBPF)/lib/libbpf.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -static -pthread -o $@ $^ -lelf -lz $(LDLIBS)
+
+scx-bpf: $(SB)/scx_smoke
+
+scx-test: $(SB)/scx_smoke
+	bash tests/scx/boot.sh $(SB)/scx_smoke $(SB)
+endif

@@ -1,0 +1,21 @@
+#!/bin/busybox sh
+# /init of the scx-test initramfs (tests/scx/boot.sh): check that the
+# kernel has sched_ext, run the smoke test, power off.  boot.sh reads the
+# lines that start with SCXTEST: or scx_smoke: from the console.
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+echo "SCXTEST: kernel $(uname -r), $(nproc) CPUs, cpu0 siblings" \
+	"$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list)"
+if [ ! -r /sys/kernel/sched_ext/state ]; then
+	echo "scx_smoke: FAIL no /sys/kernel/sched_ext (kernel without sched_ext)"
+	poweroff -f
+fi
+echo "SCXTEST: sched_ext state $(cat /sys/kernel/sched_ext/state)," \
+	"switch_all $(cat /sys/kernel/sched_ext/switch_all 2>/dev/null)"
+/tests/scx_smoke
+echo "SCXTEST: scx_smoke exit $?"
+dmesg | grep -E 'sched_ext|WARNING|BUG|Oops' | sed 's/^/SCXTEST: dmesg: /' | head -20
+echo "SCXTEST: DONE"
+poweroff -f
