@@ -57,5 +57,13 @@ done
 [ -z "$out" ] || echo "$out"
 [ -z "$update_only" ] || exit 0
 # shellcheck disable=SC2086
-apt-get -o DPkg::Lock::Timeout="$wait_s" install -y -qq \
-	--no-install-recommends $missing
+if ! apt-get -o DPkg::Lock::Timeout="$wait_s" install -y -qq \
+	--no-install-recommends $missing; then
+	for p in $missing; do
+		apt-cache show "$p" >/dev/null 2>&1 && continue
+		echo "deps: $p is in none of apt's sources;" \
+		    "linux-source-6.12 comes from bookworm-security, which a" \
+		    "standard Debian 12 install lists in /etc/apt/sources.list" >&2
+	done
+	exit 1
+fi
