@@ -22,7 +22,10 @@ libvirtd_pids() {
 			echo "$p"; return
 		fi
 	fi
-	pgrep -x libvirtd
+	# only ours: a chroot sees the host's processes too
+	for p in $(pgrep -x libvirtd); do
+		[ /proc/"$p"/root/ -ef / ] && echo "$p"
+	done
 }
 
 pids=$(libvirtd_pids)

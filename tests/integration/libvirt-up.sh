@@ -7,7 +7,14 @@ set -u
 URI=qemu:///system
 TIMEOUT=${VP_LIBVIRT_TIMEOUT:-60}
 
-running() { pgrep -x "$1" >/dev/null 2>&1; }
+# A daemon of that name whose root is ours: a chroot shares /proc with
+# the host, whose libvirtd would otherwise pass for the chroot's own.
+running() {
+	for p in $(pgrep -x "$1"); do
+		[ /proc/"$p"/root/ -ef / ] && return 0
+	done
+	return 1
+}
 
 if [ "$(cat /proc/1/comm 2>/dev/null)" = systemd ]; then
 	systemctl start virtlogd.socket virtlogd 2>/dev/null || true
