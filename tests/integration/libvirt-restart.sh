@@ -24,6 +24,7 @@ libvirtd_pids() {
 	fi
 	# only ours: a chroot sees the host's processes too
 	for p in $(pgrep -x libvirtd); do
+		# shellcheck disable=SC3013 # dash, Debian's sh, has -ef
 		[ /proc/"$p"/root/ -ef / ] && echo "$p"
 	done
 }

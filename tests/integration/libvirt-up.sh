@@ -11,6 +11,7 @@ TIMEOUT=${VP_LIBVIRT_TIMEOUT:-60}
 # the host, whose libvirtd would otherwise pass for the chroot's own.
 running() {
 	for p in $(pgrep -x "$1"); do
+		# shellcheck disable=SC3013 # dash, Debian's sh, has -ef
 		[ /proc/"$p"/root/ -ef / ] && return 0
 	done
 	return 1
