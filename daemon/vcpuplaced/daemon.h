@@ -142,6 +142,7 @@ struct vp_load {
 	struct vp_sampler *sampler;	/* owned */
 	double *cpu_util;		/* [npus], 0..1, work not our vCPUs' */
 	double *pu_util;		/* [npus], 0..1, all work */
+	struct vp_cpuset pu_busy;	/* pu_util above VP_BUSY_SHARE */
 };
 
 /* The control socket: one listening fd and its non-blocking clients. */

@@ -18,7 +18,7 @@
 int
 load_open(const struct vp_topo *t, struct vp_load *ret)
 {
-	struct vp_load l = { NULL, NULL, NULL };
+	struct vp_load l = { .sampler = NULL };	/* the rest zero: nothing busy */
 	int r;
 
 	if ((r = sampler_open(t, &l.sampler)) < 0)
@@ -79,8 +79,12 @@ load_update(struct vp_daemon *d)
 		for (k = 0; k < d->vm[i].nvcpus; k++)
 			account_vcpu(d, &d->vm[i], &d->vm[i].vcpu[k], tick_ns);
 	cpuset_zero(&d->host_busy);
-	for (pu = 0; pu < d->topo->npus; pu++)
+	cpuset_zero(&d->load.pu_busy);
+	for (pu = 0; pu < d->topo->npus; pu++) {
 		if (d->load.cpu_util[pu] > VP_BUSY_SHARE)
 			cpuset_set(&d->host_busy, pu);
+		if (d->load.pu_util[pu] > VP_BUSY_SHARE)
+			cpuset_set(&d->load.pu_busy, pu);
+	}
 	return 0;
 }

@@ -37,21 +37,6 @@ metrics_observe_plan(struct vp_daemon *d, uint64_t ns)
 	d->c.plan_count++;
 }
 
-/*
- * The PUs busier than VP_BUSY_SHARE of the last tick, any work; none
- * before the sampler's first tick.
- */
-static void
-busy_pus(const struct vp_daemon *d, struct vp_cpuset *ret)
-{
-	int pu;
-
-	cpuset_zero(ret);
-	for (pu = 0; d->load.pu_util && pu < d->topo->npus; pu++)
-		if (d->load.pu_util[pu] > VP_BUSY_SHARE)
-			cpuset_set(ret, pu);
-}
-
 /* What conflict_vcpu() needs of a vCPU: its load, its PU, its affinity. */
 static struct vp_conflict_vcpu
 conflict_of(const struct vp_vcpu *v)
@@ -93,41 +78,32 @@ single(FILE *f, const char *name, const char *type, const char *help,
 void
 metrics_idle_core_pus(const struct vp_daemon *d, struct vp_cpuset *ret)
 {
-	struct vp_cpuset busy;
-
-	busy_pus(d, &busy);
-	conflict_idle_core_pus(d->topo, &busy, ret);
+	conflict_idle_core_pus(d->topo, &d->load.pu_busy, ret);
 }
 
-/*
- * Rebuilds the busy set on each call: one pass over the PUs, ~100k
- * compares for a status of 800 vCPUs on 128 PUs.
- */
+/* The busy set is load_update()'s, made once a tick, not once a call. */
 bool
 metrics_smt_conflict(const struct vp_daemon *d, const struct vp_vcpu *v,
     const struct vp_cpuset *idle_cores)
 {
 	struct vp_conflict_vcpu c = conflict_of(v);
-	struct vp_cpuset busy;
 
-	busy_pus(d, &busy);
-	return conflict_vcpu(d->topo, &busy, idle_cores, &c);
+	return conflict_vcpu(d->topo, &d->load.pu_busy, idle_cores, &c);
 }
 
 int
 metrics_smt_conflicts(const struct vp_daemon *d)
 {
-	struct vp_cpuset busy, idle;
+	struct vp_cpuset idle;
 	int i, k, n = 0;
 
-	busy_pus(d, &busy);
-	conflict_idle_core_pus(d->topo, &busy, &idle);
+	conflict_idle_core_pus(d->topo, &d->load.pu_busy, &idle);
 	for (i = 0; i < d->nvms; i++)
 		for (k = 0; k < d->vm[i].nvcpus; k++) {
 			struct vp_conflict_vcpu c;
 
 			c = conflict_of(&d->vm[i].vcpu[k]);
-			n += conflict_vcpu(d->topo, &busy, &idle, &c);
+			n += conflict_vcpu(d->topo, &d->load.pu_busy, &idle, &c);
 		}
 	return n;
 }
