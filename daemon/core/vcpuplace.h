@@ -664,4 +664,31 @@ void conflict_idle_core_pus(const struct vp_topo *t,
 bool conflict_vcpu(const struct vp_topo *t, const struct vp_cpuset *busy,
     const struct vp_cpuset *idle_cores, const struct vp_conflict_vcpu *v);
 
+/* ---------------------------------------------------------------- */
+/* wakedom.c: the domains a wake-up searches, widened on tiny LLCs */
+
+enum vp_level {
+	VP_LEVEL_CLUSTER, VP_LEVEL_LLC, VP_LEVEL_NODE, VP_LEVEL_PACKAGE,
+	VP_LEVEL_COUNT
+};
+
+const char *wakedom_level_name(enum vp_level l);
+/* How many domains level @l has (clusters, LLCs, nodes, packages). */
+int wakedom_count(const struct vp_topo *t, enum vp_level l);
+/* The index, at level @l, of the domain that holds @pu. */
+int wakedom_index(const struct vp_topo *t, int pu, enum vp_level l);
+/* The PUs of domain @index of level @l. */
+void wakedom_pus(const struct vp_topo *t, enum vp_level l, int index,
+    struct vp_cpuset *ret);
+/* Its cores. */
+int wakedom_ncores(const struct vp_topo *t, enum vp_level l, int index);
+/*
+ * The smallest level, @from or wider (cluster, LLC, node, package), whose
+ * domain around @pu has at least @ncores cores: a VM of @ncores vCPUs
+ * then finds a core for each without stacking on SMT siblings.  The
+ * package when none has.
+ */
+enum vp_level wakedom_widen(const struct vp_topo *t, int pu,
+    enum vp_level from, int ncores);
+
 #endif /* VCPUPLACE_H */

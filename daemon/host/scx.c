@@ -16,16 +16,19 @@
 #endif
 
 #define SCX_STATE_PATH "/sys/kernel/sched_ext/state"
+#define SCX_OPS_PATH "/sys/kernel/sched_ext/root/ops"
+#define SCX_BTF_PATH "/sys/kernel/btf/vmlinux"
 
-int
-scx_state_read(char *buf, size_t len)
+/* One line of a sysfs file into @buf, without the newline. */
+static int
+read_line(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
 	int fd, err;
 
 	if (len == 0)
 		return -EINVAL;
-	fd = open(SCX_STATE_PATH, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, len - 1);
@@ -35,6 +38,34 @@ scx_state_read(char *buf, size_t len)
 		return -err;
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+int
+scx_state_read(char *buf, size_t len)
+{
+	return read_line(SCX_STATE_PATH, buf, len);
+}
+
+int
+scx_loaded_ops(char *buf, size_t len)
+{
+	int err = read_line(SCX_OPS_PATH, buf, len);
+
+	/* root/ops exists only while a scheduler is loaded */
+	if (err == 0 && buf[0] == '\0')
+		return -ENOENT;
+	return err;
+}
+
+/* What any build can tell; scx_supported() adds the build's own answer. */
+static int
+kernel_supports_scx(void)
+{
+	if (access(SCX_STATE_PATH, F_OK) < 0)
+		return -ENOENT;
+	if (access(SCX_BTF_PATH, R_OK) < 0)
+		return -ENODATA;
 	return 0;
 }
 
@@ -217,10 +248,78 @@ scx_free(struct scx_sched *s)
 #else /* !VP_HAVE_SCX: stubs, so callers need no #ifdef */
 
 int
-scx_load(struct scx_sched **ret_sched)
+scx_supported(void)
+{
+	int err = kernel_supports_scx();
+
+	return err ? err : -EOPNOTSUPP;
+}
+
+int
+scx_load(struct scx_sched **ret_sched, unsigned int flags)
 {
 	(void)ret_sched;
+	(void)flags;
 	return -EOPNOTSUPP;
+}
+
+void
+scx_features_set(struct scx_sched *s, uint32_t features)
+{
+	(void)s;
+	(void)features;
+}
+
+int
+scx_pu_set(struct scx_sched *s, int cpu, const struct vp_scx_pu *pu)
+{
+	(void)s;
+	(void)cpu;
+	(void)pu;
+	return -EOPNOTSUPP;
+}
+
+int
+scx_dom_set(struct scx_sched *s, unsigned int id,
+    const struct vp_scx_dom *dom)
+{
+	(void)s;
+	(void)id;
+	(void)dom;
+	return -EOPNOTSUPP;
+}
+
+int
+scx_vcpu_set(struct scx_sched *s, int tid, const struct vp_scx_vcpu *v)
+{
+	(void)s;
+	(void)tid;
+	(void)v;
+	return -EOPNOTSUPP;
+}
+
+int
+scx_vcpu_del(struct scx_sched *s, int tid)
+{
+	(void)s;
+	(void)tid;
+	return -EOPNOTSUPP;
+}
+
+int
+scx_vcpu_stats_read(const struct scx_sched *s, int tid,
+    struct vp_scx_vcpu_stats *ret)
+{
+	(void)s;
+	(void)tid;
+	(void)ret;
+	return -EOPNOTSUPP;
+}
+
+void
+scx_force_error(struct scx_sched *s)
+{
+	(void)s;
 }
 
 int

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/types.h>
 
 #include "scx/vcpuplace_scx.h"
 
@@ -43,13 +44,59 @@ int scx_state_read(char *buf, size_t len);
 int scx_task_set_ext(int tid, bool ext);
 
 /*
+ * Whether this kernel can run the scheduler: 0 yes; -ENOENT no sched_ext
+ * (/sys/kernel/sched_ext absent); -ENODATA no kernel BTF
+ * (/sys/kernel/btf/vmlinux), which struct_ops needs; -EOPNOTSUPP this
+ * binary was built without VP_HAVE_SCX.
+ */
+int scx_supported(void);
+/*
+ * The name of the BPF scheduler loaded now (/sys/kernel/sched_ext/root/ops)
+ * into @buf; -ENOENT when none is.
+ */
+int scx_loaded_ops(char *buf, size_t len);
+
+/* scx_load() flags */
+enum scx_load_flag {
+	/*
+	 * SCX_OPS_SWITCH_PARTIAL: only SCHED_EXT tasks (the vCPUs) are
+	 * scheduled by BPF, every host task stays on CFS, which runs above
+	 * them.  Without it every task is (see daemon/scx/README.md: why the
+	 * daemon loads it without).
+	 */
+	SCX_LOAD_PARTIAL = 1u << 0,
+};
+
+/*
  * Opens, loads and attaches the scheduler.  The struct_ops link belongs to
  * this process: if it dies, the kernel unloads the scheduler and every
- * SCHED_EXT task goes back to CFS.  -EBUSY: another BPF scheduler is
- * loaded; -EOPNOTSUPP: built without VP_HAVE_SCX.  *@ret_sched is set only
- * on success.
+ * task goes back to CFS.  -EBUSY: another BPF scheduler is loaded;
+ * -EOPNOTSUPP: built without VP_HAVE_SCX.  *@ret_sched is set only on
+ * success.  @flags: enum scx_load_flag.
  */
-int scx_load(struct scx_sched **ret_sched);
+int scx_load(struct scx_sched **ret_sched, unsigned int flags);
+
+/*
+ * The daemon's inputs.  Each call replaces one table entry whole (see
+ * vcpuplace_scx.h); a wake-up never waits for it.
+ */
+/* Rule switches, enum vp_scx_feature bits; takes effect at once. */
+void scx_features_set(struct scx_sched *s, uint32_t features);
+int scx_pu_set(struct scx_sched *s, int cpu, const struct vp_scx_pu *pu);
+int scx_dom_set(struct scx_sched *s, unsigned int id,
+    const struct vp_scx_dom *dom);
+/* Creates or replaces @tid's entry; its counters start at 0 when new. */
+int scx_vcpu_set(struct scx_sched *s, int tid, const struct vp_scx_vcpu *v);
+/* Forgets @tid and its counters; -ENOENT when it was not there. */
+int scx_vcpu_del(struct scx_sched *s, int tid);
+/* @tid's counters summed over CPUs; -ENOENT when it is not managed. */
+int scx_vcpu_stats_read(const struct scx_sched *s, int tid,
+    struct vp_scx_vcpu_stats *ret);
+/*
+ * Test hook: the next wake-up of a managed vCPU calls scx_bpf_error(), so
+ * the kernel ejects the scheduler as on any BPF error.
+ */
+void scx_force_error(struct scx_sched *s);
 /* The counters summed over CPUs, indexed by enum vp_scx_stat. */
 int scx_stats_read(const struct scx_sched *s,
     uint64_t ret_stats[VP_SCX_STAT_NR]);

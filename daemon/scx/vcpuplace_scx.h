@@ -3,7 +3,16 @@
  * vcpuplace_scx.h: what daemon/scx/vcpuplace.bpf.c and its loader
  * (daemon/host/scx.c) share: map layouts and constants.  Both sides compile
  * it (STYLE.md rule 13), the BPF side after vmlinux.h, userspace after
- * <stdint.h>, so it uses no type of either: only enums and macros.
+ * <linux/types.h>, so it uses only the __u32-style types both have.
+ *
+ * The daemon writes three tables each tick (the BPF side only reads them):
+ *   vp_pus    per OS CPU: its priority, SMT siblings, cluster and LLC
+ *   vp_doms   wake domains: lists of CPUs, core by core, in scan order
+ *   vp_vcpus  per managed vCPU thread (by tid): home, domains, policy bits
+ * and reads two: vp_stats (global, per CPU) and vp_vcpu_stats (per vCPU
+ * thread, per CPU).  Every table entry is replaced whole by one
+ * bpf_map_update_elem(), so a wake-up sees the old entry or the new one,
+ * never half of each, and never waits for the daemon.
  */
 #ifndef VCPUPLACE_SCX_H
 #define VCPUPLACE_SCX_H
@@ -11,27 +20,128 @@
 /* The scheduler's name, as /sys/kernel/sched_ext/root/ops shows it. */
 #define VP_SCX_NAME "vcpuplace"
 
+/* Bounds of the tables (the verifier wants every loop bounded). */
+#define VP_SCX_MAX_CPUS		1024	/* OS CPU ids 0..1023 */
+#define VP_SCX_MAX_SMT		8	/* threads per core (POWER: 8) */
+#define VP_SCX_MAX_DOMS		2048	/* clusters + LLCs + nodes + packages */
+#define VP_SCX_DOM_CPUS		512	/* CPUs of one wake domain */
+#define VP_SCX_MAX_VCPUS	65536	/* managed vCPU threads */
+
 /*
  * Wake-ups and queueing outcomes, one u64 each in the per-CPU array
  * vp_stats (index = the enum value).  Userspace sums the CPUs; the wake
- * path never touches a shared cache line.
+ * path never touches a shared cache line.  Counts every SCHED_EXT task,
+ * managed vCPU or not.
  */
 enum vp_scx_stat {
-	VP_SCX_WAKE,		/* select_cpu calls: wake-ups of SCHED_EXT tasks */
+	VP_SCX_WAKE,		/* select_cpu calls */
 	VP_SCX_WAKE_IDLE_CORE,	/* ... that found a whole idle core */
 	VP_SCX_WAKE_PREV_IDLE,	/* ... none, and the previous PU was idle */
 	VP_SCX_WAKE_PREV_BUSY,	/* ... none, and the previous PU was busy */
 	VP_SCX_DIRECT,		/* dispatched straight to an idle PU */
-	VP_SCX_QUEUED,		/* queued on the shared FIFO (enqueue) */
+	VP_SCX_QUEUED,		/* queued on the shared queue (enqueue) */
 	VP_SCX_KICK_IDLE,	/* ... and an idle PU was woken to drain it */
+	VP_SCX_WAKE_UNMANAGED,	/* wake-ups of tasks that are not vCPUs */
+	VP_SCX_BAD_INPUT,	/* a vp_vcpus entry named a CPU or domain
+				 * out of range: ignored, stock path used */
 	VP_SCX_STAT_NR
 };
 
-/* The names of the counters, in enum order, for logs and tests. */
+/* The names of the counters, in enum order, for logs and metrics. */
 #define VP_SCX_STAT_NAMES { "wake", "wake_idle_core", "wake_prev_idle", \
-	"wake_prev_busy", "direct", "queued", "kick_idle" }
+	"wake_prev_busy", "direct", "queued", "kick_idle", \
+	"wake_unmanaged", "bad_input" }
 
-/* The shared FIFO: a user dispatch queue, drained by any PU that idles. */
+/*
+ * Per managed vCPU thread, per CPU (vp_vcpu_stats, a per-CPU hash keyed by
+ * tid).  The names follow the kernel series' halt_wake_* counters
+ * (kvm-patches/0001) where one exists.  One wake-up adds 1 to WAKEUP and
+ * to exactly one of HOME, IDLE_CORE, IDLE_SIBLING, PREV, QUEUED; the
+ * others qualify it.
+ */
+enum vp_scx_vstat {
+	VP_SCX_V_WAKEUP,	/* wake-ups decided (halt_wakeup) */
+	VP_SCX_V_HOME,		/* on its home PU (halt_wake_home) */
+	VP_SCX_V_IDLE_CORE,	/* on another PU whose whole core was idle */
+	VP_SCX_V_IDLE_SIBLING,	/* on an idle PU next to a busy sibling */
+	VP_SCX_V_PREV,		/* nothing idle: its previous PU, idle */
+	VP_SCX_V_QUEUED,	/* nothing idle: the shared queue */
+	VP_SCX_V_SMT_BUSY,	/* landed next to a busy sibling
+				 * (halt_wake_smt_busy) */
+	VP_SCX_V_SMT_BUSY_IDLE_CORE, /* ... while the idle-core mask showed
+				 * a whole idle core in its allowed set: a
+				 * wrong decision, expected to stay ~0 */
+	VP_SCX_V_MIGRATED,	/* not its previous PU (halt_wake_migrated) */
+	VP_SCX_V_CROSS_CLUSTER,	/* ... in another cluster than its previous */
+	VP_SCX_V_CROSS_LLC,	/* ... in another LLC than its previous */
+	VP_SCX_V_CACHE_HOT,	/* kept its previous PU: a short sleep */
+	VP_SCX_V_PROBES,	/* CPUs looked at to decide (sum) */
+	VP_SCX_VSTAT_NR
+};
+
+#define VP_SCX_VSTAT_NAMES { "wakeup", "home", "idle_core", \
+	"idle_sibling", "prev", "queued", "smt_busy", "smt_busy_idle_core", \
+	"migrated", "cross_cluster", "cross_llc", "cache_hot", "probes" }
+
+struct vp_scx_vcpu_stats {
+	__u64 n[VP_SCX_VSTAT_NR];
+};
+
+/* Per-vCPU policy bits (struct vp_scx_vcpu.flags). */
+enum vp_scx_vflag {
+	/* SIS_CACHE: a short sleeper goes back to its idle previous PU */
+	VP_SCX_F_CACHE_HOT	= 1u << 0,
+	/* smt=isolate: never an idle PU next to a busy sibling */
+	VP_SCX_F_SMT_ISOLATE	= 1u << 1,
+	/* smt=any: first idle PU, SMT ignored */
+	VP_SCX_F_SMT_ANY	= 1u << 2,
+	/* locality: never wake outside far_dom (cluster, LLC or node) */
+	VP_SCX_F_STAY_FAR_DOM	= 1u << 3,
+};
+
+/*
+ * Per managed vCPU thread (vp_vcpus, a hash keyed by tid).  The allowed
+ * set is not here: it is the thread's affinity (p->cpus_ptr), which the
+ * daemon sets through libvirt, so the two cannot disagree.
+ */
+struct vp_scx_vcpu {
+	__s32 home;		/* OS CPU, -1: none */
+	__u32 near_dom;		/* first wake domain: the home cluster, widened */
+	__u32 far_dom;		/* second: the home LLC, widened; may equal near */
+	__u32 flags;		/* enum vp_scx_vflag */
+	__u64 short_sleep_ns;	/* SIS_CACHE: a sleep shorter is cache-hot */
+	__u32 vm;		/* the daemon's VM slot, for its own lookups */
+	__u32 vcpu;		/* vCPU index in the VM */
+};
+
+/* Per OS CPU (vp_pus, an array indexed by CPU id). */
+struct vp_scx_pu {
+	__u32 prio;		/* core priority (ITMT/prefcore style), > 0 */
+	__u32 cluster;		/* cluster id, for the cross-cluster count */
+	__u32 llc;		/* LLC id, for the cross-LLC count */
+	__u32 nsib;		/* SMT siblings below, this CPU excluded */
+	__s32 sib[VP_SCX_MAX_SMT];
+	__u32 valid;		/* 0 until the daemon filled it */
+};
+
+/* A wake domain (vp_doms, an array indexed by domain id). */
+struct vp_scx_dom {
+	__u32 ncpus;
+	__u32 max_prio;		/* a whole idle core of this prio ends a scan */
+	__s32 cpu[VP_SCX_DOM_CPUS];	/* core by core, scan order */
+};
+
+/* Global switches (the .bss's vp_features), one bit per rule. */
+enum vp_scx_feature {
+	VP_SCX_FEAT_HOME	= 1u << 0,	/* rule 1: the home PU if idle */
+	VP_SCX_FEAT_SIS_CORE	= 1u << 1,	/* rule 2: whole idle cores */
+	VP_SCX_FEAT_CLUSTER_FIRST = 1u << 2,	/* near_dom before far_dom */
+	VP_SCX_FEAT_SMT_PRIO	= 1u << 3,	/* rule 3: SMT-aware priority */
+	VP_SCX_FEAT_SIS_CACHE	= 1u << 4,	/* cache-hot short sleepers */
+	VP_SCX_FEAT_ALL		= (1u << 5) - 1,
+};
+
+/* The shared queue: a user dispatch queue, drained by any PU that idles. */
 #define VP_SCX_DSQ_SHARED 0
 
 #endif /* VCPUPLACE_SCX_H */

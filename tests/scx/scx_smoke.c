@@ -207,7 +207,7 @@ load_run_detach(struct worker *w)
 	long t0, ms;
 	int err, n;
 
-	err = scx_load(&s);
+	err = scx_load(&s, 0);
 	if (err)
 		fail("scx_load: %s", strerror(-err));
 	state_expect("enabled", "after scx_load");
@@ -275,7 +275,7 @@ child_main(int ready_fd)
 		_exit(2);
 	while (!w.tid)
 		sleep_ms(1);
-	err = scx_load(&s);
+	err = scx_load(&s, 0);
 	if (err) {
 		fprintf(stderr, "scx_smoke: child: scx_load: %s\n",
 		    strerror(-err));
