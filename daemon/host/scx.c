@@ -130,7 +130,13 @@ dump_resize(struct vcpuplace *skel, uint32_t len)
 }
 
 int
-scx_load(struct scx_sched **ret_sched)
+scx_supported(void)
+{
+	return kernel_supports_scx();
+}
+
+int
+scx_load(struct scx_sched **ret_sched, unsigned int flags)
 {
 	struct scx_sched *s;
 	int err;
@@ -146,6 +152,10 @@ scx_load(struct scx_sched **ret_sched)
 	err = dump_resize(s->skel, SCX_DUMP_LEN);
 	if (err)
 		goto fail;
+	/* the value comes from the running kernel's BTF (compat.h) */
+	if (flags & SCX_LOAD_PARTIAL)
+		s->skel->struct_ops.vcpuplace_ops->flags |=
+		    SCX_OPS_SWITCH_PARTIAL;
 	err = vcpuplace__load(s->skel);
 	if (err)
 		goto fail;
@@ -161,6 +171,115 @@ scx_load(struct scx_sched **ret_sched)
 fail:
 	scx_free(s);
 	return err < 0 ? err : -EINVAL;
+}
+
+void
+scx_features_set(struct scx_sched *s, uint32_t features)
+{
+	/* .data is mmapped: the next wake-up sees the new value */
+	__atomic_store_n(&s->skel->data->vp_features, features,
+	    __ATOMIC_RELAXED);
+}
+
+void
+scx_force_error(struct scx_sched *s)
+{
+	__atomic_store_n(&s->skel->bss->vp_force_error, true,
+	    __ATOMIC_RELAXED);
+}
+
+/* One whole entry of an array or hash map: -errno, never half written. */
+static int
+map_put(const struct bpf_map *m, uint32_t key, const void *val)
+{
+	if (bpf_map_update_elem(bpf_map__fd(m), &key, val, BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
+int
+scx_pu_set(struct scx_sched *s, int cpu, const struct vp_scx_pu *pu)
+{
+	if (cpu < 0 || cpu >= VP_SCX_MAX_CPUS)
+		return -ERANGE;
+	return map_put(s->skel->maps.vp_pus, (uint32_t)cpu, pu);
+}
+
+int
+scx_dom_set(struct scx_sched *s, unsigned int id,
+    const struct vp_scx_dom *dom)
+{
+	if (id >= VP_SCX_MAX_DOMS || dom->ncpus > VP_SCX_DOM_CPUS)
+		return -ERANGE;
+	return map_put(s->skel->maps.vp_doms, id, dom);
+}
+
+/*
+ * The counters' entry is made first, zeroed, when the tid is new, so the
+ * BPF side only ever looks entries up (no allocation in the wake path).
+ */
+int
+scx_vcpu_set(struct scx_sched *s, int tid, const struct vp_scx_vcpu *v)
+{
+	uint32_t key = (uint32_t)tid;
+	struct vp_scx_vcpu_stats *zero;
+	int ncpu, err;
+
+	if (tid <= 0)
+		return -EINVAL;
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0)
+		return ncpu < 0 ? ncpu : -EINVAL;
+	zero = calloc(ncpu, sizeof(*zero));
+	if (!zero)
+		return -ENOMEM;
+	err = bpf_map_update_elem(bpf_map__fd(s->skel->maps.vp_vcpu_stats),
+	    &key, zero, BPF_NOEXIST) < 0 ? -errno : 0;
+	free(zero);
+	if (err && err != -EEXIST)
+		return err;
+	return map_put(s->skel->maps.vp_vcpus, key, v);
+}
+
+int
+scx_vcpu_del(struct scx_sched *s, int tid)
+{
+	uint32_t key = (uint32_t)tid;
+	int err = 0;
+
+	if (bpf_map_delete_elem(bpf_map__fd(s->skel->maps.vp_vcpus), &key) < 0)
+		err = -errno;
+	/* the counters go too: a reused tid starts from zero */
+	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.vp_vcpu_stats), &key);
+	return err;
+}
+
+int
+scx_vcpu_stats_read(const struct scx_sched *s, int tid,
+    struct vp_scx_vcpu_stats *ret)
+{
+	struct vp_scx_vcpu_stats sum, *percpu;
+	uint32_t key = (uint32_t)tid;
+	int ncpu, cpu, i, err = 0;
+
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0)
+		return ncpu < 0 ? ncpu : -EINVAL;
+	percpu = calloc(ncpu, sizeof(*percpu));
+	if (!percpu)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.vp_vcpu_stats), &key,
+	    percpu) < 0)
+		err = -errno;
+	if (!err) {
+		memset(&sum, 0, sizeof(sum));
+		for (cpu = 0; cpu < ncpu; cpu++)
+			for (i = 0; i < VP_SCX_VSTAT_NR; i++)
+				sum.n[i] += percpu[cpu].n[i];
+		*ret = sum;
+	}
+	free(percpu);
+	return err;
 }
 
 int

@@ -78,18 +78,27 @@ $(SB)/host/scx.o: daemon/host/scx.c daemon/host/scx.h \
 	@mkdir -p $(dir $@)
 	$(CC) $(SCX_HOST_CFLAGS) -c -o $@ $<
 
-$(SB)/scx_smoke.o: tests/scx/scx_smoke.c daemon/host/scx.h \
-		daemon/scx/vcpuplace_scx.h
+$(SB)/%.o: tests/scx/%.c daemon/host/scx.h daemon/host/scxfeed.h \
+		daemon/scx/vcpuplace_scx.h tests/scx/guest_topo.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SCX_HOST_CFLAGS) -c -o $@ $<
 
 # Static, so the initramfs needs no libc: libbpf needs libelf and zlib.
-$(SB)/scx_smoke: $(SB)/scx_smoke.o $(SB)/host/scx.o \
-		$(SCX_LIBBPF)/lib/libbpf.a
+# The real loader replaces the normal build's stub (libvphost.a is not
+# linked); the placement core comes whole from libvpcore.a.
+SCX_TEST_LIBS = $(SB)/host/scx.o $(B)/daemon/host/scxfeed.o $(B)/libvpcore.a \
+	$(SCX_LIBBPF)/lib/libbpf.a
+SCX_TESTS = $(SB)/scx_smoke $(SB)/scx_pingpong
+
+$(SB)/scx_smoke: $(SB)/scx_smoke.o $(SB)/guest_topo.o $(SCX_TEST_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -static -pthread -o $@ $^ -lelf -lz $(LDLIBS)
 
-scx-bpf: $(SB)/scx_smoke
+$(SB)/scx_pingpong: $(SB)/scx_pingpong.o $(SB)/guest_topo.o $(SCX_TEST_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -static -pthread -o $@ $^ -lelf -lz -lm \
+		$(LDLIBS)
 
-scx-test: $(SB)/scx_smoke
-	bash tests/scx/boot.sh $(SB)/scx_smoke $(SB)
+scx-bpf: $(SCX_TESTS)
+
+scx-test: $(SCX_TESTS)
+	bash tests/scx/boot.sh $(SB) $(SCX_TESTS)
 endif

@@ -1,17 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vcpuplace.bpf.c: the sched_ext scheduler for vCPU threads (issue 11).
+ * vcpuplace.bpf.c: the sched_ext scheduler for vCPU threads.
  *
- * Phase 1, the toolchain's proof: a global FIFO whose select_cpu takes a
- * whole idle core when there is one and otherwise keeps the previous PU.
- * SCX_OPS_SWITCH_PARTIAL: only tasks that asked for SCHED_EXT (the
- * daemon's vCPU threads) are scheduled here; every other task stays on
- * CFS.  Phase 2 replaces select_vcpu_cpu() with the rules of
- * daemon/core/place.c (home, cluster, LLC, priority, previous PU), fed
- * by the daemon through maps.
+ * Wake-ups of managed vCPUs follow the rules of daemon/core/place.c, in
+ * the same order, with the daemon's plan as input (vp_vcpus, vp_pus,
+ * vp_doms; see vcpuplace_scx.h):
+ *   1. the home PU, if its whole core is idle;
+ *      cache-hot: a short sleeper's idle previous PU (SIS_CACHE);
+ *   2. a whole idle core in the near domain (home cluster), then in the
+ *      far one (home LLC), both widened by the daemon on tiny LLCs, best
+ *      priority first (SIS_CORE, CLUSTER_FIRST);
+ *   3. the home PU if idle next to a busy sibling, else the idle PU of
+ *      the far domain with the best SMT-aware priority (SMT_PRIO);
+ *   4. outside the far domain, unless the policy keeps it there: a whole
+ *      idle core of the allowed set, then any idle PU;
+ *   5. the previous PU if idle; else the shared queue.
+ * A PU found idle is claimed (so no other waker takes it) and the task is
+ * dispatched straight to it.  The allowed set is the thread's own
+ * affinity (p->cpus_ptr), which the daemon sets.
  *
- * Counters are per-CPU (vp_stats), summed by the loader: the wake path
- * writes only its own CPU's line.
+ * Every other task takes sched_ext's default idle pick and the same
+ * weighted-vtime queue: without SCX_OPS_SWITCH_PARTIAL the host's tasks
+ * are scheduled here too, fairly, so neither a host hog nor a vCPU can
+ * starve the other (daemon/scx/README.md says why the daemon loads it
+ * that way, and what partial mode measured).
  */
 #include <scx/common.bpf.h>
 #include "vcpuplace_scx.h"
@@ -20,12 +32,62 @@ char _license[] SEC("license") = "GPL";
 
 UEI_DEFINE(uei);
 
+/* The daemon's switches (enum vp_scx_feature), written through the
+ * skeleton's mmap of .data: a wake-up reads whichever value is there. */
+u32 vp_features = VP_SCX_FEAT_ALL;
+/* Test hook (scx_force_error()): the next vCPU wake-up calls
+ * scx_bpf_error(), as a bug in this program would. */
+bool vp_force_error;
+
+/* The vtime of the task that ran last: where a waking task starts. */
+static u64 vtime_now;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(key_size, sizeof(u32));
 	__uint(value_size, sizeof(u64));
 	__uint(max_entries, VP_SCX_STAT_NR);
 } vp_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(struct vp_scx_pu));
+	__uint(max_entries, VP_SCX_MAX_CPUS);
+} vp_pus SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(struct vp_scx_dom));
+	__uint(max_entries, VP_SCX_MAX_DOMS);
+} vp_doms SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(struct vp_scx_vcpu));
+	__uint(max_entries, VP_SCX_MAX_VCPUS);
+} vp_vcpus SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(struct vp_scx_vcpu_stats));
+	__uint(max_entries, VP_SCX_MAX_VCPUS);
+} vp_vcpu_stats SEC(".maps");
+
+/* When a managed vCPU last went to sleep, for SIS_CACHE. */
+struct vp_task {
+	u64 slept_at;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct vp_task);
+} vp_task_store SEC(".maps");
 
 static void stat_inc(enum vp_scx_stat idx)
 {
@@ -37,57 +99,394 @@ static void stat_inc(enum vp_scx_stat idx)
 		(*cnt)++;
 }
 
-/*
- * A PU whose whole core is idle, inside the task's allowed set, or -1.
- * sched_ext's per-core idle mask answers without a scan of ours, and the
- * PU it returns is already claimed (no longer idle for other wakers).
- */
-static s32 select_idle_core(const struct task_struct *p)
+static bool feat(u32 f)
 {
-	return scx_bpf_pick_idle_cpu(p->cpus_ptr, SCX_PICK_IDLE_CORE);
+	return vp_features & f;
+}
+
+/* One wake-up being decided: its inputs and what it cost. */
+struct wake {
+	struct task_struct *p;
+	const struct vp_scx_vcpu *v;
+	const struct cpumask *idle;	/* PUs idle now */
+	const struct cpumask *idle_core; /* PUs whose whole core is idle */
+	s32 prev;
+	u32 probes;
+	bool sib_busy;	/* the PU claimed has a busy SMT sibling */
+};
+
+static const struct vp_scx_pu *pu_of(s32 cpu)
+{
+	u32 key = cpu;
+
+	if (cpu < 0 || cpu >= VP_SCX_MAX_CPUS)
+		return NULL;
+	return bpf_map_lookup_elem(&vp_pus, &key);
+}
+
+static bool allowed(const struct wake *w, s32 cpu)
+{
+	return cpu >= 0 && bpf_cpumask_test_cpu(cpu, w->p->cpus_ptr);
+}
+
+/*
+ * SMT-aware priority (core/prio.c): a PU is worth its core's priority,
+ * halved when a sibling is busy.  prio.c divides by one plus the number
+ * of busy siblings; sched_ext's masks say only "whole core idle" or not,
+ * so on SMT4/SMT8 cores a PU with two or more busy siblings scores a
+ * little higher here.  Counting them would cost a loop per candidate at
+ * every wake-up; on SMT2 (x86, most arm64) the two rules are the same.
+ */
+static u32 score(const struct wake *w, s32 cpu, const struct vp_scx_pu *pu)
+{
+	if (!feat(VP_SCX_FEAT_SMT_PRIO) ||
+	    bpf_cpumask_test_cpu(cpu, w->idle_core))
+		return pu->prio;
+	return pu->prio / 2;
+}
+
+/*
+ * Claims idle @cpu for this wake-up (no other waker can take it), and
+ * notes whether it comes with a busy sibling.  False: it was not idle,
+ * or another waker was first.
+ */
+static bool claim(struct wake *w, s32 cpu)
+{
+	bool whole = bpf_cpumask_test_cpu(cpu, w->idle_core);
+
+	if (!scx_bpf_test_and_clear_cpu_idle(cpu))
+		return false;
+	w->sib_busy = !whole;
+	return true;
+}
+
+static const struct vp_scx_dom *dom_of(u32 id)
+{
+	if (id >= VP_SCX_MAX_DOMS)
+		return NULL;
+	return bpf_map_lookup_elem(&vp_doms, &id);
+}
+
+/*
+ * Rule 2: a whole idle core of domain @id inside the allowed set, the
+ * best priority first; a core at the domain's best priority ends the
+ * scan.  Returns the claimed PU or -1.
+ */
+static s32 claim_idle_core_in(struct wake *w, u32 id)
+{
+	const struct vp_scx_dom *d = dom_of(id);
+	s32 best = -1;
+	u32 i, n, best_prio = 0;
+
+	if (!d)
+		return -1;
+	n = d->ncpus;
+	bpf_for(i, 0, n) {
+		const struct vp_scx_pu *pu;
+		s32 cpu;
+
+		if (i >= VP_SCX_DOM_CPUS)
+			break;
+		cpu = d->cpu[i];
+		w->probes++;
+		if (cpu < 0 || !bpf_cpumask_test_cpu(cpu, w->idle_core) ||
+		    !allowed(w, cpu))
+			continue;
+		pu = pu_of(cpu);
+		if (!pu)
+			continue;
+		if (!feat(VP_SCX_FEAT_SMT_PRIO) || pu->prio >= d->max_prio) {
+			/* nothing in the domain beats it: take it now */
+			if (claim(w, cpu))
+				return cpu;
+			continue;	/* another waker was first */
+		}
+		if (pu->prio > best_prio) {
+			best = cpu;
+			best_prio = pu->prio;
+		}
+	}
+	if (best >= 0 && claim(w, best))
+		return best;
+	return -1;
+}
+
+/*
+ * Rule 3: the idle PU of domain @id with the best SMT-aware priority,
+ * which here always has a busy sibling (rule 2 found no whole core).
+ */
+static s32 claim_idle_pu_in(struct wake *w, u32 id)
+{
+	const struct vp_scx_dom *d = dom_of(id);
+	s32 best = -1;
+	u32 i, n, best_score = 0;
+
+	if (!d)
+		return -1;
+	n = d->ncpus;
+	bpf_for(i, 0, n) {
+		const struct vp_scx_pu *pu;
+		u32 s;
+		s32 cpu;
+
+		if (i >= VP_SCX_DOM_CPUS)
+			break;
+		cpu = d->cpu[i];
+		w->probes++;
+		if (cpu < 0 || !bpf_cpumask_test_cpu(cpu, w->idle) ||
+		    !allowed(w, cpu))
+			continue;
+		pu = pu_of(cpu);
+		if (!pu)
+			continue;
+		if (w->v->flags & VP_SCX_F_SMT_ANY) {
+			if (claim(w, cpu))
+				return cpu;
+			continue;
+		}
+		s = score(w, cpu, pu);
+		if (s > best_score) {
+			best = cpu;
+			best_score = s;
+		}
+	}
+	if (best >= 0 && claim(w, best))
+		return best;
+	return -1;
+}
+
+/* SIS_CACHE: a vCPU that slept less than its short sleep goes back. */
+static bool cache_hot(struct wake *w)
+{
+	const struct vp_scx_vcpu *v = w->v;
+	struct vp_task *t;
+
+	if (!feat(VP_SCX_FEAT_SIS_CACHE) || !(v->flags & VP_SCX_F_CACHE_HOT) ||
+	    !v->short_sleep_ns || w->prev == v->home)
+		return false;
+	t = bpf_task_storage_get(&vp_task_store, w->p, 0, 0);
+	if (!t || !t->slept_at ||
+	    bpf_ktime_get_ns() - t->slept_at >= v->short_sleep_ns)
+		return false;
+	return allowed(w, w->prev);
+}
+
+/*
+ * The decision for one managed vCPU; returns the PU and sets *@why to the
+ * vstat that says which rule chose it.  *@direct when the PU was claimed
+ * idle and the task may be dispatched to it straight away.
+ */
+static s32 decide(struct wake *w, enum vp_scx_vstat *why, bool *direct)
+{
+	const struct vp_scx_vcpu *v = w->v;
+	bool home_ok = feat(VP_SCX_FEAT_HOME) && allowed(w, v->home);
+	bool isolate = v->flags & VP_SCX_F_SMT_ISOLATE;
+	bool any = v->flags & VP_SCX_F_SMT_ANY;
+	s32 cpu;
+
+	*direct = true;
+	/*
+	 * 1. home, if idle.  As in place.c's select_home_pu(): with SIS_CORE
+	 * and SMT_PRIO, a home next to a busy sibling waits until rule 2 has
+	 * looked for a whole idle core; smt=isolate never takes it.
+	 */
+	if (home_ok) {
+		bool whole = bpf_cpumask_test_cpu(v->home, w->idle_core);
+		bool half_ok = any || (!isolate &&
+			!(feat(VP_SCX_FEAT_SIS_CORE) && feat(VP_SCX_FEAT_SMT_PRIO)));
+
+		w->probes++;
+		if ((whole || (half_ok &&
+		     bpf_cpumask_test_cpu(v->home, w->idle))) &&
+		    claim(w, v->home)) {
+			*why = VP_SCX_V_HOME;
+			return v->home;
+		}
+	}
+	if (cache_hot(w)) {
+		w->probes++;
+		if (claim(w, w->prev)) {
+			*why = VP_SCX_V_CACHE_HOT;
+			return w->prev;
+		}
+	}
+	/* 2. a whole idle core, near domain first */
+	if (feat(VP_SCX_FEAT_SIS_CORE) && !any) {
+		if (feat(VP_SCX_FEAT_CLUSTER_FIRST) && v->near_dom != v->far_dom &&
+		    (cpu = claim_idle_core_in(w, v->near_dom)) >= 0)
+			goto idle_core;
+		if ((cpu = claim_idle_core_in(w, v->far_dom)) >= 0)
+			goto idle_core;
+	}
+	/* 3. home next to a busy sibling, then the best idle PU */
+	if (!isolate) {
+		if (home_ok && !any) {
+			w->probes++;
+			if (claim(w, v->home)) {
+				*why = VP_SCX_V_HOME;
+				return v->home;
+			}
+		}
+		if ((cpu = claim_idle_pu_in(w, v->far_dom)) >= 0)
+			goto idle_pu;
+	}
+	/* 4. the rest of the allowed set, if the locality allows */
+	if (!(v->flags & VP_SCX_F_STAY_FAR_DOM)) {
+		w->probes++;
+		/* sched_ext's own picks claim the PU they return */
+		cpu = scx_bpf_pick_idle_cpu(w->p->cpus_ptr, SCX_PICK_IDLE_CORE);
+		if (cpu >= 0) {
+			w->sib_busy = false;
+			goto idle_core;
+		}
+		if (!isolate) {
+			w->probes++;
+			cpu = scx_bpf_pick_idle_cpu(w->p->cpus_ptr, 0);
+			if (cpu >= 0) {
+				/* no whole core was idle a moment ago */
+				w->sib_busy = true;
+				goto idle_pu;
+			}
+		}
+	}
+	/* 5. where it was, if idle; else it waits in the shared queue */
+	w->probes++;
+	if (allowed(w, w->prev) && claim(w, w->prev)) {
+		*why = VP_SCX_V_PREV;
+		return w->prev;
+	}
+	*direct = false;
+	*why = VP_SCX_V_QUEUED;
+	return allowed(w, w->prev) ? w->prev : v->home;
+idle_core:
+	*why = cpu == v->home ? VP_SCX_V_HOME : VP_SCX_V_IDLE_CORE;
+	return cpu;
+idle_pu:
+	*why = cpu == v->home ? VP_SCX_V_HOME : VP_SCX_V_IDLE_SIBLING;
+	return cpu;
+}
+
+/* Per-vCPU counters: one wake-up decided at @cpu for rule @why. */
+static void count_wake(struct wake *w, s32 cpu, enum vp_scx_vstat why,
+		       bool direct)
+{
+	struct vp_scx_vcpu_stats *st;
+	const struct vp_scx_pu *pu, *ppu;
+	u32 tid = w->p->pid;
+
+	st = bpf_map_lookup_elem(&vp_vcpu_stats, &tid);
+	if (!st)
+		return;		/* the daemon creates it with the entry */
+	st->n[VP_SCX_V_WAKEUP]++;
+	if (why < VP_SCX_VSTAT_NR)
+		st->n[why]++;
+	st->n[VP_SCX_V_PROBES] += w->probes;
+	pu = pu_of(cpu);
+	/*
+	 * Where it lands next to a busy sibling, the decision is wrong if a
+	 * whole idle core of its allowed set showed in the mask at that
+	 * moment.  Queued wake-ups land later, wherever a PU idles: the
+	 * decision is then the queue's, not this one's.
+	 */
+	if (direct && w->sib_busy) {
+		st->n[VP_SCX_V_SMT_BUSY]++;
+		if (bpf_cpumask_intersects(w->idle_core, w->p->cpus_ptr))
+			st->n[VP_SCX_V_SMT_BUSY_IDLE_CORE]++;
+	}
+	if (cpu != w->prev) {
+		st->n[VP_SCX_V_MIGRATED]++;
+		ppu = pu_of(w->prev);
+		if (pu && ppu && pu->cluster != ppu->cluster)
+			st->n[VP_SCX_V_CROSS_CLUSTER]++;
+		if (pu && ppu && pu->llc != ppu->llc)
+			st->n[VP_SCX_V_CROSS_LLC]++;
+	}
+}
+
+/* A vp_vcpus entry the daemon wrote, checked before it is trusted. */
+static bool vcpu_sane(const struct vp_scx_vcpu *v)
+{
+	return v->home >= -1 && v->home < VP_SCX_MAX_CPUS &&
+	       v->near_dom < VP_SCX_MAX_DOMS && v->far_dom < VP_SCX_MAX_DOMS;
+}
+
+static s32 select_vcpu(struct task_struct *p, s32 prev_cpu,
+		       const struct vp_scx_vcpu *v)
+{
+	struct wake w = { .p = p, .v = v, .prev = prev_cpu };
+	enum vp_scx_vstat why;
+	bool direct;
+	s32 cpu;
+
+	w.idle = scx_bpf_get_idle_cpumask();
+	w.idle_core = scx_bpf_get_idle_smtmask();
+	cpu = decide(&w, &why, &direct);
+	count_wake(&w, cpu, why, direct);
+	scx_bpf_put_idle_cpumask(w.idle_core);
+	scx_bpf_put_idle_cpumask(w.idle);
+	if (direct) {
+		stat_inc(w.sib_busy ? VP_SCX_WAKE_IDLE_PU :
+			 VP_SCX_WAKE_IDLE_CORE);
+		stat_inc(VP_SCX_DIRECT);
+		scx_bpf_dispatch(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, 0);
+	} else {
+		stat_inc(VP_SCX_WAKE_QUEUED);
+	}
+	return cpu;
 }
 
 s32 BPF_STRUCT_OPS(vp_select_cpu, struct task_struct *p, s32 prev_cpu,
 		   u64 wake_flags)
 {
+	const struct vp_scx_vcpu *v;
+	u32 tid = p->pid;
+	bool idle = false;
 	s32 cpu;
 
 	stat_inc(VP_SCX_WAKE);
-	cpu = select_idle_core(p);
-	if (cpu >= 0) {
-		stat_inc(VP_SCX_WAKE_IDLE_CORE);
-		goto direct;
+	v = bpf_map_lookup_elem(&vp_vcpus, &tid);
+	if (v && vp_force_error)
+		scx_bpf_error("vp_force_error set by the loader (test hook)");
+	if (v && vcpu_sane(v))
+		return select_vcpu(p, prev_cpu, v);
+	if (v)
+		stat_inc(VP_SCX_BAD_INPUT);
+	/* not a vCPU (or a bad entry): sched_ext's own idle-core-first pick */
+	stat_inc(VP_SCX_WAKE_UNMANAGED);
+	cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &idle);
+	if (idle) {
+		stat_inc(VP_SCX_DIRECT);
+		scx_bpf_dispatch(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, 0);
 	}
-	/*
-	 * No idle core: keep the previous PU, whose caches are warm.  If it
-	 * is idle (claiming it is atomic), run there at once; if not, the
-	 * task waits on the shared FIFO (enqueue) for whichever PU idles.
-	 */
-	cpu = prev_cpu;
-	if (!scx_bpf_test_and_clear_cpu_idle(cpu)) {
-		stat_inc(VP_SCX_WAKE_PREV_BUSY);
-		return cpu;
-	}
-	stat_inc(VP_SCX_WAKE_PREV_IDLE);
-direct:
-	stat_inc(VP_SCX_DIRECT);
-	scx_bpf_dispatch(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, 0);
 	return cpu;
+}
+
+static bool vtime_before(u64 a, u64 b)
+{
+	return (s64)(a - b) < 0;
 }
 
 void BPF_STRUCT_OPS(vp_enqueue, struct task_struct *p, u64 enq_flags)
 {
+	u64 vtime = p->scx.dsq_vtime;
 	s32 cpu;
 
 	stat_inc(VP_SCX_QUEUED);
-	scx_bpf_dispatch(p, VP_SCX_DSQ_SHARED, SCX_SLICE_DFL, enq_flags);
+	/* a sleeper banks at most one slice of credit */
+	if (vtime_before(vtime, vtime_now - SCX_SLICE_DFL))
+		vtime = vtime_now - SCX_SLICE_DFL;
+	scx_bpf_dispatch_vtime(p, VP_SCX_DSQ_SHARED, SCX_SLICE_DFL, vtime,
+			       enq_flags);
 	/*
 	 * An idle PU sleeps until something wakes it: without a kick the task
-	 * would wait for a busy PU to finish its slice (20 ms) while a PU of
-	 * its allowed set idles.  The PU picked is claimed, so two enqueues
-	 * do not kick the same one.
+	 * would wait for a busy PU's slice to end while a PU of its allowed
+	 * set idles.  A whole idle core first, so the queue is not drained
+	 * onto a busy core's sibling.  The PU picked is claimed, so two
+	 * enqueues do not kick the same one.
 	 */
-	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, SCX_PICK_IDLE_CORE);
+	if (cpu < 0)
+		cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
 	if (cpu >= 0) {
 		stat_inc(VP_SCX_KICK_IDLE);
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
@@ -97,6 +496,33 @@ void BPF_STRUCT_OPS(vp_enqueue, struct task_struct *p, u64 enq_flags)
 void BPF_STRUCT_OPS(vp_dispatch, s32 cpu, struct task_struct *prev)
 {
 	scx_bpf_consume(VP_SCX_DSQ_SHARED);
+}
+
+void BPF_STRUCT_OPS(vp_running, struct task_struct *p)
+{
+	/* racy across CPUs, and a lost update only delays vtime_now a bit */
+	if (vtime_before(vtime_now, p->scx.dsq_vtime))
+		vtime_now = p->scx.dsq_vtime;
+}
+
+void BPF_STRUCT_OPS(vp_stopping, struct task_struct *p, bool runnable)
+{
+	u32 tid = p->pid;
+	struct vp_task *t;
+
+	/* the time it ran, scaled by the inverse of its weight (nice) */
+	p->scx.dsq_vtime += (SCX_SLICE_DFL - p->scx.slice) * 100 / p->scx.weight;
+	if (runnable || !bpf_map_lookup_elem(&vp_vcpus, &tid))
+		return;
+	t = bpf_task_storage_get(&vp_task_store, p, 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (t)
+		t->slept_at = bpf_ktime_get_ns();
+}
+
+void BPF_STRUCT_OPS(vp_enable, struct task_struct *p)
+{
+	p->scx.dsq_vtime = vtime_now;
 }
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(vp_init)
@@ -114,7 +540,9 @@ SCX_OPS_DEFINE(vcpuplace_ops,
 	       .select_cpu	= (void *)vp_select_cpu,
 	       .enqueue		= (void *)vp_enqueue,
 	       .dispatch	= (void *)vp_dispatch,
+	       .running		= (void *)vp_running,
+	       .stopping	= (void *)vp_stopping,
+	       .enable		= (void *)vp_enable,
 	       .init		= (void *)vp_init,
 	       .exit		= (void *)vp_exit,
-	       .flags		= SCX_OPS_SWITCH_PARTIAL,
 	       .name		= VP_SCX_NAME);

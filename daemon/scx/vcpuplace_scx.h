@@ -34,23 +34,23 @@
  * managed vCPU or not.
  */
 enum vp_scx_stat {
-	VP_SCX_WAKE,		/* select_cpu calls */
-	VP_SCX_WAKE_IDLE_CORE,	/* ... that found a whole idle core */
-	VP_SCX_WAKE_PREV_IDLE,	/* ... none, and the previous PU was idle */
-	VP_SCX_WAKE_PREV_BUSY,	/* ... none, and the previous PU was busy */
+	VP_SCX_WAKE,		/* select_cpu calls, every task */
+	VP_SCX_WAKE_UNMANAGED,	/* ... of tasks that are not managed vCPUs */
+	VP_SCX_WAKE_IDLE_CORE,	/* ... of vCPUs: sent to a whole idle core */
+	VP_SCX_WAKE_IDLE_PU,	/* ... to an idle PU with a busy sibling */
+	VP_SCX_WAKE_QUEUED,	/* ... nothing idle: the shared queue */
 	VP_SCX_DIRECT,		/* dispatched straight to an idle PU */
 	VP_SCX_QUEUED,		/* queued on the shared queue (enqueue) */
 	VP_SCX_KICK_IDLE,	/* ... and an idle PU was woken to drain it */
-	VP_SCX_WAKE_UNMANAGED,	/* wake-ups of tasks that are not vCPUs */
 	VP_SCX_BAD_INPUT,	/* a vp_vcpus entry named a CPU or domain
 				 * out of range: ignored, stock path used */
 	VP_SCX_STAT_NR
 };
 
 /* The names of the counters, in enum order, for logs and metrics. */
-#define VP_SCX_STAT_NAMES { "wake", "wake_idle_core", "wake_prev_idle", \
-	"wake_prev_busy", "direct", "queued", "kick_idle", \
-	"wake_unmanaged", "bad_input" }
+#define VP_SCX_STAT_NAMES { "wake", "wake_unmanaged", "wake_idle_core", \
+	"wake_idle_pu", "wake_queued", "direct", "queued", "kick_idle", \
+	"bad_input" }
 
 /*
  * Per managed vCPU thread, per CPU (vp_vcpu_stats, a per-CPU hash keyed by

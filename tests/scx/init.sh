@@ -1,7 +1,8 @@
 #!/bin/busybox sh
 # /init of the scx-test initramfs (tests/scx/boot.sh): check that the
-# kernel has sched_ext, run the smoke test, power off.  boot.sh reads the
-# lines that start with SCXTEST: or scx_smoke: from the console.
+# kernel has sched_ext, run the test programs listed in /tests/list, power
+# off.  boot.sh reads the lines that start with SCXTEST: or scx_ from the
+# console.
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -14,8 +15,13 @@ if [ ! -r /sys/kernel/sched_ext/state ]; then
 fi
 echo "SCXTEST: sched_ext state $(cat /sys/kernel/sched_ext/state)," \
 	"switch_all $(cat /sys/kernel/sched_ext/switch_all 2>/dev/null)"
-/tests/scx_smoke
-echo "SCXTEST: scx_smoke exit $?"
-dmesg | grep -E 'sched_ext|WARNING|BUG|Oops' | sed 's/^/SCXTEST: dmesg: /' | head -20
+for t in $(cat /tests/list); do
+	case "$t" in
+	scx_pingpong) /tests/"$t" "$(cat /tests/run_ms)" ;;
+	*) /tests/"$t" ;;
+	esac
+	echo "SCXTEST: $t exit $?"
+done
+dmesg | grep -E 'sched_ext|WARNING|BUG|Oops' | sed 's/^/SCXTEST: dmesg: /' | head -40
 echo "SCXTEST: DONE"
 poweroff -f

@@ -4,15 +4,20 @@
  *
  *  1. /sys/kernel/sched_ext/state is "disabled";
  *  2. scx_load() attaches our scheduler: "enabled", root/ops "vcpuplace";
- *  3. a thread that works 2 ms and sleeps 1 ms in a loop moves to
- *     SCHED_EXT; after a second the per-CPU counters have moved;
+ *  3. a thread that works 2 ms and sleeps 1 ms in a loop becomes a
+ *     managed vCPU: first with an entry whose home is out of range (the
+ *     scheduler ignores it and counts bad_input), then with a good one;
+ *     after a second its per-vCPU counters and the global ones moved;
  *  4. one spinning thread per PU joins it for a second: more runnable
  *     SCHED_EXT threads than PUs, so slices expire and tasks go through
  *     the shared FIFO (enqueue, dispatch);
  *  5. scx_detach(): "disabled" again, exit kind SCX_EXIT_UNREG;
  *  6. a child loads it again and is killed with SIGKILL: "disabled" within
  *     a second (the link dies with the process), and our SCHED_EXT thread
- *     keeps running (back on CFS).
+ *     keeps running (back on CFS);
+ *  7. loaded again, scx_force_error() makes the next vCPU wake-up call
+ *     scx_bpf_error(): the kernel ejects the scheduler within a second,
+ *     and the exit records a BPF error with our message.
  *
  * The last line is "scx_smoke: PASS" or "scx_smoke: FAIL <reason>".
  */
@@ -29,6 +34,8 @@
 #include <unistd.h>
 
 #include "host/scx.h"
+#include "host/scxfeed.h"
+#include "guest_topo.h"
 
 /* Under QEMU TCG a guest second is slow; "within a second" is the bar the
  * issue sets for all tasks to be back on CFS after the loader dies. */
@@ -36,6 +43,13 @@
 #define RUN_MS 1000
 
 static const char *const stat_names[] = VP_SCX_STAT_NAMES;
+static const char *const vstat_names[] = VP_SCX_VSTAT_NAMES;
+
+/* enum scx_exit_kind (6.12): a BPF program called scx_bpf_error() */
+#define SCX_EXIT_KIND_ERROR_BPF 1025
+#define SCX_EXIT_KIND_UNREG 64
+
+static struct vp_topo *topo;
 
 struct worker {
 	pthread_t thread;
@@ -197,12 +211,47 @@ crowd_run(int n)
 	return moved;
 }
 
+/* Makes thread @tid a managed vCPU of a 1-vCPU VM homed on dense PU 0. */
+static void
+vcpu_register(struct scx_sched *s, int tid, bool bad)
+{
+	struct vp_policy pol;
+	struct vp_scx_vcpu e;
+	int err;
+
+	policy_default(&pol);
+	scxfeed_vcpu(topo, 0, 1, &pol, 0, &e);
+	if (bad)
+		e.home = VP_SCX_MAX_CPUS + 7;
+	err = scx_vcpu_set(s, tid, &e);
+	if (!err)
+		err = scx_task_set_ext(tid, true);
+	if (err)
+		fail("registering tid %d: %s", tid, strerror(-err));
+}
+
+static void
+vstats_print(struct scx_sched *s, int tid, struct vp_scx_vcpu_stats *ret)
+{
+	int err, i;
+
+	err = scx_vcpu_stats_read(s, tid, ret);
+	if (err)
+		fail("reading the vCPU counters of %d: %s", tid, strerror(-err));
+	printf("scx_smoke: vcpu %d", tid);
+	for (i = 0; i < VP_SCX_VSTAT_NR; i++)
+		printf(" %s=%llu", vstat_names[i],
+		    (unsigned long long)ret->n[i]);
+	printf("\n");
+}
+
 /* Steps 2-5: load, move @w in, check the counters moved, detach. */
 static void
 load_run_detach(struct worker *w)
 {
 	_cleanup_scx_ struct scx_sched *s = NULL;
 	uint64_t st[VP_SCX_STAT_NR];
+	struct vp_scx_vcpu_stats vs;
 	struct scx_exit ex;
 	long t0, ms;
 	int err, n;
@@ -212,9 +261,18 @@ load_run_detach(struct worker *w)
 		fail("scx_load: %s", strerror(-err));
 	state_expect("enabled", "after scx_load");
 	ops_expect();
-	err = scx_task_set_ext(w->tid, true);
+	err = scxfeed_topology(s, topo);
 	if (err)
-		fail("sched_setattr(SCHED_EXT): %s", strerror(-err));
+		fail("scxfeed_topology: %s", strerror(-err));
+	vcpu_register(s, w->tid, true);
+	sleep_ms(RUN_MS / 4);
+	err = scx_stats_read(s, st);
+	if (err)
+		fail("reading counters: %s", strerror(-err));
+	if (st[VP_SCX_BAD_INPUT] == 0)
+		fail("a vCPU entry with home %d was not counted as bad input",
+		    VP_SCX_MAX_CPUS + 7);
+	vcpu_register(s, w->tid, false);
 	sleep_ms(RUN_MS);
 	if (scx_exited(s) && scx_exit_read(s, &ex) == 0)
 		fail("ejected while running: kind %d, %s (%s)", ex.kind,
@@ -224,15 +282,30 @@ load_run_detach(struct worker *w)
 		fail("reading counters: %s", strerror(-err));
 	stats_print(st);
 	if (st[VP_SCX_WAKE] == 0)
-		fail("select_cpu never ran for the SCHED_EXT thread");
+		fail("select_cpu never ran");
 	if (st[VP_SCX_DIRECT] + st[VP_SCX_QUEUED] == 0)
 		fail("nothing was dispatched");
+	vstats_print(s, w->tid, &vs);
+	if (vs.n[VP_SCX_V_WAKEUP] == 0)
+		fail("the managed vCPU's wake-ups were not counted");
+	/* each wake-up has exactly one outcome */
+	if (vs.n[VP_SCX_V_WAKEUP] != vs.n[VP_SCX_V_HOME] +
+	    vs.n[VP_SCX_V_IDLE_CORE] + vs.n[VP_SCX_V_IDLE_SIBLING] +
+	    vs.n[VP_SCX_V_PREV] + vs.n[VP_SCX_V_QUEUED] +
+	    vs.n[VP_SCX_V_CACHE_HOT])
+		fail("the vCPU's wake outcomes do not add up to its wake-ups");
+	/* alone on an idle guest, it finds its home idle most of the time */
+	if (vs.n[VP_SCX_V_HOME] * 2 < vs.n[VP_SCX_V_WAKEUP])
+		fail("alone, the vCPU woke on its home %llu times of %llu",
+		    (unsigned long long)vs.n[VP_SCX_V_HOME],
+		    (unsigned long long)vs.n[VP_SCX_V_WAKEUP]);
 	n = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (crowd_run(n) != n)
 		fail("could not move %d spinners to SCHED_EXT", n);
 	if (scx_exited(s) && scx_exit_read(s, &ex) == 0)
 		fail("ejected with %d spinners: kind %d, %s (%s)", n, ex.kind,
 		    ex.reason, ex.msg);
+	vstats_print(s, w->tid, &vs);
 	t0 = now_ms();
 	scx_detach(s);
 	ms = wait_disabled(t0, DISABLE_DEADLINE_MS);
@@ -245,21 +318,59 @@ load_run_detach(struct worker *w)
 	if (err)
 		fail("reading counters after detach: %s", strerror(-err));
 	stats_print(st);
-	if (st[VP_SCX_WAKE] != st[VP_SCX_WAKE_IDLE_CORE] +
-	    st[VP_SCX_WAKE_PREV_IDLE] + st[VP_SCX_WAKE_PREV_BUSY])
+	if (st[VP_SCX_WAKE] != st[VP_SCX_WAKE_UNMANAGED] +
+	    st[VP_SCX_WAKE_IDLE_CORE] + st[VP_SCX_WAKE_IDLE_PU] +
+	    st[VP_SCX_WAKE_QUEUED])
 		fail("wake outcomes do not add up to wake-ups");
 	if (st[VP_SCX_QUEUED] == 0)
 		fail("%d spinners on %d PUs, and nothing went through the "
-		    "shared FIFO", n + 1, n);
+		    "shared queue", n + 1, n);
 	err = scx_exit_read(s, &ex);
 	if (err)
 		fail("no exit info after detach: %s", strerror(-err));
 	printf("scx_smoke: detached: disabled after %ld ms, exit kind %d "
 	    "(%s)\n", ms, ex.kind, ex.reason);
 	/* SCX_EXIT_UNREG: user space unregistered it, not an error */
-	if (ex.kind != 64)
-		fail("exit kind %d after detach, want 64 (unregistered)",
-		    ex.kind);
+	if (ex.kind != SCX_EXIT_KIND_UNREG)
+		fail("exit kind %d after detach, want %d (unregistered)",
+		    ex.kind, SCX_EXIT_KIND_UNREG);
+}
+
+/* Step 7: a BPF error ejects the scheduler, and the loader can tell why. */
+static void
+forced_error(struct worker *w)
+{
+	_cleanup_scx_ struct scx_sched *s = NULL;
+	struct scx_exit ex;
+	long t0;
+	int err;
+
+	err = scx_load(&s, 0);
+	if (err)
+		fail("scx_load (forced error): %s", strerror(-err));
+	err = scxfeed_topology(s, topo);
+	if (err)
+		fail("scxfeed_topology: %s", strerror(-err));
+	vcpu_register(s, w->tid, false);
+	t0 = now_ms();
+	scx_force_error(s);
+	while (!scx_exited(s) && now_ms() - t0 < DISABLE_DEADLINE_MS)
+		sleep_ms(5);
+	if (!scx_exited(s))
+		fail("scx_force_error(): still loaded after %d ms",
+		    DISABLE_DEADLINE_MS);
+	if (wait_disabled(t0, DISABLE_DEADLINE_MS) < 0)
+		fail("forced error: state not disabled");
+	err = scx_exit_read(s, &ex);
+	if (err)
+		fail("forced error: no exit info: %s", strerror(-err));
+	printf("scx_smoke: forced error: ejected after %ld ms, kind %d, "
+	    "reason \"%s\", msg \"%s\", dump %s\n", now_ms() - t0, ex.kind,
+	    ex.reason, ex.msg, scx_exit_dump(s) ? "yes" : "no");
+	if (ex.kind != SCX_EXIT_KIND_ERROR_BPF || !strstr(ex.msg,
+	    "vp_force_error"))
+		fail("forced error: exit kind %d msg \"%s\", want %d and our "
+		    "message", ex.kind, ex.msg, SCX_EXIT_KIND_ERROR_BPF);
 }
 
 /* The loader of step 6: load, move own busy thread in, report, wait. */
@@ -338,6 +449,8 @@ main(void)
 	struct worker w = { 0 };
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (guest_topo_load(&topo))
+		fail("cannot read the guest's topology");
 	state_expect("disabled", "before loading");
 	if (pthread_create(&w.thread, NULL, worker_main, &w) != 0)
 		fail("pthread_create");
@@ -346,6 +459,7 @@ main(void)
 	load_run_detach(&w);
 	/* w stays SCHED_EXT: it must run on CFS with no BPF scheduler */
 	sigkill_loader(&w);
+	forced_error(&w);
 	w.stop = 1;
 	pthread_join(w.thread, NULL);
 	printf("scx_smoke: PASS\n");

@@ -1,0 +1,585 @@
+/*
+ * scx_pingpong.c - where do vCPU-like wake-ups land, under CFS and under
+ * the vcpuplace scheduler, in the same boot?  (Issue 11's test, run by
+ * tests/scx/boot.sh inside the QEMU guest.)
+ *
+ * Pairs of threads play futex ping-pong: the one woken works about 1 ms,
+ * wakes its partner, and keeps working about 100 us before it sleeps, so
+ * the partner cannot simply take the waker's core.  H unpinned CPU hogs
+ * run beside them (H = 0, 2, 3).  Every thread that works marks the CPU
+ * it runs on in a shared table; at every wake-up the wakee looks at the
+ * table from where it landed:
+ *   busy sibling while an idle core existed: a sibling of its CPU was
+ *     marked, and some core had no marked CPU at all;
+ *   idle core: no sibling of its CPU was marked.
+ * The same code measures both schedulers; the first WARM_MS of each run
+ * are not counted.  Under vcpuplace the pairs are managed vCPUs: each pair
+ * is a VM of two vCPUs, homed by the placement core's planner on the
+ * guest's own topology, and fed to the scheduler as the daemon feeds it
+ * (host/scxfeed.c).  The scheduler's own per-vCPU counters give the
+ * decision-time share (a busy sibling chosen while the idle-core mask
+ * showed a whole idle core) and the share woken on their home.
+ *
+ * It also runs the partial-switch variant at H = 2 and a starvation check
+ * (a CPU hog and a vCPU pinned to one PU, full and partial switch).
+ *
+ * The last line:
+ *   scx_busy_sibling_pct=x cfs_busy_sibling_pct=y scx_idle_core_pct=a
+ *   cfs_idle_core_pct=b decision_busy_sibling_pct=d home_pct=h
+ *   ejections_unexpected=n
+ * at H = 2, and before it "scx_pingpong: PASS" or "scx_pingpong: FAIL ...".
+ * Targets: d < 1, x <= y / 2, a > b, n = 0.
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host/scx.h"
+#include "host/scxfeed.h"
+#include "guest_topo.h"
+
+#define MAX_CPUS	64
+#define MAX_PAIRS	16
+#define MAX_HOGS	8
+#define WORK_NS		1000000ULL	/* the wakee's work */
+#define TAIL_NS		100000ULL	/* the waker's work after the wake */
+#define MARK_EVERY_NS	20000ULL	/* re-mark the CPU while working */
+
+static unsigned int run_ms = 4000, warm_ms = 1000;
+
+static struct vp_topo *topo;
+static int ncpu;
+static int core_of[MAX_CPUS];		/* dense core index of each OS CPU */
+
+/* How many working threads each CPU has now (the shared table). */
+static atomic_int marks[MAX_CPUS];
+static atomic_int stop, counting;
+
+struct tally {
+	atomic_ulong wakes, busy_sib_idle_core, idle_core;
+};
+
+struct pair {
+	atomic_int turn;	/* the futex word: whose turn it is, 0 or 1 */
+	int tid[2];
+	struct tally *tally;
+};
+
+struct hog {
+	pthread_t thread;
+};
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void
+sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void __attribute__((format(printf, 1, 2), noreturn))
+fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("scx_pingpong: FAIL ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	exit(1);
+}
+
+static int
+cur_cpu(void)
+{
+	int c = sched_getcpu();
+
+	return c >= 0 && c < ncpu ? c : 0;
+}
+
+/* Moves this thread's mark to the CPU it runs on now; returns it. */
+static int
+remark(int old)
+{
+	int c = cur_cpu();
+
+	if (c != old) {
+		atomic_fetch_add(&marks[c], 1);
+		if (old >= 0)
+			atomic_fetch_sub(&marks[old], 1);
+	}
+	return c;
+}
+
+/* Works @ns on the CPU marked as @cpu (followed if it migrates). */
+static int
+work(int cpu, uint64_t ns)
+{
+	uint64_t t0 = now_ns(), next = t0 + MARK_EVERY_NS, t;
+
+	while ((t = now_ns()) - t0 < ns)
+		if (t >= next) {
+			cpu = remark(cpu);
+			next = t + MARK_EVERY_NS;
+		}
+	return cpu;
+}
+
+/* The wakee, just landed on @cpu and not yet marked: what does it see? */
+static void
+judge(struct tally *tl, int cpu)
+{
+	const struct vp_core *c = &topo->core[core_of[cpu]];
+	bool sib_busy = false, idle_core = false;
+	int k, pu;
+
+	for (pu = c->first_pu; pu < c->first_pu + c->npus; pu++) {
+		int os = (int)topo->pu[pu].os_index;
+
+		if (os != cpu && atomic_load(&marks[os]) > 0)
+			sib_busy = true;
+	}
+	for (k = 0; k < topo->ncores && !idle_core; k++) {
+		const struct vp_core *o = &topo->core[k];
+		bool all_free = true;
+
+		for (pu = o->first_pu; pu < o->first_pu + o->npus; pu++)
+			if (atomic_load(&marks[topo->pu[pu].os_index]) > 0 ||
+			    (int)topo->pu[pu].os_index == cpu)
+				all_free = false;
+		idle_core = all_free;
+	}
+	atomic_fetch_add(&tl->wakes, 1);
+	if (!sib_busy)
+		atomic_fetch_add(&tl->idle_core, 1);
+	else if (idle_core)
+		atomic_fetch_add(&tl->busy_sib_idle_core, 1);
+}
+
+static long
+futex(atomic_int *uaddr, int op, int val)
+{
+	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+}
+
+struct player {
+	pthread_t thread;
+	struct pair *pair;
+	int role;
+};
+
+static void *
+player_main(void *arg)
+{
+	struct player *pl = arg;
+	struct pair *p = pl->pair;
+	int me = pl->role, cpu;
+
+	p->tid[me] = (int)syscall(SYS_gettid);
+	for (;;) {
+		while (atomic_load(&p->turn) != me && !atomic_load(&stop))
+			futex(&p->turn, FUTEX_WAIT_PRIVATE, 1 - me);
+		if (atomic_load(&stop))
+			break;
+		cpu = cur_cpu();
+		if (atomic_load(&counting))
+			judge(p->tally, cpu);
+		cpu = remark(-1);
+		cpu = work(cpu, WORK_NS);
+		atomic_store(&p->turn, 1 - me);
+		futex(&p->turn, FUTEX_WAKE_PRIVATE, 1);
+		cpu = work(cpu, TAIL_NS);
+		atomic_fetch_sub(&marks[cpu], 1);
+	}
+	/* the partner may be waiting for a turn that never comes */
+	atomic_store(&p->turn, 1 - me);
+	futex(&p->turn, FUTEX_WAKE_PRIVATE, 1);
+	return NULL;
+}
+
+static void *
+hog_main(void *arg)
+{
+	int cpu = remark(-1);
+
+	(void)arg;
+	while (!atomic_load(&stop))
+		cpu = work(cpu, MARK_EVERY_NS * 5);
+	atomic_fetch_sub(&marks[cpu], 1);
+	return NULL;
+}
+
+enum sched_kind { SCHED_CFS, SCHED_SCX, SCHED_SCX_PARTIAL };
+static const char *const sched_names[] = { "cfs", "scx", "scx-partial" };
+
+struct result {
+	double busy_sib_pct, idle_core_pct, decision_pct, home_pct;
+	unsigned long wakes;
+};
+
+static int npairs;
+static int ejections_unexpected;
+
+/* Homes from the placement core: each pair a VM of two vCPUs. */
+static void
+plan_homes(int homes[][2])
+{
+	struct vp_vm_spec vms[MAX_PAIRS];
+	struct vp_plan_input in = { 0 };
+	struct vp_features f;
+	struct vp_cpuset busy;
+	_cleanup_plan_ struct vp_plan *plan = NULL;
+	int i, err;
+
+	features_default(&f);
+	cpuset_zero(&busy);
+	for (i = 0; i < npairs; i++) {
+		memset(&vms[i], 0, sizeof(vms[i]));
+		vms[i].name = "pair";
+		vms[i].nvcpus = 2;
+		policy_default(&vms[i].policy);
+	}
+	in.vms = vms;
+	in.nvms = npairs;
+	in.busy = &busy;
+	in.feat = &f;
+	err = plan_compute(topo, &in, &plan);
+	if (err)
+		fail("plan_compute: %s", strerror(-err));
+	for (i = 0; i < npairs; i++) {
+		if (plan->vm[i].error || !plan->vm[i].vcpu)
+			fail("no plan for pair %d: %s", i,
+			    strerror(-plan->vm[i].error));
+		homes[i][0] = plan->vm[i].vcpu[0].home;
+		homes[i][1] = plan->vm[i].vcpu[1].home;
+	}
+}
+
+/* Registers the pairs' threads as managed vCPUs, as the daemon would. */
+static void
+feed_pairs(struct scx_sched *s, struct pair *pairs, int homes[][2])
+{
+	struct vp_policy pol;
+	struct vp_scx_vcpu e;
+	int i, r, err;
+
+	policy_default(&pol);
+	for (i = 0; i < npairs; i++)
+		for (r = 0; r < 2; r++) {
+			scxfeed_vcpu(topo, homes[i][r], 2, &pol, 0, &e);
+			e.vm = (__u32)i;
+			e.vcpu = (__u32)r;
+			err = scx_vcpu_set(s, pairs[i].tid[r], &e);
+			if (!err)
+				err = scx_task_set_ext(pairs[i].tid[r], true);
+			if (err)
+				fail("registering tid %d: %s",
+				    pairs[i].tid[r], strerror(-err));
+		}
+}
+
+static void
+vstats_sum(struct scx_sched *s, struct pair *pairs,
+    struct vp_scx_vcpu_stats *ret)
+{
+	struct vp_scx_vcpu_stats one;
+	int i, r, k;
+
+	memset(ret, 0, sizeof(*ret));
+	for (i = 0; i < npairs; i++)
+		for (r = 0; r < 2; r++) {
+			if (scx_vcpu_stats_read(s, pairs[i].tid[r], &one))
+				fail("reading the counters of tid %d",
+				    pairs[i].tid[r]);
+			for (k = 0; k < VP_SCX_VSTAT_NR; k++)
+				ret->n[k] += one.n[k];
+		}
+}
+
+static double
+pct(unsigned long part, unsigned long whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* Fails unless the scheduler is still loaded (no ejection mid-run). */
+static void
+check_alive(struct scx_sched *s, const char *when)
+{
+	struct scx_exit ex;
+
+	if (s && scx_exited(s) && scx_exit_read(s, &ex) == 0) {
+		ejections_unexpected++;
+		fail("ejected %s: kind %d, %s (%s)", when, ex.kind, ex.reason,
+		    ex.msg);
+	}
+}
+
+static struct result
+run(enum sched_kind kind, int nhogs)
+{
+	_cleanup_scx_ struct scx_sched *s = NULL;
+	struct pair pairs[MAX_PAIRS];
+	struct player players[MAX_PAIRS][2];
+	struct hog hogs[MAX_HOGS];
+	struct tally tl = { 0 };
+	struct vp_scx_vcpu_stats v0, v1;
+	int homes[MAX_PAIRS][2];
+	struct result res = { 0 };
+	int i, r, err;
+
+	memset(pairs, 0, sizeof(pairs));
+	atomic_store(&stop, 0);
+	atomic_store(&counting, 0);
+	if (kind != SCHED_CFS) {
+		err = scx_load(&s, kind == SCHED_SCX_PARTIAL ?
+		    SCX_LOAD_PARTIAL : 0);
+		if (err)
+			fail("scx_load: %s", strerror(-err));
+		err = scxfeed_topology(s, topo);
+		if (err)
+			fail("scxfeed_topology: %s", strerror(-err));
+		plan_homes(homes);
+	}
+	for (i = 0; i < npairs; i++) {
+		pairs[i].tally = &tl;
+		atomic_store(&pairs[i].turn, 2);	/* nobody yet */
+		for (r = 0; r < 2; r++) {
+			players[i][r].pair = &pairs[i];
+			players[i][r].role = r;
+			if (pthread_create(&players[i][r].thread, NULL,
+			    player_main, &players[i][r]))
+				fail("pthread_create");
+		}
+	}
+	for (i = 0; i < npairs; i++)
+		while (!pairs[i].tid[0] || !pairs[i].tid[1])
+			sleep_ms(1);
+	if (s)
+		feed_pairs(s, pairs, homes);
+	for (i = 0; i < nhogs; i++)
+		if (pthread_create(&hogs[i].thread, NULL, hog_main, NULL))
+			fail("pthread_create");
+	for (i = 0; i < npairs; i++) {
+		atomic_store(&pairs[i].turn, 0);
+		futex(&pairs[i].turn, FUTEX_WAKE_PRIVATE, 2);
+	}
+	sleep_ms(warm_ms);
+	if (s)
+		vstats_sum(s, pairs, &v0);
+	atomic_store(&counting, 1);
+	sleep_ms(run_ms);
+	atomic_store(&counting, 0);
+	if (s)
+		vstats_sum(s, pairs, &v1);
+	check_alive(s, "during the run");
+	atomic_store(&stop, 1);
+	for (i = 0; i < npairs; i++) {
+		atomic_store(&pairs[i].turn, 0);
+		futex(&pairs[i].turn, FUTEX_WAKE_PRIVATE, 2);
+	}
+	for (i = 0; i < npairs; i++)
+		for (r = 0; r < 2; r++)
+			pthread_join(players[i][r].thread, NULL);
+	for (i = 0; i < nhogs; i++)
+		pthread_join(hogs[i].thread, NULL);
+	for (i = 0; i < ncpu; i++)
+		if (atomic_load(&marks[i]) != 0)
+			fail("CPU %d still marked %d after the run", i,
+			    atomic_load(&marks[i]));
+	res.wakes = atomic_load(&tl.wakes);
+	res.busy_sib_pct = pct(atomic_load(&tl.busy_sib_idle_core), res.wakes);
+	res.idle_core_pct = pct(atomic_load(&tl.idle_core), res.wakes);
+	if (s) {
+		unsigned long w = v1.n[VP_SCX_V_WAKEUP] - v0.n[VP_SCX_V_WAKEUP];
+
+		res.decision_pct = pct(v1.n[VP_SCX_V_SMT_BUSY_IDLE_CORE] -
+		    v0.n[VP_SCX_V_SMT_BUSY_IDLE_CORE], w);
+		res.home_pct = pct(v1.n[VP_SCX_V_HOME] - v0.n[VP_SCX_V_HOME],
+		    w);
+		printf("scx_pingpong: %s hogs=%d decisions=%lu home=%llu "
+		    "idle_core=%llu idle_sibling=%llu prev=%llu queued=%llu "
+		    "smt_busy=%llu smt_busy_idle_core=%llu probes=%llu\n",
+		    sched_names[kind], nhogs, w,
+		    (unsigned long long)(v1.n[VP_SCX_V_HOME] - v0.n[VP_SCX_V_HOME]),
+		    (unsigned long long)(v1.n[VP_SCX_V_IDLE_CORE] - v0.n[VP_SCX_V_IDLE_CORE]),
+		    (unsigned long long)(v1.n[VP_SCX_V_IDLE_SIBLING] - v0.n[VP_SCX_V_IDLE_SIBLING]),
+		    (unsigned long long)(v1.n[VP_SCX_V_PREV] - v0.n[VP_SCX_V_PREV]),
+		    (unsigned long long)(v1.n[VP_SCX_V_QUEUED] - v0.n[VP_SCX_V_QUEUED]),
+		    (unsigned long long)(v1.n[VP_SCX_V_SMT_BUSY] - v0.n[VP_SCX_V_SMT_BUSY]),
+		    (unsigned long long)(v1.n[VP_SCX_V_SMT_BUSY_IDLE_CORE] - v0.n[VP_SCX_V_SMT_BUSY_IDLE_CORE]),
+		    (unsigned long long)(v1.n[VP_SCX_V_PROBES] - v0.n[VP_SCX_V_PROBES]));
+		scx_detach(s);
+	}
+	printf("scx_pingpong: RESULT sched=%s hogs=%d wakes=%lu "
+	    "busy_sibling_pct=%.1f idle_core_pct=%.1f", sched_names[kind],
+	    nhogs, res.wakes, res.busy_sib_pct, res.idle_core_pct);
+	if (s)
+		printf(" decision_busy_sibling_pct=%.2f home_pct=%.1f",
+		    res.decision_pct, res.home_pct);
+	printf("\n");
+	if (res.wakes < 50)
+		fail("only %lu wake-ups counted in %u ms", res.wakes, run_ms);
+	return res;
+}
+
+/*
+ * Starvation: a CPU hog (CFS, or plain SCHED_NORMAL under a full switch)
+ * and a managed vCPU, both pinned to one PU, both always runnable.
+ * Returns the vCPU's share of that PU over RUN, in percent.
+ */
+static void *
+spin_main(void *arg)
+{
+	int *tid = arg;
+
+	*tid = (int)syscall(SYS_gettid);
+	while (!atomic_load(&stop))
+		;
+	return NULL;
+}
+
+static double
+starve_share(enum sched_kind kind)
+{
+	_cleanup_scx_ struct scx_sched *s = NULL;
+	pthread_t th[2];
+	int tid[2] = { 0, 0 }, i, err;
+	struct timespec a, b;
+	clockid_t clk;
+	cpu_set_t one;
+	double share;
+	uint64_t t0;
+
+	atomic_store(&stop, 0);
+	if (kind != SCHED_CFS) {
+		err = scx_load(&s, kind == SCHED_SCX_PARTIAL ?
+		    SCX_LOAD_PARTIAL : 0);
+		if (err)
+			fail("scx_load: %s", strerror(-err));
+	}
+	CPU_ZERO(&one);
+	CPU_SET(ncpu - 1, &one);
+	for (i = 0; i < 2; i++) {
+		if (pthread_create(&th[i], NULL, spin_main, &tid[i]))
+			fail("pthread_create");
+		while (!tid[i])
+			sleep_ms(1);
+		if (sched_setaffinity(tid[i], sizeof(one), &one))
+			fail("sched_setaffinity: %s", strerror(errno));
+	}
+	/* th[0] is the vCPU: SCHED_EXT; th[1] the host hog: SCHED_NORMAL */
+	err = scx_task_set_ext(tid[0], true);
+	if (err && kind != SCHED_CFS)
+		fail("SCHED_EXT: %s", strerror(-err));
+	if (pthread_getcpuclockid(th[0], &clk))
+		fail("pthread_getcpuclockid");
+	sleep_ms(200);
+	clock_gettime(clk, &a);
+	t0 = now_ns();
+	sleep_ms(2000);
+	clock_gettime(clk, &b);
+	share = 100.0 * ((double)(b.tv_sec - a.tv_sec) * 1e9 +
+	    (double)(b.tv_nsec - a.tv_nsec)) / (double)(now_ns() - t0);
+	check_alive(s, "during the starvation check");
+	atomic_store(&stop, 1);
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	printf("scx_pingpong: STARVE sched=%s vcpu_share_pct=%.1f\n",
+	    sched_names[kind], share);
+	return share;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const int hogs_list[] = { 0, 2, 3 };
+	struct result cfs[3], scx[3];
+	double full_share;
+	bool ok = true;
+	int i, err;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1)
+		run_ms = (unsigned int)atoi(argv[1]);
+	err = guest_topo_load(&topo);
+	if (err)
+		fail("guest topology: %s", strerror(-err));
+	ncpu = topo->npus;
+	if (ncpu > MAX_CPUS)
+		fail("%d CPUs, more than %d", ncpu, MAX_CPUS);
+	for (i = 0; i < topo->npus; i++)
+		core_of[topo->pu[i].os_index] = topo->pu[i].core;
+	/* half the cores in pairs: 2 pairs on 4 cores x 2 threads */
+	npairs = topo->ncores / 2 > 0 ? topo->ncores / 2 : 1;
+	if (npairs > MAX_PAIRS)
+		npairs = MAX_PAIRS;
+	printf("scx_pingpong: %d CPUs, %d cores, %d pairs, %u ms per run "
+	    "after %u ms of warm-up\n", ncpu, topo->ncores, npairs, run_ms,
+	    warm_ms);
+	/* interleaved, so a drift in the guest's speed hits both alike */
+	for (i = 0; i < 3; i++) {
+		cfs[i] = run(SCHED_CFS, hogs_list[i]);
+		scx[i] = run(SCHED_SCX, hogs_list[i]);
+	}
+	(void)run(SCHED_SCX_PARTIAL, 2);
+	(void)starve_share(SCHED_CFS);
+	full_share = starve_share(SCHED_SCX);
+	(void)starve_share(SCHED_SCX_PARTIAL);
+
+	/* the verdict, at H = 2 (index 1) */
+	if (!(scx[1].decision_pct < 1.0)) {
+		printf("scx_pingpong: target missed: decision_busy_sibling_pct "
+		    "%.2f, want < 1\n", scx[1].decision_pct);
+		ok = false;
+	}
+	if (!(scx[1].busy_sib_pct <= cfs[1].busy_sib_pct / 2)) {
+		printf("scx_pingpong: target missed: scx busy sibling %.1f %% "
+		    "> half of cfs's %.1f %%\n", scx[1].busy_sib_pct,
+		    cfs[1].busy_sib_pct);
+		ok = false;
+	}
+	if (!(scx[1].idle_core_pct > cfs[1].idle_core_pct)) {
+		printf("scx_pingpong: target missed: scx idle core %.1f %% <= "
+		    "cfs's %.1f %%\n", scx[1].idle_core_pct,
+		    cfs[1].idle_core_pct);
+		ok = false;
+	}
+	/* full switch: the hog and the vCPU share the PU fairly */
+	if (full_share < 25.0) {
+		printf("scx_pingpong: target missed: a vCPU next to a hog got "
+		    "%.1f %% of its PU under the full switch, want >= 25\n",
+		    full_share);
+		ok = false;
+	}
+	printf("scx_pingpong: %s\n", ok ? "PASS" : "FAIL targets missed");
+	printf("scx_busy_sibling_pct=%.1f cfs_busy_sibling_pct=%.1f "
+	    "scx_idle_core_pct=%.1f cfs_idle_core_pct=%.1f "
+	    "decision_busy_sibling_pct=%.2f home_pct=%.1f "
+	    "ejections_unexpected=%d\n", scx[1].busy_sib_pct,
+	    cfs[1].busy_sib_pct, scx[1].idle_core_pct, cfs[1].idle_core_pct,
+	    scx[1].decision_pct, scx[1].home_pct, ejections_unexpected);
+	topo_free(topo);
+	return ok ? 0 : 1;
+}
