@@ -22,6 +22,7 @@ scxfeed_pu(const struct vp_topo *t, int pu, struct vp_scx_pu *ret)
 	e.prio = p->prio ? p->prio : SCXFEED_PRIO_DEFAULT;
 	e.cluster = (__u32)p->cluster;
 	e.llc = (__u32)p->llc;
+	e.llc_dom = scxfeed_dom_id(t, VP_LEVEL_LLC, p->llc);
 	for (s = 0; s < VP_SCX_MAX_SMT; s++)
 		e.sib[s] = -1;
 	for (s = c->first_pu; s < c->first_pu + c->npus; s++)
@@ -162,6 +163,11 @@ uint32_t
 scxfeed_features(const struct vp_features *f)
 {
 	uint32_t bits = VP_SCX_FEAT_HOME;
+
+	if (feat(f, SOON_IDLE))
+		bits |= VP_SCX_FEAT_SOON_IDLE;
+	if (feat(f, HOST_PACK))
+		bits |= VP_SCX_FEAT_HOST_PACK;
 
 	if (feat(f, SIS_CORE))
 		bits |= VP_SCX_FEAT_SIS_CORE;

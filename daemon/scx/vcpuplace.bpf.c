@@ -77,9 +77,12 @@ struct {
 	__uint(max_entries, VP_SCX_MAX_VCPUS);
 } vp_vcpu_stats SEC(".maps");
 
-/* When a managed vCPU last went to sleep, for SIS_CACHE. */
+/* Per task: its run bursts, and when a managed vCPU last slept. */
 struct vp_task {
-	u64 slept_at;
+	u64 slept_at;		/* SIS_CACHE: when it last went to sleep */
+	u64 ran_at;		/* when its current burst started */
+	u64 avg_run_ns;		/* its bursts, averaged (1/4 new, 3/4 old) */
+	bool vcpu;		/* a managed vCPU at its last wake-up */
 };
 
 struct {
@@ -88,6 +91,25 @@ struct {
 	__type(key, int);
 	__type(value, struct vp_task);
 } vp_task_store SEC(".maps");
+
+/*
+ * Per CPU: when the task on it started its burst and how long its bursts
+ * last, so a waker can tell a sibling about to idle (a vCPU near the end
+ * of its usual run) from one that will stay busy (a host hog).  Written
+ * only by the CPU itself (ops.running), read by wakers on any CPU.
+ */
+struct vp_cpu_run {
+	u64 since;
+	u64 expect_ns;
+	bool vcpu;		/* the task is a managed vCPU */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(struct vp_cpu_run));
+	__uint(max_entries, VP_SCX_MAX_CPUS);
+} vp_cpu_runs SEC(".maps");
 
 static void stat_inc(enum vp_scx_stat idx)
 {
@@ -212,14 +234,47 @@ static s32 claim_idle_core_in(struct wake *w, u32 id)
 }
 
 /*
+ * How long the busiest of @pu's siblings is likely to stay busy: the
+ * usual burst of the task running there, less what it has run already.
+ * A host hog's bursts are whole slices; a vCPU's, its run between halts.
+ */
+static u64 busy_rest_ns(struct wake *w, const struct vp_scx_pu *pu)
+{
+	u64 now = bpf_ktime_get_ns(), rest = 0;
+	u32 i, nsib = pu->nsib;
+
+	bpf_for(i, 0, VP_SCX_MAX_SMT) {
+		const struct vp_cpu_run *r;
+		u32 key;
+		u64 ran;
+
+		if (i >= nsib)
+			break;
+		if (pu->sib[i] < 0 || bpf_cpumask_test_cpu(pu->sib[i], w->idle))
+			continue;
+		key = pu->sib[i];
+		r = bpf_map_lookup_elem(&vp_cpu_runs, &key);
+		if (!r)
+			continue;
+		ran = now - r->since;
+		if (r->expect_ns > ran && r->expect_ns - ran > rest)
+			rest = r->expect_ns - ran;
+	}
+	return rest;
+}
+
+/*
  * Rule 3: the idle PU of domain @id with the best SMT-aware priority,
  * which here always has a busy sibling (rule 2 found no whole core).
+ * Between equals, the one whose busy sibling should idle soonest: the
+ * vCPU then has a whole core sooner (SOON_IDLE).
  */
 static s32 claim_idle_pu_in(struct wake *w, u32 id)
 {
 	const struct vp_scx_dom *d = dom_of(id);
 	s32 best = -1;
 	u32 i, n, best_score = 0;
+	u64 rest, best_rest = ~0ULL;
 
 	if (!d)
 		return -1;
@@ -245,9 +300,11 @@ static s32 claim_idle_pu_in(struct wake *w, u32 id)
 			continue;
 		}
 		s = score(w, cpu, pu);
-		if (s > best_score) {
+		rest = feat(VP_SCX_FEAT_SOON_IDLE) ? busy_rest_ns(w, pu) : 0;
+		if (s > best_score || (s == best_score && rest < best_rest)) {
 			best = cpu;
 			best_score = s;
+			best_rest = rest;
 		}
 	}
 	if (best >= 0 && claim(w, best))
@@ -435,25 +492,117 @@ static s32 select_vcpu(struct task_struct *p, s32 prev_cpu,
 	return cpu;
 }
 
+/*
+ * HOST_PACK: a host task (not a managed vCPU) wakes on an idle PU whose
+ * sibling already runs host work, so host work shares cores and whole
+ * cores stay for the vCPUs.  Its previous PU first (warm caches), then at
+ * most HOST_PACK_PROBES PUs of its LLC.  -1: none; the caller falls back
+ * to sched_ext's default (idle core first).
+ */
+#define HOST_PACK_PROBES 64
+
+static bool host_work_beside(const struct cpumask *idle, s32 cpu)
+{
+	const struct vp_scx_pu *pu = pu_of(cpu);
+	u32 i, nsib;
+
+	if (!pu || !pu->valid)
+		return false;
+	nsib = pu->nsib;
+	bpf_for(i, 0, VP_SCX_MAX_SMT) {
+		const struct vp_cpu_run *r;
+		u32 key;
+
+		if (i >= nsib)
+			break;
+		if (pu->sib[i] < 0 || bpf_cpumask_test_cpu(pu->sib[i], idle))
+			continue;
+		key = pu->sib[i];
+		r = bpf_map_lookup_elem(&vp_cpu_runs, &key);
+		if (r && !r->vcpu)
+			return true;
+	}
+	return false;
+}
+
+static s32 select_host_pack(struct task_struct *p, s32 prev)
+{
+	const struct cpumask *idle;
+	const struct vp_scx_pu *ppu = pu_of(prev);
+	const struct vp_scx_dom *d;
+	s32 found = -1;
+	u32 i, n, start;
+
+	if (!feat(VP_SCX_FEAT_HOST_PACK) || !ppu || !ppu->valid)
+		return -1;
+	d = dom_of(ppu->llc_dom);
+	if (!d)
+		return -1;
+	idle = scx_bpf_get_idle_cpumask();
+	if (bpf_cpumask_test_cpu(prev, p->cpus_ptr) &&
+	    bpf_cpumask_test_cpu(prev, idle) && host_work_beside(idle, prev) &&
+	    scx_bpf_test_and_clear_cpu_idle(prev)) {
+		found = prev;
+		goto out;
+	}
+	n = d->ncpus;
+	/* start at a PU that depends on the task, so wakers spread out */
+	start = n ? (u32)p->pid % n : 0;
+	bpf_for(i, 0, HOST_PACK_PROBES) {
+		u32 k = start + i;
+		s32 cpu;
+
+		if (i >= n)
+			break;
+		if (k >= n)
+			k -= n;
+		if (k >= VP_SCX_DOM_CPUS)
+			break;
+		cpu = d->cpu[k];
+		if (cpu < 0 || !bpf_cpumask_test_cpu(cpu, idle) ||
+		    !bpf_cpumask_test_cpu(cpu, p->cpus_ptr) ||
+		    !host_work_beside(idle, cpu))
+			continue;
+		if (scx_bpf_test_and_clear_cpu_idle(cpu)) {
+			found = cpu;
+			break;
+		}
+	}
+out:
+	scx_bpf_put_idle_cpumask(idle);
+	return found;
+}
+
 s32 BPF_STRUCT_OPS(vp_select_cpu, struct task_struct *p, s32 prev_cpu,
 		   u64 wake_flags)
 {
 	const struct vp_scx_vcpu *v;
+	struct vp_task *t;
 	u32 tid = p->pid;
 	bool idle = false;
 	s32 cpu;
 
 	stat_inc(VP_SCX_WAKE);
 	v = bpf_map_lookup_elem(&vp_vcpus, &tid);
+	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
+	if (t)
+		t->vcpu = v != NULL;
 	if (v && vp_force_error)
 		scx_bpf_error("vp_force_error set by the loader (test hook)");
 	if (v && vcpu_sane(v))
 		return select_vcpu(p, prev_cpu, v);
 	if (v)
 		stat_inc(VP_SCX_BAD_INPUT);
-	/* not a vCPU (or a bad entry): sched_ext's own idle-core-first pick */
+	/* not a vCPU (or a bad entry) */
 	stat_inc(VP_SCX_WAKE_UNMANAGED);
-	cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &idle);
+	cpu = select_host_pack(p, prev_cpu);
+	if (cpu >= 0) {
+		stat_inc(VP_SCX_HOST_PACKED);
+		idle = true;
+	} else {
+		/* sched_ext's own idle-core-first pick */
+		cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &idle);
+	}
 	if (idle) {
 		stat_inc(VP_SCX_DIRECT);
 		scx_bpf_dispatch(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, 0);
@@ -471,12 +620,28 @@ void BPF_STRUCT_OPS(vp_enqueue, struct task_struct *p, u64 enq_flags)
 	u64 vtime = p->scx.dsq_vtime;
 	s32 cpu;
 
+	/*
+	 * Not a wake-up: its slice ran out (or it was preempted) and it is
+	 * still runnable.  With nobody waiting it keeps its PU and its warm
+	 * caches: sending it through the queue would let a kicked idle PU
+	 * take it, and a host hog would then hop onto the whole idle core a
+	 * vCPU is about to need, every slice.
+	 */
+	if (!(enq_flags & SCX_ENQ_WAKEUP) &&
+	    !scx_bpf_dsq_nr_queued(VP_SCX_DSQ_SHARED)) {
+		stat_inc(VP_SCX_KEPT);
+		scx_bpf_dispatch(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, enq_flags);
+		return;
+	}
 	stat_inc(VP_SCX_QUEUED);
 	/* a sleeper banks at most one slice of credit */
 	if (vtime_before(vtime, vtime_now - SCX_SLICE_DFL))
 		vtime = vtime_now - SCX_SLICE_DFL;
 	scx_bpf_dispatch_vtime(p, VP_SCX_DSQ_SHARED, SCX_SLICE_DFL, vtime,
 			       enq_flags);
+	/* its own PU dispatches next anyway: no PU to wake for it */
+	if (!(enq_flags & SCX_ENQ_WAKEUP))
+		return;
 	/*
 	 * An idle PU sleeps until something wakes it: without a kick the task
 	 * would wait for a busy PU's slice to end while a PU of its allowed
@@ -500,24 +665,51 @@ void BPF_STRUCT_OPS(vp_dispatch, s32 cpu, struct task_struct *prev)
 
 void BPF_STRUCT_OPS(vp_running, struct task_struct *p)
 {
+	u32 cpu = bpf_get_smp_processor_id();
+	struct vp_cpu_run *r;
+	struct vp_task *t;
+	u64 now;
+
 	/* racy across CPUs, and a lost update only delays vtime_now a bit */
 	if (vtime_before(vtime_now, p->scx.dsq_vtime))
 		vtime_now = p->scx.dsq_vtime;
+	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
+	r = bpf_map_lookup_elem(&vp_cpu_runs, &cpu);
+	if (!t || !r)
+		return;
+	now = bpf_ktime_get_ns();
+	t->ran_at = now;
+	r->since = now;
+	r->expect_ns = t->avg_run_ns;
+	r->vcpu = t->vcpu;
 }
 
 void BPF_STRUCT_OPS(vp_stopping, struct task_struct *p, bool runnable)
 {
 	u32 tid = p->pid;
 	struct vp_task *t;
+	u64 now;
 
 	/* the time it ran, scaled by the inverse of its weight (nice) */
 	p->scx.dsq_vtime += (SCX_SLICE_DFL - p->scx.slice) * 100 / p->scx.weight;
-	if (runnable || !bpf_map_lookup_elem(&vp_vcpus, &tid))
+	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
+	if (!t)
 		return;
-	t = bpf_task_storage_get(&vp_task_store, p, 0,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (t)
-		t->slept_at = bpf_ktime_get_ns();
+	now = bpf_ktime_get_ns();
+	if (t->ran_at && now > t->ran_at)
+		t->avg_run_ns = (3 * t->avg_run_ns + (now - t->ran_at)) / 4;
+	if (!runnable && bpf_map_lookup_elem(&vp_vcpus, &tid))
+		t->slept_at = now;
+}
+
+/* Every task's storage is made here, where allocating may sleep. */
+s32 BPF_STRUCT_OPS(vp_init_task, struct task_struct *p,
+		   struct scx_init_task_args *args)
+{
+	if (!bpf_task_storage_get(&vp_task_store, p, 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE))
+		return -ENOMEM;
+	return 0;
 }
 
 void BPF_STRUCT_OPS(vp_enable, struct task_struct *p)
@@ -543,6 +735,7 @@ SCX_OPS_DEFINE(vcpuplace_ops,
 	       .running		= (void *)vp_running,
 	       .stopping	= (void *)vp_stopping,
 	       .enable		= (void *)vp_enable,
+	       .init_task	= (void *)vp_init_task,
 	       .init		= (void *)vp_init,
 	       .exit		= (void *)vp_exit,
 	       .name		= VP_SCX_NAME);

@@ -42,6 +42,8 @@ enum vp_scx_stat {
 	VP_SCX_DIRECT,		/* dispatched straight to an idle PU */
 	VP_SCX_QUEUED,		/* queued on the shared queue (enqueue) */
 	VP_SCX_KICK_IDLE,	/* ... and an idle PU was woken to drain it */
+	VP_SCX_KEPT,		/* slice over, nobody waiting: kept its PU */
+	VP_SCX_HOST_PACKED,	/* a host task woke beside host work */
 	VP_SCX_BAD_INPUT,	/* a vp_vcpus entry named a CPU or domain
 				 * out of range: ignored, stock path used */
 	VP_SCX_STAT_NR
@@ -50,7 +52,7 @@ enum vp_scx_stat {
 /* The names of the counters, in enum order, for logs and metrics. */
 #define VP_SCX_STAT_NAMES { "wake", "wake_unmanaged", "wake_idle_core", \
 	"wake_idle_pu", "wake_queued", "direct", "queued", "kick_idle", \
-	"bad_input" }
+	"kept", "host_packed", "bad_input" }
 
 /*
  * Per managed vCPU thread, per CPU (vp_vcpu_stats, a per-CPU hash keyed by
@@ -119,6 +121,7 @@ struct vp_scx_pu {
 	__u32 prio;		/* core priority (ITMT/prefcore style), > 0 */
 	__u32 cluster;		/* cluster id, for the cross-cluster count */
 	__u32 llc;		/* LLC id, for the cross-LLC count */
+	__u32 llc_dom;		/* the LLC's domain id in vp_doms */
 	__u32 nsib;		/* SMT siblings below, this CPU excluded */
 	__s32 sib[VP_SCX_MAX_SMT];
 	__u32 valid;		/* 0 until the daemon filled it */
@@ -138,7 +141,11 @@ enum vp_scx_feature {
 	VP_SCX_FEAT_CLUSTER_FIRST = 1u << 2,	/* near_dom before far_dom */
 	VP_SCX_FEAT_SMT_PRIO	= 1u << 3,	/* rule 3: SMT-aware priority */
 	VP_SCX_FEAT_SIS_CACHE	= 1u << 4,	/* cache-hot short sleepers */
-	VP_SCX_FEAT_ALL		= (1u << 5) - 1,
+	/* rule 3's tie-break: the sibling whose busy partner idles soonest */
+	VP_SCX_FEAT_SOON_IDLE	= 1u << 5,
+	/* host tasks wake next to other host work, leaving whole cores */
+	VP_SCX_FEAT_HOST_PACK	= 1u << 6,
+	VP_SCX_FEAT_ALL		= (1u << 7) - 1,
 };
 
 /* The shared queue: a user dispatch queue, drained by any PU that idles. */

@@ -36,7 +36,7 @@ for t in "$@"; do
 	names+=("$(basename "$t")")
 done
 echo "${names[*]}" >"$root/tests/list"
-echo "${VP_SCX_RUN_MS:-4000}" >"$root/tests/run_ms"
+echo "${VP_SCX_RUN_MS:-2500} ${VP_SCX_ROUNDS:-3}" >"$root/tests/run_ms"
 kp_initramfs "$root" "$out/initramfs.cpio.gz" "$here/init.sh"
 
 console="$out/console.log"

@@ -17,7 +17,7 @@ echo "SCXTEST: sched_ext state $(cat /sys/kernel/sched_ext/state)," \
 	"switch_all $(cat /sys/kernel/sched_ext/switch_all 2>/dev/null)"
 for t in $(cat /tests/list); do
 	case "$t" in
-	scx_pingpong) /tests/"$t" "$(cat /tests/run_ms)" ;;
+	scx_pingpong) /tests/"$t" $(cat /tests/run_ms) ;;
 	*) /tests/"$t" ;;
 	esac
 	echo "SCXTEST: $t exit $?"
