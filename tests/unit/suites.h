@@ -21,6 +21,7 @@ Suite *policy_xml_suite(void);
 Suite *kvm_iface_suite(void);
 Suite *qemu_suite(void);
 Suite *scx_suite(void);
+Suite *scxfeed_suite(void);
 Suite *command_suite(void);
 Suite *tick_suite(void);
 Suite *inventory_suite(void);
