@@ -97,8 +97,22 @@ $(SB)/scx_pingpong: $(SB)/scx_pingpong.o $(SB)/guest_topo.o $(SCX_TEST_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -static -pthread -o $@ $^ -lelf -lz -lm \
 		$(LDLIBS)
 
-scx-bpf: $(SCX_TESTS)
+$(SB)/scx_fakevm: tests/scx/scx_fakevm.c
+	@mkdir -p $(dir $@)
+	$(CC) $(VP_CFLAGS) $(CFLAGS) -static -pthread -o $@ $< $(LDLIBS)
 
-scx-test: $(SCX_TESTS)
-	bash tests/scx/boot.sh $(SB) $(SCX_TESTS)
+# The daemon with the real loader: the normal build's objects, with the
+# stub scx.o replaced (an object named before the archive wins), and
+# libbpf linked in statically.
+$(SB)/vcpuplaced: $(B)/daemon/vcpuplaced/main.o $(B)/libvpservice.a \
+		$(SB)/host/scx.o $(B)/libvphost.a $(B)/libvpcore.a \
+		$(SCX_LIBBPF)/lib/libbpf.a
+	$(LINK) $^ $(LIBS_ALL) -lelf -lz -lpthread $(LDLIBS)
+
+SCX_DAEMON = $(SB)/vcpuplaced $(B)/vcpuplacectl $(SB)/scx_fakevm
+
+scx-bpf: $(SCX_TESTS) $(SCX_DAEMON)
+
+scx-test: $(SCX_TESTS) $(SCX_DAEMON)
+	bash tests/scx/boot.sh $(SB) $(SCX_TESTS) -- $(SCX_DAEMON)
 endif

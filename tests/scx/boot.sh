@@ -1,10 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tests/scx/boot.sh OUTDIR TEST...: boot the cached sched_ext kernel
-# (tests/scx/kernel.sh) under QEMU TCG with a busybox initramfs whose /init
-# (tests/scx/init.sh) runs the static test programs TEST... one after the
-# other; the initramfs and the console log go into OUTDIR.
+# tests/scx/boot.sh OUTDIR TEST... [-- VCPUPLACED VCPUPLACECTL FAKEVM]:
+# boot the cached sched_ext kernel (tests/scx/kernel.sh) under QEMU TCG
+# with a busybox initramfs whose /init (tests/scx/init.sh) runs the static
+# test programs TEST... one after the other, then, when the daemon is
+# given, tests/scx/daemon.sh (verdict "scx_daemon").  The daemon and the
+# CLI are dynamic: they go in with the libraries ldd names.  The
+# initramfs and the console log go into OUTDIR.
 #
 # Each program prints "<name>: PASS" or "<name>: FAIL <reason>".  The
 # lines printed last are every program's verdict, then the ping-pong
@@ -14,7 +17,9 @@
 #
 # Env: VP_QEMU_SMP (default 8,sockets=1,cores=4,threads=2), VP_SCX_CACHE,
 # VP_SCX_QEMU_TIMEOUT (default 900 s), VP_SCX_RUN_MS (scx_pingpong's
-# measured time per run, default 4000).
+# measured time per run, default 2500), VP_SCX_ROUNDS (default 3),
+# VP_SCX_FEATURES (the rule switches of its vcpuplace runs, default 0x7f:
+# all; enum vp_scx_feature).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../../kvm-patches/lib.sh"
@@ -31,12 +36,42 @@ root="$out/initramfs"
 rm -rf "$root"
 mkdir -p "$root/tests"
 names=()
-for t in "$@"; do
-	cp "$t" "$root/tests/"
-	names+=("$(basename "$t")")
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+	cp "$1" "$root/tests/"
+	names+=("$(basename "$1")")
+	shift
 done
 echo "${names[*]}" >"$root/tests/list"
-echo "${VP_SCX_RUN_MS:-2500} ${VP_SCX_ROUNDS:-3}" >"$root/tests/run_ms"
+
+# copy_dynamic BIN: BIN into /tests/bin, and every library it loads at its
+# own path (the dynamic loader included), so it runs in the initramfs
+copy_dynamic() {
+	local lib
+
+	install -D -m 755 "$1" "$root/tests/bin/$(basename "$1")"
+	for lib in $(ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }
+		$1 ~ /^\// { print $1 }'); do
+		cp -L --parents "$lib" "$root"
+	done
+}
+
+if [ "${1:-}" = -- ]; then
+	[ $# -eq 4 ] || { echo "usage: boot.sh OUTDIR TEST... [-- DAEMON CTL FAKEVM]" >&2; exit 2; }
+	copy_dynamic "$2"
+	copy_dynamic "$3"
+	cp "$4" "$root/tests/"
+	# getgrnam() for the socket's group loads NSS's files module
+	cp -L --parents "$(ldconfig -p | awk '/libnss_files\.so\.2 .*x86-64/ { print $NF; exit }')" "$root"
+	mkdir -p "$root/etc"
+	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
+	printf 'root:x:0:\nvcpuplace:x:990:\n' >"$root/etc/group"
+	cp -r "$here/../../policies" "$root/tests/policies"
+	python3 "$here/../integration/gen_testdriver.py" 2 2 "$root/tests/node.xml" \
+		--host-cpus "$(echo "${VP_QEMU_SMP:-8}" | cut -d, -f1)" >/dev/null
+	install -m 755 "$here/daemon.sh" "$root/tests/daemon.sh"
+	names+=(scx_daemon)
+fi
+echo "${VP_SCX_RUN_MS:-2500} ${VP_SCX_ROUNDS:-3} ${VP_SCX_FEATURES:-0x7f}" >"$root/tests/run_ms"
 kp_initramfs "$root" "$out/initramfs.cpio.gz" "$here/init.sh"
 
 console="$out/console.log"

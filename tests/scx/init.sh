@@ -22,6 +22,10 @@ for t in $(cat /tests/list); do
 	esac
 	echo "SCXTEST: $t exit $?"
 done
+if [ -x /tests/daemon.sh ]; then
+	/tests/daemon.sh
+	echo "SCXTEST: daemon.sh exit $?"
+fi
 dmesg | grep -E 'sched_ext|WARNING|BUG|Oops' | sed 's/^/SCXTEST: dmesg: /' | head -40
 echo "SCXTEST: DONE"
 poweroff -f

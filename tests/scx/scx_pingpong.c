@@ -23,6 +23,9 @@
  * It also runs the partial-switch variant at H = 2 and a starvation check
  * (a CPU hog and a vCPU pinned to one PU, full and partial switch).
  *
+ * Arguments (all optional): RUN_MS ROUNDS FEATURES (enum vp_scx_feature
+ * bits for the vcpuplace runs, for ablations).
+ *
  * The last line:
  *   scx_busy_sibling_pct=x cfs_busy_sibling_pct=y scx_idle_core_pct=a
  *   cfs_idle_core_pct=b decision_busy_sibling_pct=d home_pct=h
@@ -56,6 +59,8 @@
 
 static unsigned int run_ms = 2500, warm_ms = 500;
 static int rounds = 3;
+/* the rule switches of the vcpuplace runs: all, or an ablation */
+static uint32_t features = VP_SCX_FEAT_ALL;
 
 static struct vp_topo *topo;
 static int ncpu;
@@ -413,6 +418,7 @@ run(enum sched_kind kind, int nhogs)
 		err = scxfeed_topology(s, topo);
 		if (err)
 			fail("scxfeed_topology: %s", strerror(-err));
+		scx_features_set(s, features);
 		plan_homes(homes, 0);
 	}
 	for (i = 0; i < npairs; i++) {
@@ -572,6 +578,8 @@ main(int argc, char **argv)
 		run_ms = (unsigned int)atoi(argv[1]);
 	if (argc > 2)
 		rounds = atoi(argv[2]);
+	if (argc > 3)
+		features = (uint32_t)strtoul(argv[3], NULL, 0);
 	err = guest_topo_load(&topo);
 	if (err)
 		fail("guest topology: %s", strerror(-err));
@@ -585,8 +593,8 @@ main(int argc, char **argv)
 	if (npairs > MAX_PAIRS)
 		npairs = MAX_PAIRS;
 	printf("scx_pingpong: %d CPUs, %d cores, %d pairs, %d rounds of %u ms "
-	    "per run after %u ms of warm-up\n", ncpu, topo->ncores, npairs,
-	    rounds, run_ms, warm_ms);
+	    "per run after %u ms of warm-up, features %#x\n", ncpu,
+	    topo->ncores, npairs, rounds, run_ms, warm_ms, features);
 	/*
 	 * Rounds, CFS and vcpuplace interleaved, so a drift in the guest's
 	 * speed hits both alike; each round starts its hogs afresh, so one

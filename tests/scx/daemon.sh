@@ -1,0 +1,112 @@
+#!/bin/busybox sh
+# tests/scx/daemon.sh, run by the scx-test guest's /init (tests/scx/init.sh)
+# when the initramfs carries the daemon: vcpuplaced, built with the BPF
+# scheduler, runs on a kernel with sched_ext and does it all by itself.
+#
+# libvirt's test driver (test:///tests/node.xml, no libvirtd) lists two
+# running domains; scx_fakevm stands in for their QEMU processes (a
+# pidfile, threads named "CPU n/KVM" that work and sleep like vCPUs).
+#   1. --sched-ext=auto loads the scheduler: metrics say mode sched-ext,
+#      the fake vCPU threads become SCHED_EXT, their wake-ups are counted
+#      per vCPU and show in explain;
+#   2. SysRq-S ejects it: the daemon notices, counts it once, falls back to
+#      userspace mode, moves the threads back to SCHED_OTHER, keeps
+#      placing, and does not load it again;
+#   3. a new daemon loads it again; SIGKILL of the daemon: the kernel
+#      unloads it within a second (the link dies with the process).
+# The last line: "scx_daemon: PASS" or "scx_daemon: FAIL <why>".
+T=/tests
+SOCK=/run/vp.sock
+LOG=/tmp/vcpuplaced.log
+export HOME=/tmp
+
+fail() {
+	echo "scx_daemon: FAIL $*"
+	echo "SCXTEST: daemon log:"
+	tail -30 "$LOG" | sed 's/^/SCXTEST:   /'
+	exit 1
+}
+
+ctl() { "$T/bin/vcpuplacectl" --socket "$SOCK" "$@"; }
+metric() { ctl metrics 2>/dev/null | grep -E "^$1" ; }
+
+# wait_for SECONDS CMD...: until CMD succeeds; the only timing here is a
+# generous bound on a state that must come, never a verdict by itself
+wait_for() {
+	n=$(($1 * 10))
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
+# policy of thread TID (field 41 of stat; comm may hold spaces)
+policy_of() { sed 's/.*) //' "/proc/$1/task/$2/stat" | awk '{ print $39 }'; }
+
+# all_threads_policy PID WANT: every "CPU n/KVM" thread of PID has WANT
+all_threads_policy() {
+	for t in /proc/"$1"/task/*; do
+		grep -q '^CPU ' "$t/comm" || continue
+		[ "$(policy_of "$1" "${t##*/}")" = "$2" ] || return 1
+	done
+}
+
+mkdir -p /run/libvirt/qemu /tmp /etc
+mount -t tmpfs tmpfs /tmp
+"$T/scx_fakevm" vptest-td-0000 2 /run/libvirt/qemu &
+vm_a=$!
+"$T/scx_fakevm" vptest-td-0001 2 /run/libvirt/qemu &
+vm_b=$!
+wait_for 10 test -s /run/libvirt/qemu/vptest-td-0001.pid ||
+	fail "the fake VMs wrote no pidfile"
+
+start_daemon() {
+	"$T/bin/vcpuplaced" --connect "test://$T/node.xml" --policies "$T/policies" \
+		--socket "$SOCK" --tick 100 --sched-ext="$1" >>"$LOG" 2>&1 &
+	daemon=$!
+}
+
+# 1. auto loads it
+start_daemon auto
+wait_for 30 sh -c "'$T/bin/vcpuplacectl' --socket $SOCK metrics | grep -q 'vcpuplace_kernel_mode{mode=\"sched-ext\"} 1'" ||
+	fail "no sched-ext mode 30 s after start"
+[ "$(cat /sys/kernel/sched_ext/root/ops)" = vcpuplace ] ||
+	fail "root/ops is not vcpuplace"
+grep -m1 'kernel mode' "$LOG" | sed 's/^/SCXTEST: log: /'
+wait_for 30 all_threads_policy "$vm_a" 7 || fail "vm a's vCPU threads are not SCHED_EXT"
+wait_for 30 all_threads_policy "$vm_b" 7 || fail "vm b's vCPU threads are not SCHED_EXT"
+wait_for 30 sh -c "'$T/bin/vcpuplacectl' --socket $SOCK metrics | grep -E '^vcpuplace_vcpu_wakeups_total\\{.*vptest-td-0001' | grep -qv ' 0\$'" ||
+	fail "no per-vCPU wake-up counted"
+metric 'vcpuplace_vcpu_wake(ups|_home)_total\{' | head -4 | sed 's/^/SCXTEST: /'
+ctl explain vptest-td-0000 1 | grep -i 'wake' | head -3 | sed 's/^/SCXTEST: explain: /'
+ctl explain vptest-td-0000 1 | grep -qi 'wake-ups' || fail "explain shows no wake-ups"
+
+# 2. SysRq-S: ejected, counted once, fallback, no reload
+echo S >/proc/sysrq-trigger
+wait_for 10 sh -c "'$T/bin/vcpuplacectl' --socket $SOCK metrics | grep -q 'vcpuplace_kernel_mode{mode=\"userspace\"} 1'" ||
+	fail "still not in userspace mode 10 s after SysRq-S"
+metric 'vcpuplace_sched_ext_(state|ejections_total)' | sed 's/^/SCXTEST: /'
+metric 'vcpuplace_sched_ext_ejections_total 1$' >/dev/null ||
+	fail "the ejection was not counted once"
+wait_for 10 all_threads_policy "$vm_a" 0 || fail "vCPU threads not back to SCHED_OTHER"
+kill -0 "$daemon" || fail "the daemon died after the ejection"
+sleep 1
+[ "$(cat /sys/kernel/sched_ext/state)" = disabled ] || fail "loaded again after the ejection"
+metric 'vcpuplace_sched_ext_ejections_total 1$' >/dev/null || fail "ejection counted again"
+[ "$(grep -c 'ejected' "$LOG")" -ge 1 ] || fail "the ejection is not in the log"
+kill "$daemon"
+wait "$daemon"
+
+# 3. SIGKILL of the daemon: unloaded within a second
+start_daemon on
+wait_for 30 grep -q enabled /sys/kernel/sched_ext/state || fail "--sched-ext=on did not load it"
+wait_for 30 all_threads_policy "$vm_b" 7 || fail "vCPU threads not SCHED_EXT after restart"
+kill -9 "$daemon"
+wait "$daemon" 2>/dev/null
+wait_for 1 grep -q disabled /sys/kernel/sched_ext/state ||
+	fail "still $(cat /sys/kernel/sched_ext/state) 1 s after SIGKILL of the daemon"
+kill "$vm_a" "$vm_b"
+echo "scx_daemon: PASS"

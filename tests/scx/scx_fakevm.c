@@ -1,0 +1,79 @@
+/*
+ * scx_fakevm.c - a stand-in for a QEMU process, for the boot test of the
+ * daemon (tests/scx/daemon.sh): libvirt's test driver lists a running
+ * domain NAME, and the daemon finds its vCPU threads the way it finds
+ * QEMU's, through /run/libvirt/qemu/NAME.pid and the threads' names
+ * ("CPU <n>/KVM").  Each thread behaves like a halting vCPU: it works
+ * about 200 us and sleeps about 1 ms, so every round is a wake-up for the
+ * scheduler to place.
+ *
+ *   scx_fakevm NAME NVCPUS PIDDIR
+ *
+ * Runs until killed.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_VCPUS 64
+
+static unsigned long long
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ULL +
+	    (unsigned long long)ts.tv_nsec;
+}
+
+static void *
+vcpu_main(void *arg)
+{
+	struct timespec nap = { 0, 1000000 };
+	char name[16];
+	unsigned long long t0;
+
+	snprintf(name, sizeof(name), "CPU %d/KVM", (int)(long)arg);
+	pthread_setname_np(pthread_self(), name);
+	for (;;) {
+		t0 = now_ns();
+		while (now_ns() - t0 < 200000)
+			;
+		nanosleep(&nap, NULL);
+	}
+	return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+	pthread_t th;
+	char path[512];
+	FILE *f;
+	int n, i;
+
+	if (argc != 4 || (n = atoi(argv[2])) < 1 || n > MAX_VCPUS) {
+		fprintf(stderr, "usage: scx_fakevm NAME NVCPUS PIDDIR\n");
+		return 2;
+	}
+	for (i = 0; i < n; i++)
+		if (pthread_create(&th, NULL, vcpu_main, (void *)(long)i)) {
+			fprintf(stderr, "scx_fakevm: pthread_create failed\n");
+			return 1;
+		}
+	/* the pidfile last: once it exists, every vCPU thread is named */
+	usleep(100000);
+	snprintf(path, sizeof(path), "%s/%s.pid", argv[3], argv[1]);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f)) {
+		fprintf(stderr, "scx_fakevm: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	for (;;)
+		pause();
+}
