@@ -24,5 +24,6 @@ Suite *scx_suite(void);
 Suite *command_suite(void);
 Suite *tick_suite(void);
 Suite *inventory_suite(void);
+Suite *schedext_suite(void);
 
 #endif /* SUITES_H */
