@@ -167,7 +167,8 @@ struct vp_ctl_answer {
  * the daemon's; VP_SCX_* ones (host/scx.h, scx/vcpuplace_scx.h) are what
  * it shares with the BPF side.
  */
-enum vp_sx_opt { VP_SX_OPT_AUTO, VP_SX_OPT_ON, VP_SX_OPT_OFF };	/* --sched-ext */
+/* --sched-ext */
+enum vp_sx_opt { VP_SX_OPT_AUTO, VP_SX_OPT_ON, VP_SX_OPT_OFF };
 enum vp_sx_state {
 	VP_SX_OFF,		/* --sched-ext=off, or a dry run */
 	VP_SX_UNAVAILABLE,	/* this kernel, binary or host cannot */
@@ -204,7 +205,36 @@ enum vp_sx_op {
 	VP_SX_OP_EXT_OFF, VP_SX_OP_STATS, VP_SX_OP_TABLES, VP_SX_OP_COUNT
 };
 
+/*
+ * The loader calls schedext.c makes: host/scx.h's (schedext_scx_loader),
+ * or a unit test's fake, so that the lifecycle (the tables, the vCPU
+ * entries, counters, an ejection) is tested without BPF.
+ */
+struct vp_sx_loader {
+	int (*supported)(void);
+	int (*loaded_ops)(char *buf, size_t len);
+	int (*load)(struct scx_sched **ret_sched, unsigned int flags);
+	void (*features_set)(struct scx_sched *s, uint32_t features);
+	int (*pu_set)(struct scx_sched *s, int cpu, const struct vp_scx_pu *pu);
+	int (*dom_set)(struct scx_sched *s, unsigned int id,
+	    const struct vp_scx_dom *dom);
+	int (*vcpu_set)(struct scx_sched *s, int tid,
+	    const struct vp_scx_vcpu *v);
+	int (*vcpu_del)(struct scx_sched *s, int tid);
+	int (*vcpu_stats_read)(const struct scx_sched *s, int tid,
+	    struct vp_scx_vcpu_stats *ret);
+	int (*stats_read)(const struct scx_sched *s,
+	    uint64_t ret_stats[VP_SCX_STAT_NR]);
+	bool (*exited)(const struct scx_sched *s);
+	int (*exit_read)(const struct scx_sched *s, struct scx_exit *ret_exit);
+	const char *(*exit_dump)(const struct scx_sched *s);
+	void (*free)(struct scx_sched *s);
+	int (*task_set_ext)(int tid, bool ext);
+};
+extern const struct vp_sx_loader schedext_scx_loader;
+
 struct vp_schedext {
+	const struct vp_sx_loader *ld;	/* NULL: schedext_scx_loader */
 	enum vp_sx_opt opt;		/* --sched-ext */
 	unsigned int load_flags;	/* scx_load()'s: 0, a full switch */
 	enum vp_sx_state state;

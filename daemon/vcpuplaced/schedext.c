@@ -58,6 +58,20 @@ static const char *const op_names[VP_SX_OP_COUNT] = {
 	[VP_SX_OP_TABLES] = "writing the topology tables",
 };
 
+const struct vp_sx_loader schedext_scx_loader = {
+	.supported = scx_supported, .loaded_ops = scx_loaded_ops,
+	.load = scx_load, .features_set = scx_features_set,
+	.pu_set = scx_pu_set, .dom_set = scx_dom_set,
+	.vcpu_set = scx_vcpu_set, .vcpu_del = scx_vcpu_del,
+	.vcpu_stats_read = scx_vcpu_stats_read, .stats_read = scx_stats_read,
+	.exited = scx_exited, .exit_read = scx_exit_read,
+	.exit_dump = scx_exit_dump, .free = scx_free,
+	.task_set_ext = scx_task_set_ext,
+};
+
+/* The loader @s uses: host/scx.h's unless a test gave a fake. */
+#define LD(s) ((s)->ld ? (s)->ld : &schedext_scx_loader)
+
 int
 schedext_parse_opt(const char *arg, enum vp_sx_opt *ret)
 {
@@ -236,7 +250,7 @@ push_topology(struct vp_daemon *d)
 			schedext_pu_entry(t, i, &pu);
 		else
 			memset(&pu, 0, sizeof(pu));	/* valid 0 */
-		if ((r = scx_pu_set(s->sched, (int)cpu, &pu)) < 0)
+		if ((r = LD(s)->pu_set(s->sched, (int)cpu, &pu)) < 0)
 			return r;
 	}
 	s->pu_limit = t->os_limit;
@@ -244,7 +258,7 @@ push_topology(struct vp_daemon *d)
 		for (i = 0; i < wakedom_count(t, l); i++) {
 			id = schedext_dom_id(t, l, i);
 			if ((r = schedext_dom_entry(t, l, i, &dom)) < 0 ||
-			    (r = scx_dom_set(s->sched, id, &dom)) < 0)
+			    (r = LD(s)->dom_set(s->sched, id, &dom)) < 0)
 				return r;
 		}
 	return 0;
@@ -263,13 +277,13 @@ unload(struct vp_daemon *d)
 
 	for (i = 0; i < s->npushed; i++)
 		if (s->pushed[i].ext &&
-		    (r = scx_task_set_ext(s->pushed[i].tid, false)) < 0 &&
+		    (r = LD(s)->task_set_ext(s->pushed[i].tid, false)) < 0 &&
 		    r != -ESRCH)
 			note_err(d, VP_SX_OP_EXT_OFF, s->pushed[i].tid, r);
 	free(s->pushed);
 	s->pushed = NULL;
 	s->npushed = 0;
-	scx_free(s->sched);
+	LD(s)->free(s->sched);
 	s->sched = NULL;
 	s->pu_limit = 0;
 	memset(s->stats, 0, sizeof(s->stats));
@@ -286,11 +300,11 @@ load(struct vp_daemon *d)
 	struct scx_sched *sched = NULL;
 	int r;
 
-	if ((r = scx_load(&sched, s->load_flags)) < 0)
+	if ((r = LD(s)->load(&sched, s->load_flags)) < 0)
 		return r;
 	s->sched = sched;
 	s->features = schedext_features(&d->feat);
-	scx_features_set(sched, s->features);
+	LD(s)->features_set(sched, s->features);
 	if ((r = push_topology(d)) < 0)
 		unload(d);
 	return r;
@@ -306,9 +320,9 @@ schedext_start(struct vp_daemon *d)
 
 	s->ops[0] = '\0';
 	if (p.opt != VP_SX_OPT_OFF)
-		p.supported = scx_supported();
+		p.supported = LD(s)->supported();
 	if (p.opt != VP_SX_OPT_OFF && p.supported == 0) {
-		if (scx_loaded_ops(ops, sizeof(ops)) == 0)
+		if (LD(s)->loaded_ops(ops, sizeof(ops)) == 0)
 			p.other = strcpy(s->ops, ops);
 		p.topo_err = schedext_topo_fits(d->topo, topo_why,
 		    sizeof(topo_why));
@@ -317,9 +331,9 @@ schedext_start(struct vp_daemon *d)
 	schedext_decide(&p, &v);
 	if (v.state == VP_SX_LOADED) {
 		p.load_err = load(d);
-		/* -EBUSY: one appeared meanwhile; name it if it is still there */
+		/* -EBUSY: one appeared meanwhile; named if still there */
 		if (p.load_err == -EBUSY &&
-		    scx_loaded_ops(ops, sizeof(ops)) == 0)
+		    LD(s)->loaded_ops(ops, sizeof(ops)) == 0)
 			p.other = strcpy(s->ops, ops);
 		schedext_decide(&p, &v);
 	}
@@ -327,8 +341,8 @@ schedext_start(struct vp_daemon *d)
 	s->cause = v.cause;
 	snprintf(s->why, sizeof(s->why), "%s", v.why);
 	if (v.fatal) {
-		log_msg(LOG_ERR, "--sched-ext=on: cannot run the BPF scheduler: "
-		    "%s", v.why);
+		log_msg(LOG_ERR, "--sched-ext=on: cannot run the BPF "
+		    "scheduler: %s", v.why);
 		return p.supported < 0 ? p.supported : p.other ? -EBUSY :
 		    p.topo_err < 0 ? p.topo_err : p.load_err < 0 ? p.load_err :
 		    -EINVAL;
@@ -448,7 +462,8 @@ run_act(struct vp_daemon *d, const struct vp_sx_act *a,
 
 	switch (a->kind) {
 	case VP_SX_SET:
-		if ((r = scx_vcpu_set(s->sched, a->tid, &want[a->want].e)) < 0) {
+		r = LD(s)->vcpu_set(s->sched, a->tid, &want[a->want].e);
+		if (r < 0) {
 			fate[a->want] |= SET_FAILED;
 			note_err(d, VP_SX_OP_VCPU_SET, a->tid, r);
 		}
@@ -458,17 +473,17 @@ run_act(struct vp_daemon *d, const struct vp_sx_act *a,
 		if (fate[a->want] & SET_FAILED)
 			break;
 		fate[a->want] |= EXT_ISSUED;
-		if ((r = scx_task_set_ext(a->tid, true)) == 0)
+		if ((r = LD(s)->task_set_ext(a->tid, true)) == 0)
 			fate[a->want] |= EXT_DONE;
-		else if (r != -ESRCH)	/* gone: the next refresh drops it */
+		else if (r != -ESRCH)	/* gone: a refresh drops it */
 			note_err(d, VP_SX_OP_EXT_ON, a->tid, r);
 		break;
 	case VP_SX_EXT_OFF:
-		if ((r = scx_task_set_ext(a->tid, false)) < 0 && r != -ESRCH)
+		if ((r = LD(s)->task_set_ext(a->tid, false)) < 0 && r != -ESRCH)
 			note_err(d, VP_SX_OP_EXT_OFF, a->tid, r);
 		break;
 	case VP_SX_DEL:
-		if ((r = scx_vcpu_del(s->sched, a->tid)) < 0 && r != -ENOENT)
+		if ((r = LD(s)->vcpu_del(s->sched, a->tid)) < 0 && r != -ENOENT)
 			note_err(d, VP_SX_OP_VCPU_DEL, a->tid, r);
 		break;
 	}
@@ -541,7 +556,7 @@ read_stats(struct vp_daemon *d)
 			v->scx_known = false;
 			if (v->tid <= 0 || !schedext_pushed(s, v->tid))
 				continue;
-			r = scx_vcpu_stats_read(s->sched, v->tid, &vs);
+			r = LD(s)->vcpu_stats_read(s->sched, v->tid, &vs);
 			if (r == 0) {
 				v->scx = vs;
 				v->scx_known = true;
@@ -549,7 +564,7 @@ read_stats(struct vp_daemon *d)
 				note_err(d, VP_SX_OP_STATS, v->tid, r);
 			}
 		}
-	if ((r = scx_stats_read(s->sched, st)) == 0)
+	if ((r = LD(s)->stats_read(s->sched, st)) == 0)
 		memcpy(s->stats, st, sizeof(st));
 	else
 		note_err(d, VP_SX_OP_STATS, 0, r);
@@ -581,11 +596,11 @@ eject(struct vp_daemon *d)
 	struct scx_exit ex;
 
 	memset(&ex, 0, sizeof(ex));
-	if (scx_exit_read(s->sched, &ex) == 0) {
+	if (LD(s)->exit_read(s->sched, &ex) == 0) {
 		s->exit = ex;
 		s->exit_known = true;
 	}
-	log_dump(scx_exit_dump(s->sched));
+	log_dump(LD(s)->exit_dump(s->sched));
 	unload(d);
 	s->ejections++;
 	s->state = VP_SX_EJECTED;
@@ -609,12 +624,12 @@ schedext_tick(struct vp_daemon *d)
 
 	if (!s->sched)
 		return;
-	if (scx_exited(s->sched)) {
+	if (LD(s)->exited(s->sched)) {
 		eject(d);
 		return;
 	}
 	if ((f = schedext_features(&d->feat)) != s->features) {
-		scx_features_set(s->sched, f);
+		LD(s)->features_set(s->sched, f);
 		s->features = f;
 	}
 	sync_vcpus(d);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <check.h>
+#include <json-c/json.h>
 
 #include "vcpuplaced/daemon.h"
 #include "../suites.h"
@@ -581,12 +582,627 @@ START_TEST(test_start_here)
 }
 END_TEST
 
+/* ---- the lifecycle, against a fake loader ---------------------- */
+
+/*
+ * A loader that keeps its tables in memory and writes every call to a
+ * log ("set 100", "ext 100 1", "del 100", "free"), so a test can check
+ * what was written, in which order, and what was not.
+ */
+#define FAKE_TIDS	64
+static struct fake {
+	int supported, load_err, pu_err, vcpu_set_err, ext_err;
+	const char *ops, *ops_after_load;	/* loaded_ops() answers */
+	int nload, nfree;
+	unsigned int flags;
+	uint32_t features;
+	bool exited, ejected_read;
+	struct scx_exit exit;
+	struct vp_scx_pu pu[VP_SCX_MAX_CPUS];
+	int npu_writes, ndom_writes;
+	unsigned int dom_ids_written;	/* 1 + highest */
+	struct {
+		int tid;
+		struct vp_scx_vcpu e;
+	} map[FAKE_TIDS];
+	int nmap;
+	char log[8192];
+} F;
+static struct vp_scx_dom fake_dom[VP_SCX_MAX_DOMS];
+#define FAKE_SCHED ((struct scx_sched *)&F)
+
+static void
+flog(const char *fmt, int a, int b)
+{
+	size_t n = strlen(F.log);
+
+	snprintf(F.log + n, sizeof(F.log) - n, fmt, a, b);
+}
+
+static int fake_supported(void) { return F.supported; }
+
+static int
+fake_loaded_ops(char *buf, size_t len)
+{
+	const char *o = F.nload ? F.ops_after_load : F.ops;
+
+	if (!o)
+		return -ENOENT;
+	snprintf(buf, len, "%s", o);
+	return 0;
+}
+
+static int
+fake_load(struct scx_sched **ret, unsigned int flags)
+{
+	F.nload++;
+	if (F.load_err)
+		return F.load_err;
+	F.flags = flags;
+	*ret = FAKE_SCHED;
+	flog("load;", 0, 0);
+	return 0;
+}
+
+static void
+fake_features_set(struct scx_sched *s, uint32_t f)
+{
+	ck_assert_ptr_eq(s, FAKE_SCHED);
+	F.features = f;
+}
+
+static int
+fake_pu_set(struct scx_sched *s, int cpu, const struct vp_scx_pu *pu)
+{
+	ck_assert_ptr_eq(s, FAKE_SCHED);
+	ck_assert_int_lt(cpu, VP_SCX_MAX_CPUS);
+	if (F.pu_err)
+		return F.pu_err;
+	F.pu[cpu] = *pu;
+	F.npu_writes++;
+	return 0;
+}
+
+static int
+fake_dom_set(struct scx_sched *s, unsigned int id,
+    const struct vp_scx_dom *dom)
+{
+	ck_assert_ptr_eq(s, FAKE_SCHED);
+	ck_assert_uint_lt(id, VP_SCX_MAX_DOMS);
+	fake_dom[id] = *dom;
+	F.ndom_writes++;
+	if (id + 1 > F.dom_ids_written)
+		F.dom_ids_written = id + 1;
+	return 0;
+}
+
+static int
+fake_find(int tid)
+{
+	int i;
+
+	for (i = 0; i < F.nmap; i++)
+		if (F.map[i].tid == tid)
+			return i;
+	return -1;
+}
+
+static int
+fake_vcpu_set(struct scx_sched *s, int tid, const struct vp_scx_vcpu *v)
+{
+	int i = fake_find(tid);
+
+	ck_assert_ptr_eq(s, FAKE_SCHED);
+	if (F.vcpu_set_err)
+		return F.vcpu_set_err;
+	flog("set %d;", tid, 0);
+	if (i < 0) {
+		ck_assert_int_lt(F.nmap, FAKE_TIDS);
+		i = F.nmap++;
+	}
+	F.map[i].tid = tid;
+	F.map[i].e = *v;
+	return 0;
+}
+
+static int
+fake_vcpu_del(struct scx_sched *s, int tid)
+{
+	int i = fake_find(tid);
+
+	ck_assert_ptr_eq(s, FAKE_SCHED);
+	flog("del %d;", tid, 0);
+	if (i < 0)
+		return -ENOENT;
+	F.map[i] = F.map[--F.nmap];
+	return 0;
+}
+
+/* tid's counter i is tid * 100 + i: recognisable in status, metrics */
+static int
+fake_vcpu_stats_read(const struct scx_sched *s, int tid,
+    struct vp_scx_vcpu_stats *ret)
+{
+	int i;
+
+	ck_assert_ptr_eq(s, FAKE_SCHED);
+	if (fake_find(tid) < 0)
+		return -ENOENT;
+	for (i = 0; i < VP_SCX_VSTAT_NR; i++)
+		ret->n[i] = (__u64)tid * 100 + i;
+	return 0;
+}
+
+static int
+fake_stats_read(const struct scx_sched *s, uint64_t ret[VP_SCX_STAT_NR])
+{
+	int i;
+
+	ck_assert_ptr_eq(s, FAKE_SCHED);
+	for (i = 0; i < VP_SCX_STAT_NR; i++)
+		ret[i] = 7000 + i;
+	return 0;
+}
+
+static bool fake_exited(const struct scx_sched *s) { (void)s; return F.exited; }
+
+static int
+fake_exit_read(const struct scx_sched *s, struct scx_exit *ret)
+{
+	(void)s;
+	if (!F.exited)
+		return -EAGAIN;
+	*ret = F.exit;
+	F.ejected_read = true;
+	return 0;
+}
+
+static const char *
+fake_exit_dump(const struct scx_sched *s)
+{
+	(void)s;
+	return "runqueue 0: ...\ntask vcpu stalled";
+}
+
+static void
+fake_free(struct scx_sched *s)
+{
+	if (!s)
+		return;
+	ck_assert_ptr_eq(s, FAKE_SCHED);
+	F.nfree++;
+	flog("free;", 0, 0);
+}
+
+static int
+fake_task_set_ext(int tid, bool ext)
+{
+	flog("ext %d %d;", tid, ext);
+	return ext ? F.ext_err : 0;
+}
+
+static const struct vp_sx_loader fake_loader = {
+	.supported = fake_supported, .loaded_ops = fake_loaded_ops,
+	.load = fake_load, .features_set = fake_features_set,
+	.pu_set = fake_pu_set, .dom_set = fake_dom_set,
+	.vcpu_set = fake_vcpu_set, .vcpu_del = fake_vcpu_del,
+	.vcpu_stats_read = fake_vcpu_stats_read, .stats_read = fake_stats_read,
+	.exited = fake_exited, .exit_read = fake_exit_read,
+	.exit_dump = fake_exit_dump, .free = fake_free,
+	.task_set_ext = fake_task_set_ext,
+};
+
+/* Two VMs of 2 vCPUs on g4dn.metal, homed and pinned, threads 101.. */
+#define LNVMS	2
+#define LNVCPUS	2
+struct life {
+	struct vp_daemon d;
+	struct vp_vm vm[LNVMS];
+	struct vp_vcpu vcpu[LNVMS][LNVCPUS];
+};
+
+static void
+life_setup(struct life *w, enum vp_sx_opt opt)
+{
+	int i, k;
+
+	memset(w, 0, sizeof(*w));
+	memset(&F, 0, sizeof(F));
+	w->d.topo = load_topo("g4dnmetal.xml");
+	features_default(&w->d.feat);
+	w->d.tick_ms = 250;
+	w->d.uri = "test:///default";
+	w->d.virt = (struct vp_virt)VP_VIRT_INIT;
+	w->d.scx.ld = &fake_loader;
+	w->d.scx.opt = opt;
+	for (i = 0; i < LNVMS; i++) {
+		struct vp_vm *vm = &w->vm[i];
+
+		snprintf(vm->name, sizeof(vm->name), "vm%d", i);
+		snprintf(vm->profile, sizeof(vm->profile), "balanced");
+		policy_default(&vm->policy);
+		vm->policy_known = true;
+		vm->nvcpus = LNVCPUS;
+		vm->vcpu = w->vcpu[i];
+		for (k = 0; k < LNVCPUS; k++) {
+			struct vp_vcpu *v = &w->vcpu[i][k];
+
+			v->tid = 101 + i * LNVCPUS + k;
+			v->placed_home = v->home = os2pu(w->d.topo,
+			    (unsigned int)(2 * (i * LNVCPUS + k)));
+			v->current = v->placed_home;
+			v->affinity = w->d.topo->all;
+			v->planned = v->affinity;
+			v->hinted = VP_HINT_UNKNOWN;
+			v->kvm_idx = -1;
+		}
+	}
+	w->d.vm = w->vm;
+	w->d.nvms = LNVMS;
+}
+
+static void
+life_teardown(struct life *w)
+{
+	schedext_stop(&w->d);
+	free(w->d.scx.pushed);
+	topo_free(w->d.topo);
+}
+
+/* Loaded, with the tables written and every vCPU in. */
+static void
+life_loaded(struct life *w)
+{
+	life_setup(w, VP_SX_OPT_AUTO);
+	ck_assert_int_eq(schedext_start(&w->d), 0);
+	ck_assert_int_eq(w->d.scx.state, VP_SX_LOADED);
+	schedext_tick(&w->d);
+	ck_assert_int_eq(F.nmap, LNVMS * LNVCPUS);
+	F.log[0] = '\0';
+}
+
+START_TEST(test_life_load_writes_tables)
+{
+	struct life w;
+	const struct vp_topo *t;
+	static struct vp_scx_dom e;
+	struct vp_scx_pu pu;
+	enum vp_level l;
+	unsigned int cpu;
+	int i;
+
+	life_setup(&w, VP_SX_OPT_AUTO);
+	t = w.d.topo;
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_NONE);
+	ck_assert_str_eq(schedext_mode_label(&w.d), "sched-ext");
+	ck_assert_int_eq(F.nload, 1);
+	ck_assert_uint_eq(F.flags, 0);		/* a full switch */
+	ck_assert_uint_eq(F.features, VP_SCX_FEAT_ALL);
+	/* every CPU id of the host, and nothing beyond */
+	ck_assert_int_eq(F.npu_writes, (int)t->os_limit);
+	for (cpu = 0; cpu < t->os_limit; cpu++) {
+		i = topo_pu_of_os(t, cpu);
+		if (i == VP_PU_NONE) {
+			ck_assert_uint_eq(F.pu[cpu].valid, 0);
+			continue;
+		}
+		schedext_pu_entry(t, i, &pu);
+		ck_assert(memcmp(&pu, &F.pu[cpu], sizeof(pu)) == 0);
+	}
+	/* every domain, as schedext_dom_entry() makes it */
+	ck_assert_int_eq(F.ndom_writes, (int)schedext_ndoms(t));
+	ck_assert_uint_eq(F.dom_ids_written, schedext_ndoms(t));
+	for (l = 0; l < VP_LEVEL_COUNT; l++)
+		for (i = 0; i < wakedom_count(t, l); i++) {
+			ck_assert_int_eq(schedext_dom_entry(t, l, i, &e), 0);
+			ck_assert(memcmp(&e, &fake_dom[schedext_dom_id(t, l, i)],
+			    sizeof(e)) == 0);
+		}
+	/* no vCPU before the first tick */
+	ck_assert_int_eq(F.nmap, 0);
+	life_teardown(&w);
+	ck_assert_int_eq(F.nfree, 1);
+}
+END_TEST
+
+/* Another scheduler, or one that appears meanwhile: never displaced. */
+START_TEST(test_life_declines)
+{
+	struct life w;
+
+	life_setup(&w, VP_SX_OPT_AUTO);
+	F.ops = "scx_rusty";
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_DECLINED);
+	ck_assert_int_eq(F.nload, 0);
+	ck_assert_ptr_nonnull(strstr(w.d.scx.why, "\"scx_rusty\""));
+	ck_assert_str_eq(w.d.scx.ops, "scx_rusty");
+	w.d.scx.opt = VP_SX_OPT_ON;
+	ck_assert_int_eq(schedext_start(&w.d), -EBUSY);
+	life_teardown(&w);
+
+	life_setup(&w, VP_SX_OPT_AUTO);
+	F.load_err = -EBUSY;
+	F.ops_after_load = "scx_lavd";
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_DECLINED);
+	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_OTHER);
+	ck_assert_ptr_nonnull(strstr(w.d.scx.why, "\"scx_lavd\""));
+	ck_assert_ptr_null(w.d.scx.sched);
+	life_teardown(&w);
+
+	/* the tables cannot be written: unloaded, and said so */
+	life_setup(&w, VP_SX_OPT_AUTO);
+	F.pu_err = -ENOMEM;
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_UNAVAILABLE);
+	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_LOAD_FAILED);
+	ck_assert_int_eq(F.nfree, 1);
+	ck_assert_ptr_null(w.d.scx.sched);
+	life_teardown(&w);
+
+	/* a dry run changes no scheduling */
+	life_setup(&w, VP_SX_OPT_ON);
+	w.d.dry_run = true;
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_OFF);
+	ck_assert_int_eq(F.nload, 0);
+	life_teardown(&w);
+}
+END_TEST
+
+START_TEST(test_life_sync)
+{
+	struct life w;
+	struct vp_vcpu *v;
+	int i, k;
+
+	life_setup(&w, VP_SX_OPT_AUTO);
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	F.log[0] = '\0';
+	schedext_tick(&w.d);
+	/* each new thread: its entry, then SCHED_EXT; in tid order */
+	ck_assert_str_eq(F.log, "set 101;ext 101 1;set 102;ext 102 1;"
+	    "set 103;ext 103 1;set 104;ext 104 1;");
+	for (i = 0; i < LNVMS; i++)
+		for (k = 0; k < LNVCPUS; k++) {
+			struct vp_scx_vcpu want;
+			struct vp_sx_vcpu_in in = {
+				.policy = &w.vm[i].policy, .nvcpus = LNVCPUS,
+				.home = w.vcpu[i][k].placed_home,
+				.anchor = VP_PU_NONE, .vm = i, .vcpu = k,
+			};
+			int j = fake_find(w.vcpu[i][k].tid);
+
+			ck_assert_int_ge(j, 0);
+			schedext_vcpu_entry(w.d.topo, &in, &want);
+			ck_assert(schedext_vcpu_equal(&F.map[j].e, &want));
+			ck_assert_int_eq(F.map[j].e.home,
+			    2 * (i * LNVCPUS + k));
+			/* counters read back into the vCPU */
+			ck_assert(w.vcpu[i][k].scx_known);
+			ck_assert_uint_eq(w.vcpu[i][k].scx.n[VP_SCX_V_HOME],
+			    (uint64_t)w.vcpu[i][k].tid * 100 + VP_SCX_V_HOME);
+		}
+	ck_assert_uint_eq(w.d.scx.stats[VP_SCX_WAKE], 7000);
+	/* nothing changed: nothing written, nothing moved */
+	F.log[0] = '\0';
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "");
+	/* a new home: that entry alone */
+	w.vcpu[0][1].placed_home = os2pu(w.d.topo, 30);
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "set 102;");
+	ck_assert_int_eq(F.map[fake_find(102)].e.home, 30);
+	/* a features switch reaches the scheduler */
+	w.d.feat.on[VP_FEAT_SIS_CACHE] = false;
+	schedext_tick(&w.d);
+	ck_assert_uint_eq(F.features, VP_SCX_FEAT_ALL & ~VP_SCX_FEAT_SIS_CACHE);
+	/* a new thread id (QEMU restarted the vCPU): old out, new in */
+	F.log[0] = '\0';
+	w.vcpu[1][0].tid = 150;
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "ext 103 0;del 103;set 150;ext 150 1;");
+	/* a VM's mode turns off: its threads leave */
+	F.log[0] = '\0';
+	w.vm[1].policy.mode = VP_MODE_OFF;
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "ext 104 0;del 104;ext 150 0;del 150;");
+	ck_assert(!w.vcpu[1][1].scx_known);
+	/* a VM goes away */
+	F.log[0] = '\0';
+	w.d.nvms = 1;
+	w.vm[1].policy.mode = VP_MODE_SHARED;
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "");
+	w.d.nvms = 0;
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "ext 101 0;del 101;ext 102 0;del 102;");
+	ck_assert_int_eq(F.nmap, 0);
+	ck_assert_uint_eq(w.d.scx.errors, 0);
+	/* a refused write: counted, the thread stays out, retried */
+	w.d.nvms = 1;
+	F.log[0] = '\0';
+	F.vcpu_set_err = -E2BIG;
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "");
+	ck_assert_uint_eq(w.d.scx.errors, 2);
+	ck_assert_int_eq(w.d.scx.npushed, 0);
+	F.vcpu_set_err = 0;
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "set 101;ext 101 1;set 102;ext 102 1;");
+	/* a thread gone before its move (ESRCH): quiet, retried */
+	v = &w.vcpu[0][0];
+	v->tid = 160;
+	F.log[0] = '\0';
+	F.ext_err = -ESRCH;
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "ext 101 0;del 101;set 160;ext 160 1;");
+	ck_assert_uint_eq(w.d.scx.errors, 2);
+	F.ext_err = 0;
+	F.log[0] = '\0';
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "ext 160 1;");
+	life_teardown(&w);
+}
+END_TEST
+
+/* Ejected: said once, threads out, freed, the other mode, no reload. */
+START_TEST(test_life_ejection)
+{
+	struct life w;
+	int i, k;
+
+	life_loaded(&w);
+	F.exited = true;
+	F.exit.kind = 1026;
+	snprintf(F.exit.reason, sizeof(F.exit.reason), "runnable task stall");
+	snprintf(F.exit.msg, sizeof(F.exit.msg), "CPU 1/KVM[103] stalled for "
+	    "30s\nmore");
+	schedext_tick(&w.d);
+	ck_assert(F.ejected_read);
+	ck_assert_str_eq(F.log, "ext 101 0;ext 102 0;ext 103 0;ext 104 0;"
+	    "free;");
+	ck_assert_ptr_null(w.d.scx.sched);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_EJECTED);
+	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_EJECTED);
+	ck_assert_str_eq(w.d.scx.why, "ejected: runnable task stall");
+	ck_assert_uint_eq(w.d.scx.ejections, 1);
+	ck_assert(w.d.scx.exit_known);
+	ck_assert_int_eq(w.d.scx.exit.kind, 1026);
+	ck_assert_str_eq(schedext_exit_kind_name(w.d.scx.exit.kind), "stall");
+	ck_assert_str_eq(schedext_mode_label(&w.d), kvmhint_mode_label(&w.d));
+	ck_assert_int_eq(w.d.scx.npushed, 0);
+	for (i = 0; i < LNVMS; i++)
+		for (k = 0; k < LNVCPUS; k++)
+			ck_assert(!w.vcpu[i][k].scx_known);
+	/* never reloaded, nothing more done */
+	F.log[0] = '\0';
+	for (i = 0; i < 3; i++)
+		schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "");
+	ck_assert_int_eq(F.nload, 1);
+	ck_assert_uint_eq(w.d.scx.ejections, 1);
+	life_teardown(&w);
+	ck_assert_int_eq(F.nfree, 1);
+}
+END_TEST
+
+START_TEST(test_life_stop_and_reload)
+{
+	struct life w;
+	struct vp_topo *old;
+	int writes;
+
+	life_loaded(&w);
+	schedext_stop(&w.d);
+	ck_assert_str_eq(F.log, "ext 101 0;ext 102 0;ext 103 0;ext 104 0;"
+	    "free;");
+	ck_assert_ptr_null(w.d.scx.sched);
+	life_teardown(&w);
+
+	/* a reloaded topology that fits: the tables are written again */
+	life_loaded(&w);
+	writes = F.npu_writes;
+	schedext_topology_changed(&w.d);
+	ck_assert_int_eq(F.npu_writes, 2 * writes);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	/* one that does not: unloaded, in the other mode, and why */
+	old = w.d.topo;
+	w.d.topo = load_synth("pack:2 core:600 pu:1");
+	F.log[0] = '\0';
+	schedext_topology_changed(&w.d);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_UNAVAILABLE);
+	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_TOPOLOGY);
+	ck_assert_ptr_nonnull(strstr(w.d.scx.why, "CPU 1199"));
+	ck_assert_str_eq(F.log, "ext 101 0;ext 102 0;ext 103 0;ext 104 0;"
+	    "free;");
+	topo_free(w.d.topo);
+	w.d.topo = old;
+	life_teardown(&w);
+}
+END_TEST
+
+/* What status, metrics and explain say while the scheduler runs. */
+START_TEST(test_life_reports)
+{
+	static const char *const vnames[] = VP_SCX_VSTAT_NAMES;
+	static const char *const gnames[] = VP_SCX_STAT_NAMES;
+	struct life w;
+	struct json_object *st;
+	char *text = NULL, want[256];
+	size_t len = 0;
+	FILE *f;
+	int i;
+
+	life_loaded(&w);
+	schedext_tick(&w.d);
+	/* metrics: the mode, the state, every family with HELP and TYPE */
+	f = open_memstream(&text, &len);
+	ck_assert_int_eq(metrics_write(&w.d, f), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text,
+	    "\nvcpuplace_kernel_mode{mode=\"sched-ext\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\nvcpuplace_sched_ext_state{"
+	    "state=\"loaded\",cause=\"none\"} 1\n"));
+	for (i = 0; i < VP_SCX_STAT_NR; i++) {
+		snprintf(want, sizeof(want), "# TYPE vcpuplace_scx_%s_total "
+		    "counter\nvcpuplace_scx_%s_total %d\n", gnames[i],
+		    gnames[i], 7000 + i);
+		ck_assert_msg(strstr(text, want), "lacks %s", want);
+	}
+	for (i = 0; i < VP_SCX_VSTAT_NR; i++) {
+		const char *fam = i == VP_SCX_V_WAKEUP ? "wakeups" : vnames[i];
+
+		snprintf(want, sizeof(want), "# TYPE vcpuplace_vcpu_%s%s_total "
+		    "counter\n", i == VP_SCX_V_WAKEUP ? "" : "wake_", fam);
+		ck_assert_msg(strstr(text, want), "lacks %s", want);
+		snprintf(want, sizeof(want), "vcpuplace_vcpu_%s%s_total{vm=\""
+		    "vm1\",vcpu=\"1\"} %d\n", i == VP_SCX_V_WAKEUP ? "" :
+		    "wake_", fam, 104 * 100 + i);
+		ck_assert_msg(strstr(text, want), "lacks %s", want);
+	}
+	ck_assert_ptr_nonnull(strstr(text, "vcpuplace_vcpu_wakeups_total{"));
+	ck_assert_ptr_nonnull(strstr(text, "vcpuplace_vcpu_wake_home_total{"));
+	free(text);
+	/* status: the mode, the state, the wake object of a vCPU */
+	st = status_json(&w.d);
+	text = strdup(json_object_to_json_string_ext(st,
+	    JSON_C_TO_STRING_PLAIN));
+	json_object_put(st);
+	ck_assert_ptr_nonnull(strstr(text, "\"kernel_mode\":\"sched-ext\""));
+	ck_assert_ptr_nonnull(strstr(text, "\"state\":\"loaded\""));
+	ck_assert_ptr_nonnull(strstr(text, "\"ops\":\"vcpuplace\""));
+	snprintf(want, sizeof(want), "\"wake\":{\"%s\":%d,\"%s\":%d,",
+	    vnames[0], 10400, vnames[1], 10401);
+	ck_assert_msg(strstr(text, want), "lacks %s", want);
+	snprintf(want, sizeof(want), "\"%s\":%d}", vnames[VP_SCX_VSTAT_NR - 1],
+	    10400 + VP_SCX_VSTAT_NR - 1);
+	ck_assert_msg(strstr(text, want), "lacks %s", want);
+	free(text);
+	/* explain: what the scheduler was told, and the wake-ups */
+	text = NULL;
+	f = open_memstream(&text, &len);
+	ck_assert_int_eq(explain_vcpu(&w.d, "vm1", 1, f), 0);
+	fclose(f);
+	ck_assert_msg(strstr(text, "wake path: vcpuplace's BPF scheduler: home "
+	    "CPU 6, then llc 0 (CPUs ") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "wake-ups: 10400 decided: 10401 on home, ")
+	    != NULL, "%s", text);
+	free(text);
+	life_teardown(&w);
+}
+END_TEST
+
 Suite *
 schedext_suite(void)
 {
 	Suite *s = suite_create("schedext");
 	TCase *tc = tcase_create("decisions");
 	TCase *tt = tcase_create("tables");
+	TCase *tl = tcase_create("lifecycle");
 
 	tcase_add_test(tc, test_parse_opt);
 	tcase_add_test(tc, test_decide);
@@ -601,7 +1217,14 @@ schedext_suite(void)
 	tcase_add_loop_test(tt, test_vcpu_near_in_far, 0, 3);
 	tcase_add_test(tt, test_vcpu_widens_on_knl);
 	tcase_add_test(tt, test_vcpu_flags);
+	tcase_add_test(tl, test_life_load_writes_tables);
+	tcase_add_test(tl, test_life_declines);
+	tcase_add_test(tl, test_life_sync);
+	tcase_add_test(tl, test_life_ejection);
+	tcase_add_test(tl, test_life_stop_and_reload);
+	tcase_add_test(tl, test_life_reports);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, tt);
+	suite_add_tcase(s, tl);
 	return s;
 }
