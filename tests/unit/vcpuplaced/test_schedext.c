@@ -268,6 +268,26 @@ START_TEST(test_dom_table)
 }
 END_TEST
 
+/*
+ * The model always has a priority (unknown ones are made equal), but
+ * the BPF side divides by it: a 0 that slips through is written as 1024.
+ */
+START_TEST(test_prio_never_zero)
+{
+	_cleanup_topo_ struct vp_topo *t = load_topo("coral-lassen.xml");
+	static struct vp_scx_dom e;
+	struct vp_scx_pu pu;
+	int i;
+
+	for (i = 0; i < t->npus; i++)
+		t->pu[i].prio = 0;
+	schedext_pu_entry(t, 0, &pu);
+	ck_assert_uint_eq(pu.prio, 1024);
+	ck_assert_int_eq(schedext_dom_entry(t, VP_LEVEL_LLC, 0, &e), 0);
+	ck_assert_uint_eq(e.max_prio, 1024);
+}
+END_TEST
+
 /* Refused whole, never truncated: each limit of the BPF tables. */
 START_TEST(test_topo_too_big)
 {
@@ -869,10 +889,11 @@ START_TEST(test_life_load_writes_tables)
 	struct vp_scx_pu pu;
 	enum vp_level l;
 	unsigned int cpu;
-	int i;
+	int i, holes;
 
 	life_setup(&w, VP_SX_OPT_AUTO);
-	t = w.d.topo;
+	topo_free(w.d.topo);
+	t = w.d.topo = load_topo(topo_files[_i]);
 	ck_assert_int_eq(schedext_start(&w.d), 0);
 	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
 	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_NONE);
@@ -882,15 +903,18 @@ START_TEST(test_life_load_writes_tables)
 	ck_assert_uint_eq(F.features, VP_SCX_FEAT_ALL);
 	/* every CPU id of the host, and nothing beyond */
 	ck_assert_int_eq(F.npu_writes, (int)t->os_limit);
-	for (cpu = 0; cpu < t->os_limit; cpu++) {
+	for (cpu = 0, holes = 0; cpu < t->os_limit; cpu++) {
 		i = topo_pu_of_os(t, cpu);
 		if (i == VP_PU_NONE) {
+			/* lassen: CPU ids outside the cgroup */
 			ck_assert_uint_eq(F.pu[cpu].valid, 0);
+			holes++;
 			continue;
 		}
 		schedext_pu_entry(t, i, &pu);
 		ck_assert(memcmp(&pu, &F.pu[cpu], sizeof(pu)) == 0);
 	}
+	ck_assert_int_eq(holes, (int)t->os_limit - t->npus);
 	/* every domain, as schedext_dom_entry() makes it */
 	ck_assert_int_eq(F.ndom_writes, (int)schedext_ndoms(t));
 	ck_assert_uint_eq(F.dom_ids_written, schedext_ndoms(t));
@@ -1214,10 +1238,11 @@ schedext_suite(void)
 	tcase_add_loop_test(tt, test_pu_table, 0, 3);
 	tcase_add_loop_test(tt, test_dom_table, 0, 3);
 	tcase_add_test(tt, test_topo_too_big);
+	tcase_add_test(tt, test_prio_never_zero);
 	tcase_add_loop_test(tt, test_vcpu_near_in_far, 0, 3);
 	tcase_add_test(tt, test_vcpu_widens_on_knl);
 	tcase_add_test(tt, test_vcpu_flags);
-	tcase_add_test(tl, test_life_load_writes_tables);
+	tcase_add_loop_test(tl, test_life_load_writes_tables, 0, 3);
 	tcase_add_test(tl, test_life_declines);
 	tcase_add_test(tl, test_life_sync);
 	tcase_add_test(tl, test_life_ejection);
