@@ -86,6 +86,35 @@ num(json_object *o, const char *key)
 	    json_object_get_double(v) : 0;
 }
 
+/*
+ * "kernel mode userspace; sched_ext unavailable: this kernel has no ...":
+ * which kernel path places wake-ups, and why not ours when it is not.
+ */
+static void
+print_kernel_mode(json_object *st)
+{
+	json_object *sx = NULL;
+	const char *state;
+
+	printf("kernel mode %s", str(st, "kernel_mode"));
+	if (!json_object_object_get_ex(st, "sched_ext", &sx) || !sx) {
+		fputs("\n\n", stdout);
+		return;
+	}
+	state = str(sx, "state");
+	if (!strcmp(state, "loaded"))
+		printf("; sched_ext loaded (\"%s\", %s switch)", str(sx, "ops"),
+		    json_object_get_boolean(json_object_object_get(sx,
+		    "partial")) ? "partial" : "full");
+	else
+		printf("; sched_ext %s: %s", state, str(sx, "why"));
+	if (num(sx, "ejections") > 0)
+		printf("; %ld ejection(s)", (long)num(sx, "ejections"));
+	if (num(sx, "errors") > 0)
+		printf("; %ld error(s)", (long)num(sx, "errors"));
+	fputs("\n\n", stdout);
+}
+
 static void
 print_header(json_object *st)
 {
@@ -103,9 +132,10 @@ print_header(json_object *st)
 	    json_object_get_boolean(json_object_object_get(st, "dry_run")) ?
 	    "; dry run" : "");
 	printf("smt conflicts %d; invalid metadata %ld; libvirt errors %ld; "
-	    "plan p50 %.3f ms p99 %.3f ms\n\n", (int)num(st, "smt_conflicts"),
+	    "plan p50 %.3f ms p99 %.3f ms\n", (int)num(st, "smt_conflicts"),
 	    (long)num(st, "invalid_metadata"), (long)num(st, "libvirt_errors"),
 	    num(st, "plan_ns_p50") / 1e6, num(st, "plan_ns_p99") / 1e6);
+	print_kernel_mode(st);
 }
 
 static int name_w = 20;	/* the VM column: the longest name */

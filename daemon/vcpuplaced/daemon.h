@@ -23,6 +23,7 @@
 #include "host/log.h"
 #include "host/virt.h"
 #include "host/policy_xml.h"
+#include "host/scx.h"
 #include "core/vcpuplace.h"
 
 #define VP_VERSION	"0.4.0"
@@ -56,6 +57,10 @@ struct vp_vcpu {
 	uint64_t hinted_move_ns;	/* last_move_ns when it was written */
 	struct vp_kvm_wake_stats wake;	/* cumulative, when wake_known */
 	bool wake_known;
+
+	/* with vcpuplace's BPF scheduler (schedext.c) */
+	struct vp_scx_vcpu_stats scx;	/* cumulative, when scx_known */
+	bool scx_known;
 };
 
 struct vp_vm {
@@ -157,6 +162,98 @@ struct vp_ctl_answer {
 	size_t len;
 };
 
+/*
+ * vcpuplace's sched_ext BPF scheduler (schedext.c).  VP_SX_* names are
+ * the daemon's; VP_SCX_* ones (host/scx.h, scx/vcpuplace_scx.h) are what
+ * it shares with the BPF side.
+ */
+/* --sched-ext */
+enum vp_sx_opt { VP_SX_OPT_AUTO, VP_SX_OPT_ON, VP_SX_OPT_OFF };
+enum vp_sx_state {
+	VP_SX_OFF,		/* --sched-ext=off, or a dry run */
+	VP_SX_UNAVAILABLE,	/* this kernel, binary or host cannot */
+	VP_SX_DECLINED,		/* another BPF scheduler holds the kernel */
+	VP_SX_LOADED,		/* ours runs: kernel mode sched-ext */
+	VP_SX_EJECTED,		/* the kernel threw it out; never reloaded */
+	VP_SX_STATE_COUNT
+};
+/* Why it is not loaded (the metrics' cause label, status' "cause"). */
+enum vp_sx_cause {
+	VP_SX_CAUSE_NONE,	/* loaded */
+	VP_SX_CAUSE_OPTION,	/* --sched-ext=off */
+	VP_SX_CAUSE_DRY_RUN,	/* --dry-run changes no scheduling */
+	VP_SX_CAUSE_NO_SCHED_EXT,	/* kernel without CONFIG_SCHED_CLASS_EXT */
+	VP_SX_CAUSE_NO_BTF,	/* kernel without BTF */
+	VP_SX_CAUSE_NOT_BUILT,	/* binary without VP_HAVE_SCX */
+	VP_SX_CAUSE_OTHER,	/* another BPF scheduler is loaded */
+	VP_SX_CAUSE_TOPOLOGY,	/* the host exceeds the BPF tables */
+	VP_SX_CAUSE_LOAD_FAILED,	/* scx_load() or a first table failed */
+	VP_SX_CAUSE_EJECTED,	/* see struct vp_schedext.exit */
+	VP_SX_CAUSE_COUNT
+};
+
+/* One vCPU thread as its vp_vcpus entry was last written. */
+struct vp_sx_pushed {
+	int tid;
+	bool ext;		/* moved into SCHED_EXT */
+	struct vp_scx_vcpu e;
+};
+
+/* The table writes and thread moves, for counting and logging errors. */
+enum vp_sx_op {
+	VP_SX_OP_VCPU_SET, VP_SX_OP_VCPU_DEL, VP_SX_OP_EXT_ON,
+	VP_SX_OP_EXT_OFF, VP_SX_OP_STATS, VP_SX_OP_TABLES, VP_SX_OP_COUNT
+};
+
+/*
+ * The loader calls schedext.c makes: host/scx.h's (schedext_scx_loader),
+ * or a unit test's fake, so that the lifecycle (the tables, the vCPU
+ * entries, counters, an ejection) is tested without BPF.
+ */
+struct vp_sx_loader {
+	int (*supported)(void);
+	int (*loaded_ops)(char *buf, size_t len);
+	int (*load)(struct scx_sched **ret_sched, unsigned int flags);
+	void (*features_set)(struct scx_sched *s, uint32_t features);
+	int (*pu_set)(struct scx_sched *s, int cpu, const struct vp_scx_pu *pu);
+	int (*dom_set)(struct scx_sched *s, unsigned int id,
+	    const struct vp_scx_dom *dom);
+	int (*vcpu_set)(struct scx_sched *s, int tid,
+	    const struct vp_scx_vcpu *v);
+	int (*vcpu_del)(struct scx_sched *s, int tid);
+	int (*vcpu_stats_read)(const struct scx_sched *s, int tid,
+	    struct vp_scx_vcpu_stats *ret);
+	int (*stats_read)(const struct scx_sched *s,
+	    uint64_t ret_stats[VP_SCX_STAT_NR]);
+	bool (*exited)(const struct scx_sched *s);
+	int (*exit_read)(const struct scx_sched *s, struct scx_exit *ret_exit);
+	const char *(*exit_dump)(const struct scx_sched *s);
+	void (*free)(struct scx_sched *s);
+	int (*task_set_ext)(int tid, bool ext);
+};
+extern const struct vp_sx_loader schedext_scx_loader;
+
+struct vp_schedext {
+	const struct vp_sx_loader *ld;	/* NULL: schedext_scx_loader */
+	enum vp_sx_opt opt;		/* --sched-ext */
+	unsigned int load_flags;	/* scx_load()'s: 0, a full switch */
+	enum vp_sx_state state;
+	enum vp_sx_cause cause;
+	char why[320];			/* in words, "" when loaded */
+	char ops[64];			/* the other scheduler's name */
+	struct scx_sched *sched;	/* owned; NULL unless loaded */
+	uint32_t features;		/* enum vp_scx_feature bits written */
+	unsigned int pu_limit;		/* vp_pus entries written: 0..limit-1 */
+	struct vp_sx_pushed *pushed;	/* [npushed], sorted by tid */
+	int npushed;
+	uint64_t stats[VP_SCX_STAT_NR];	/* global counters, when loaded */
+	unsigned long ejections;
+	unsigned long errors;		/* refused writes and moves */
+	int logged[VP_SX_OP_COUNT];	/* last error logged per op, 0 none */
+	bool exit_known;
+	struct scx_exit exit;		/* the ejection, when exit_known */
+};
+
 struct vp_ctl {
 	const char *path;	/* NULL: no socket */
 	int fd;
@@ -188,6 +285,7 @@ struct vp_daemon {
 	struct vp_kvm_iface kvm;	/* the kernel series' interface */
 	const char *kvm_root;		/* --kvm-debugfs, NULL: the default */
 	unsigned long hints_written, hint_errors;
+	struct vp_schedext scx;		/* our BPF scheduler, if loaded */
 
 	/* libvirt */
 	struct vp_virt virt;		/* its flags are set by events */
@@ -262,6 +360,119 @@ void kvmhint_sync(struct vp_daemon *d);
 void kvmhint_read_stats(struct vp_daemon *d);
 /* "userspace", "kernel-stats" or "kernel-hint": what metrics call it. */
 const char *kvmhint_mode_label(const struct vp_daemon *d);
+
+/* schedext.c: vcpuplace's sched_ext scheduler, when the kernel has it */
+/* "auto", "on", "off" into *ret (untouched on failure); -EINVAL. */
+int schedext_parse_opt(const char *arg, enum vp_sx_opt *ret) VP_MUST_CHECK;
+const char *schedext_opt_name(enum vp_sx_opt o);
+const char *schedext_state_name(enum vp_sx_state s);
+const char *schedext_cause_name(enum vp_sx_cause c);
+/* "stall", "bpf-error", ...: enum scx_exit_kind, for people. */
+const char *schedext_exit_kind_name(int kind);
+/*
+ * What start-up found, in the order it asks.  A field is read only when
+ * every earlier one allowed going on, so a caller fills them one by one
+ * and asks again (schedext_start()).
+ */
+struct vp_sx_probe {
+	enum vp_sx_opt opt;
+	bool dry_run;
+	int supported;		/* scx_supported(): 0 or -errno */
+	const char *other;	/* scx_loaded_ops(): a scheduler; NULL none */
+	int topo_err;		/* schedext_topo_fits(): 0 or -E2BIG */
+	const char *topo_why;	/* ... its words */
+	int load_err;		/* scx_load(), then the first tables: 0 or
+				 * -errno; 0 also while not tried yet */
+};
+struct vp_sx_verdict {
+	enum vp_sx_state state;	/* LOADED: load it (or keep it) */
+	enum vp_sx_cause cause;
+	bool fatal;		/* --sched-ext=on and it cannot be: exit */
+	char why[320];		/* "" when LOADED */
+};
+/* The start decision: a pure function of what start-up found. */
+void schedext_decide(const struct vp_sx_probe *p, struct vp_sx_verdict *ret);
+/*
+ * Start-up, after the topology and the socket: probes, decides, loads
+ * and fills the topology tables; logs the kernel mode.  Returns 0, or
+ * -errno when --sched-ext=on cannot be honoured (logged: a fatal error).
+ */
+int schedext_start(struct vp_daemon *d) VP_MUST_CHECK;
+/*
+ * Each tick after planning and pinning: notices an ejection (and falls
+ * back), else writes what changed (features, vCPU entries) and reads
+ * the counters.
+ */
+void schedext_tick(struct vp_daemon *d);
+/* The topology was replaced (reload): rewrites the tables, or unloads. */
+void schedext_topology_changed(struct vp_daemon *d);
+/* Daemon exit: threads back to SCHED_OTHER, the scheduler unloaded. */
+void schedext_stop(struct vp_daemon *d);
+/* "sched-ext", else kvmhint_mode_label(): the kernel mode everywhere. */
+const char *schedext_mode_label(const struct vp_daemon *d);
+/* The entry last written for thread @tid, or NULL. */
+const struct vp_sx_pushed *schedext_pushed(const struct vp_schedext *s,
+    int tid);
+/*
+ * One tick's vp_vcpus changes, in the order they are made: for a new
+ * thread its entry, then the move into SCHED_EXT (so it never runs
+ * there without one); for a gone thread the move out, then the delete.
+ */
+enum vp_sx_act_kind { VP_SX_SET, VP_SX_EXT_ON, VP_SX_EXT_OFF, VP_SX_DEL };
+struct vp_sx_act {
+	enum vp_sx_act_kind kind;
+	int tid;
+	int want;		/* SET, EXT_ON: index into @want; else -1 */
+};
+/*
+ * Compares what was written (@old, sorted by tid) with what the plan
+ * wants now (@want, sorted by tid, tids unique, .ext ignored): an entry
+ * that differs is written again, an equal one is not; a thread not yet
+ * in SCHED_EXT is moved (again).  Fills @ret (room for 2 * (nold +
+ * nwant)) and returns how many.  Pure.
+ */
+int schedext_diff(const struct vp_sx_pushed *old, int nold,
+    const struct vp_sx_pushed *want, int nwant, struct vp_sx_act *ret);
+
+/* schedext_tables.c: the BPF tables from the model (pure) */
+/* 50 us: see schedext_tables.c */
+#define VP_SX_SHORT_SLEEP_NS	50000ULL
+/* enum vp_scx_feature bits of the core's switches; HOME always on. */
+uint32_t schedext_features(const struct vp_features *f);
+/* The id of domain @index of level @l: levels in enum order, packed. */
+unsigned int schedext_dom_id(const struct vp_topo *t, enum vp_level l,
+    int index);
+/* How many domain ids there are (every level's domains). */
+unsigned int schedext_ndoms(const struct vp_topo *t);
+/* The level and index of domain id @id; -ERANGE when it is none. */
+int schedext_dom_of(const struct vp_topo *t, unsigned int id,
+    enum vp_level *ret_level, int *ret_index) VP_MUST_CHECK;
+/*
+ * 0 when the model fits the BPF tables (OS CPU ids below
+ * VP_SCX_MAX_CPUS, at most VP_SCX_MAX_DOMS domains of at most
+ * VP_SCX_DOM_CPUS CPUs, at most VP_SCX_MAX_SMT siblings), else -E2BIG
+ * with the first excess in @why.
+ */
+int schedext_topo_fits(const struct vp_topo *t, char *why, size_t len);
+/* The vp_pus entry of dense PU @pu. */
+void schedext_pu_entry(const struct vp_topo *t, int pu, struct vp_scx_pu *ret);
+/* The vp_doms entry of domain @index of @l; -E2BIG when too many CPUs. */
+int schedext_dom_entry(const struct vp_topo *t, enum vp_level l, int index,
+    struct vp_scx_dom *ret) VP_MUST_CHECK;
+/* What one vCPU's vp_vcpus entry is made of. */
+struct vp_sx_vcpu_in {
+	const struct vp_policy *policy;
+	int nvcpus;		/* its VM's */
+	int home;		/* dense PU of the affinity in force, or NONE */
+	int anchor;		/* dense PU the domains are around when it
+				 * has no home (where it runs); NONE: PU 0 */
+	int vm, vcpu;		/* the daemon's indexes */
+};
+void schedext_vcpu_entry(const struct vp_topo *t,
+    const struct vp_sx_vcpu_in *in, struct vp_scx_vcpu *ret);
+/* Field by field (the struct has padding): equal entries are not rewritten. */
+bool schedext_vcpu_equal(const struct vp_scx_vcpu *a,
+    const struct vp_scx_vcpu *b);
 
 /* status.c: the daemon's state as JSON (json-c) */
 struct json_object;

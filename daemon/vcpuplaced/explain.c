@@ -186,6 +186,80 @@ explain_plan(const struct vp_daemon *d, const struct vp_vm *vm,
 		    vp->trace.dropped);
 }
 
+/* "cluster 3 (CPUs 12-15)": a BPF wake domain, in the model's words. */
+static void
+print_dom(const struct vp_daemon *d, FILE *f, unsigned int id)
+{
+	struct vp_cpuset s;
+	enum vp_level l;
+	int i;
+
+	if (schedext_dom_of(d->topo, id, &l, &i) < 0) {
+		fprintf(f, "domain %u (none)", id);
+		return;
+	}
+	wakedom_pus(d->topo, l, i, &s);
+	fprintf(f, "%s %d (CPUs ", wakedom_level_name(l), i);
+	print_cpus(d, f, &s);
+	fputc(')', f);
+}
+
+/* What the BPF scheduler was told about this vCPU. */
+static void
+explain_sched_ext(const struct vp_daemon *d, const struct vp_vcpu *v,
+    FILE *f)
+{
+	const struct vp_sx_pushed *p = schedext_pushed(&d->scx, v->tid);
+
+	if (!p) {
+		fputs("wake path: vcpuplace's BPF scheduler, which has no "
+		    "entry for this thread yet (next tick)\n", f);
+		return;
+	}
+	fputs("wake path: vcpuplace's BPF scheduler: home ", f);
+	if (p->e.home >= 0)
+		fprintf(f, "CPU %d", p->e.home);
+	else
+		fputs("none", f);
+	fputs(", then ", f);
+	print_dom(d, f, p->e.near_dom);
+	fputs(", then ", f);
+	print_dom(d, f, p->e.far_dom);
+	fprintf(f, "%s%s%s%s%s\n",
+	    p->e.flags & VP_SCX_F_STAY_FAR_DOM ? ", never beyond it" : "",
+	    p->e.flags & VP_SCX_F_CACHE_HOT ? "; cache-hot after a short "
+	    "sleep" : "",
+	    p->e.flags & VP_SCX_F_SMT_ISOLATE ? "; never next to a busy SMT "
+	    "sibling" : "",
+	    p->e.flags & VP_SCX_F_SMT_ANY ? "; first idle PU, SMT ignored" : "",
+	    p->ext ? "" : "; the thread is not in SCHED_EXT (refused)");
+}
+
+#define N(i) ((unsigned long long)v->scx.n[i])
+static void
+explain_wakeups(const struct vp_vcpu *v, FILE *f)
+{
+	if (v->scx_known)
+		fprintf(f, "wake-ups: %llu decided: %llu on home, %llu on an "
+		    "idle core, %llu on an idle sibling, %llu on the previous "
+		    "PU, %llu queued; %llu next to a busy SMT sibling (%llu "
+		    "while a whole idle core was free), %llu migrated (%llu "
+		    "across clusters, %llu across LLCs), %llu cache-hot; %llu "
+		    "CPUs probed\n", N(VP_SCX_V_WAKEUP), N(VP_SCX_V_HOME),
+		    N(VP_SCX_V_IDLE_CORE), N(VP_SCX_V_IDLE_SIBLING),
+		    N(VP_SCX_V_PREV), N(VP_SCX_V_QUEUED), N(VP_SCX_V_SMT_BUSY),
+		    N(VP_SCX_V_SMT_BUSY_IDLE_CORE), N(VP_SCX_V_MIGRATED),
+		    N(VP_SCX_V_CROSS_CLUSTER), N(VP_SCX_V_CROSS_LLC),
+		    N(VP_SCX_V_CACHE_HOT), N(VP_SCX_V_PROBES));
+	else if (v->wake_known)
+		fprintf(f, "wake-ups: %llu on home, %llu next to a busy SMT "
+		    "sibling, %llu migrated\n",
+		    (unsigned long long)v->wake.home,
+		    (unsigned long long)v->wake.smt_busy,
+		    (unsigned long long)v->wake.migrated);
+}
+#undef N
+
 static void
 explain_live(const struct vp_daemon *d, const struct vp_vcpu *v, FILE *f)
 {
@@ -206,19 +280,16 @@ explain_live(const struct vp_daemon *d, const struct vp_vcpu *v, FILE *f)
 		    "the allowed set", os_of(d, v->current));
 	fprintf(f, "; busy %.0f%% and %.3f ms run-queue delay over the last "
 	    "tick\n", v->util * 100, (double)v->delay_ns / 1e6);
-	if (d->kvm.mode == VP_KVM_HINT)
+	if (d->scx.state == VP_SX_LOADED)
+		explain_sched_ext(d, v, f);
+	else if (d->kvm.mode == VP_KVM_HINT)
 		fprintf(f, "wake hint: %s%d (the kernel wakes it there when "
 		    "that PU is idle)\n", v->hinted >= 0 ? "CPU " : "",
 		    v->hinted >= 0 ? (int)os_of(d, v->hinted) : -1);
 	else
 		fprintf(f, "wake hint: none (%s mode: the kernel's stock wake "
-		    "path inside the allowed set)\n", kvmhint_mode_label(d));
-	if (v->wake_known)
-		fprintf(f, "wake-ups: %llu on home, %llu next to a busy SMT "
-		    "sibling, %llu migrated\n",
-		    (unsigned long long)v->wake.home,
-		    (unsigned long long)v->wake.smt_busy,
-		    (unsigned long long)v->wake.migrated);
+		    "path inside the allowed set)\n", schedext_mode_label(d));
+	explain_wakeups(v, f);
 	fprintf(f, "last move: %s\n", v->reason == VP_REASON_NONE ?
 	    "none by vcpuplace" : scan_reason_tag(v->reason));
 }

@@ -50,10 +50,16 @@ usage(FILE *f)
 	    "                  [--socket PATH] [--status-file PATH] "
 	    "[--topology FILE.xml]\n"
 	    "                  [--kvm-debugfs DIR] [--feature NAME=on|off ...]\n"
-	    "                  [--dry-run] [--foreground] [--debug]\n"
+	    "                  [--sched-ext auto|on|off] [--dry-run] "
+	    "[--foreground] [--debug]\n"
 	    "--socket '' serves no socket; default " VP_DEFAULT_SOCKET "\n"
 	    "--connect default " VP_DEFAULT_URI "; --policies default "
-	    VP_DEFAULT_POLICY_DIR "\n", f);
+	    VP_DEFAULT_POLICY_DIR "\n"
+	    "--sched-ext auto (default): load vcpuplace's BPF scheduler where "
+	    "the kernel\n"
+	    "  has sched_ext and no other BPF scheduler runs; on: the same, "
+	    "or do not start;\n"
+	    "  off: never\n", f);
 }
 
 /* --feature NAME=on|off: a heuristic of feature_list.h, switched. */
@@ -98,6 +104,7 @@ parse_args(struct vp_daemon *d, int argc, char **argv)
 		{ "topology", required_argument, NULL, 'T' },
 		{ "kvm-debugfs", required_argument, NULL, 'K' },
 		{ "feature", required_argument, NULL, 'F' },
+		{ "sched-ext", required_argument, NULL, 'x' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'd' },
@@ -108,7 +115,7 @@ parse_args(struct vp_daemon *d, int argc, char **argv)
 	long v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:p:t:r:s:S:T:K:F:nfdh", opts,
+	while ((c = getopt_long(argc, argv, "c:p:t:r:s:S:T:K:F:x:nfdh", opts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'c': d->uri = optarg; break;
@@ -121,6 +128,13 @@ parse_args(struct vp_daemon *d, int argc, char **argv)
 		case 'F':
 			if (set_feature(&d->feat, optarg) < 0)
 				return -EINVAL;
+			break;
+		case 'x':
+			if (schedext_parse_opt(optarg, &d->scx.opt) < 0) {
+				fprintf(stderr, "vcpuplaced: --sched-ext %s: want "
+				    "auto, on or off\n", optarg);
+				return -EINVAL;
+			}
 			break;
 		case 'n': d->dry_run = true; break;
 		case 'f': break;	/* always foreground: systemd forks */
@@ -191,6 +205,11 @@ setup(struct vp_daemon *d)
 	}
 	if ((r = server_open(d)) < 0)
 		return r;
+	/* after the socket: a second daemon stops there, never loads */
+	if ((r = schedext_start(d)) < 0) {
+		server_close(d);
+		return r;
+	}
 	if (gethostname(d->hostname, sizeof(d->hostname) - 1) < 0)
 		snprintf(d->hostname, sizeof(d->hostname), "unknown");
 	d->started_ns = clock_now_ns();
@@ -218,6 +237,7 @@ tick(struct vp_daemon *d)
 			d->status_dirty = true;
 	}
 	kvmhint_sync(d);
+	schedext_tick(d);
 	/*
 	 * Building the status JSON of 800 vCPUs was 60 % of the daemon's CPU
 	 * (callgrind): write it when something changed, else once a second.
@@ -315,6 +335,7 @@ main(int argc, char **argv)
 	log_msg(LOG_INFO, "stopping after %lu ticks", d.c.ticks);
 	if (d.notify)
 		sd_notify(0, "STOPPING=1");
+	schedext_stop(&d);
 	server_close(&d);
 	tick_free(&d);
 	inventory_free(&d);

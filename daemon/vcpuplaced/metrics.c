@@ -218,41 +218,148 @@ write_vcpus(const struct vp_daemon *d, FILE *f)
 	}
 }
 
-/* The series' per-vCPU wake counters, where the kernel has them. */
+/*
+ * Per-vCPU wake counters: the kernel series' three (halt_wake_*), or,
+ * while our BPF scheduler decides the wake-ups, its thirteen, whose
+ * home, smt_busy and migrated mean the same and keep the same families.
+ */
+static const char *const vstat_help[VP_SCX_VSTAT_NR] = {
+	[VP_SCX_V_WAKEUP] = "Wake-ups of the vCPU thread the BPF scheduler "
+	    "decided (sched-ext).",
+	[VP_SCX_V_HOME] = "Wake-ups of the vCPU on its home PU (kernel "
+	    "series: halt_wake_home; sched-ext: home).",
+	[VP_SCX_V_IDLE_CORE] = "Wake-ups of the vCPU on another PU whose whole "
+	    "core was idle (sched-ext).",
+	[VP_SCX_V_IDLE_SIBLING] = "Wake-ups of the vCPU on an idle PU next to "
+	    "a busy SMT sibling (sched-ext).",
+	[VP_SCX_V_PREV] = "Wake-ups of the vCPU on its idle previous PU when "
+	    "no better one was idle (sched-ext).",
+	[VP_SCX_V_QUEUED] = "Wake-ups of the vCPU that found nothing idle and "
+	    "waited on the shared queue (sched-ext).",
+	[VP_SCX_V_SMT_BUSY] = "Wake-ups of the vCPU on a PU whose SMT sibling "
+	    "was busy (kernel series: halt_wake_smt_busy; sched-ext: "
+	    "smt_busy).",
+	[VP_SCX_V_SMT_BUSY_IDLE_CORE] = "Wake-ups of the vCPU next to a busy "
+	    "SMT sibling while a whole idle core was in its allowed set: "
+	    "wrong decisions, expected to stay near 0 (sched-ext).",
+	[VP_SCX_V_MIGRATED] = "Wake-ups of the vCPU on another PU than it "
+	    "slept on (kernel series: halt_wake_migrated; sched-ext: "
+	    "migrated).",
+	[VP_SCX_V_CROSS_CLUSTER] = "Migrated wake-ups of the vCPU into another "
+	    "cluster (sched-ext).",
+	[VP_SCX_V_CROSS_LLC] = "Migrated wake-ups of the vCPU into another "
+	    "last-level cache (sched-ext).",
+	[VP_SCX_V_CACHE_HOT] = "Wake-ups of the vCPU kept on its previous PU "
+	    "after a short sleep, SIS_CACHE (sched-ext).",
+	[VP_SCX_V_PROBES] = "CPUs the BPF scheduler looked at to place the "
+	    "vCPU's wake-ups (sched-ext).",
+};
+
+/* "wakeup" is the count of wake-ups, the others wake_<what>. */
+static void
+vstat_family(char *buf, size_t len, int i)
+{
+	static const char *const names[VP_SCX_VSTAT_NR] = VP_SCX_VSTAT_NAMES;
+
+	if (i == VP_SCX_V_WAKEUP)
+		snprintf(buf, len, "vcpuplace_vcpu_%ss_total", names[i]);
+	else
+		snprintf(buf, len, "vcpuplace_vcpu_wake_%s_total", names[i]);
+}
+
+/* The kernel series' value of counter @i, when it has that one. */
+static bool
+kvm_value(const struct vp_vcpu *v, int i, uint64_t *ret)
+{
+	if (!v->wake_known)
+		return false;
+	switch (i) {
+	case VP_SCX_V_HOME: *ret = v->wake.home; return true;
+	case VP_SCX_V_SMT_BUSY: *ret = v->wake.smt_busy; return true;
+	case VP_SCX_V_MIGRATED: *ret = v->wake.migrated; return true;
+	default: return false;
+	}
+}
+
 static void
 write_wake_counters(const struct vp_daemon *d, FILE *f)
 {
-	static const struct {
-		const char *name, *help;
-	} fam[] = {
-		{ "vcpuplace_vcpu_wake_home_total", "Wake-ups of the halted "
-		  "vCPU on its home PU (kernel series, halt_wake_home)." },
-		{ "vcpuplace_vcpu_wake_smt_busy_total", "Wake-ups of the "
-		  "halted vCPU on a PU whose SMT sibling was busy "
-		  "(halt_wake_smt_busy)." },
-		{ "vcpuplace_vcpu_wake_migrated_total", "Wake-ups of the "
-		  "halted vCPU on another PU than it blocked on "
-		  "(halt_wake_migrated)." },
-	};
-	size_t m;
-	int i, k;
+	char name[64];
+	int m, i, k;
 
-	if (d->kvm.mode == VP_KVM_NONE)
+	if (d->kvm.mode == VP_KVM_NONE && !d->scx.sched)
 		return;
-	for (m = 0; m < sizeof(fam) / sizeof(fam[0]); m++) {
-		family(f, fam[m].name, "counter", fam[m].help);
+	for (m = 0; m < VP_SCX_VSTAT_NR; m++) {
+		uint64_t x;
+
+		/* without sched-ext, only the series' three exist */
+		if (!d->scx.sched && m != VP_SCX_V_HOME &&
+		    m != VP_SCX_V_SMT_BUSY && m != VP_SCX_V_MIGRATED)
+			continue;
+		vstat_family(name, sizeof(name), m);
+		family(f, name, "counter", vstat_help[m]);
 		for (i = 0; i < d->nvms; i++)
 			for (k = 0; k < d->vm[i].nvcpus; k++) {
 				const struct vp_vcpu *v = &d->vm[i].vcpu[k];
-				uint64_t x = m == 0 ? v->wake.home :
-				    m == 1 ? v->wake.smt_busy :
-				    v->wake.migrated;
 
-				if (!v->wake_known)
+				if (v->scx_known)
+					x = v->scx.n[m];
+				else if (!kvm_value(v, m, &x))
 					continue;
-				vcpu_labels(f, fam[m].name, &d->vm[i], k);
+				vcpu_labels(f, name, &d->vm[i], k);
 				fprintf(f, " %llu\n", (unsigned long long)x);
 			}
+	}
+}
+
+static const char *const stat_help[VP_SCX_STAT_NR] = {
+	[VP_SCX_WAKE] = "The BPF scheduler's select_cpu calls: wake-ups of "
+	    "SCHED_EXT tasks.",
+	[VP_SCX_WAKE_IDLE_CORE] = "BPF scheduler wake-ups that found a whole "
+	    "idle core.",
+	[VP_SCX_WAKE_PREV_IDLE] = "BPF scheduler wake-ups with no idle core "
+	    "that kept an idle previous PU.",
+	[VP_SCX_WAKE_PREV_BUSY] = "BPF scheduler wake-ups with no idle core "
+	    "whose previous PU was busy.",
+	[VP_SCX_DIRECT] = "Tasks the BPF scheduler dispatched straight to an "
+	    "idle PU.",
+	[VP_SCX_QUEUED] = "Tasks the BPF scheduler queued on its shared queue.",
+	[VP_SCX_KICK_IDLE] = "Idle PUs the BPF scheduler woke to drain its "
+	    "shared queue.",
+	[VP_SCX_WAKE_UNMANAGED] = "BPF scheduler wake-ups of tasks that are "
+	    "not managed vCPUs.",
+	[VP_SCX_BAD_INPUT] = "vCPU entries the BPF scheduler ignored because "
+	    "they named a CPU or domain out of range (a daemon bug).",
+};
+
+/* Why our BPF scheduler runs or not, and while it runs its counters. */
+static void
+write_sched_ext(const struct vp_daemon *d, FILE *f)
+{
+	static const char *const names[VP_SCX_STAT_NR] = VP_SCX_STAT_NAMES;
+	const struct vp_schedext *s = &d->scx;
+	char name[64];
+	int i;
+
+	family(f, "vcpuplace_sched_ext_state", "gauge", "1 for the state of "
+	    "vcpuplace's BPF scheduler: loaded, unavailable, declined "
+	    "(another is loaded), ejected or off; cause says why not.");
+	fprintf(f, "vcpuplace_sched_ext_state{state=\"%s\",cause=\"%s\"} 1\n",
+	    schedext_state_name(s->state), schedext_cause_name(s->cause));
+	single(f, "vcpuplace_sched_ext_ejections_total", "counter", "Times "
+	    "the kernel ejected vcpuplace's BPF scheduler (never reloaded: "
+	    "status says why).", (double)s->ejections);
+	single(f, "vcpuplace_sched_ext_errors_total", "counter", "Writes to "
+	    "the BPF scheduler's tables and thread moves into or out of "
+	    "SCHED_EXT that failed (the log says why, once per cause).",
+	    (double)s->errors);
+	if (!s->sched)
+		return;
+	for (i = 0; i < VP_SCX_STAT_NR; i++) {
+		snprintf(name, sizeof(name), "vcpuplace_scx_%s_total",
+		    names[i]);
+		family(f, name, "counter", stat_help[i]);
+		fprintf(f, "%s %llu\n", name, (unsigned long long)s->stats[i]);
 	}
 }
 
@@ -337,10 +444,10 @@ write_state(const struct vp_daemon *d, FILE *f)
 	label(f, d->hostname);
 	fputs("\"} 1\n", f);
 	family(f, "vcpuplace_kernel_mode", "gauge", "1 for the mode the "
-	    "daemon runs in: userspace (affinity only) or with the kernel "
-	    "series' wake hints.");
+	    "daemon runs in: sched-ext (its BPF scheduler), kernel-hint or "
+	    "kernel-stats (the kernel series) or userspace (affinity only).");
 	fprintf(f, "vcpuplace_kernel_mode{mode=\"%s\"} 1\n",
-	    kvmhint_mode_label(d));
+	    schedext_mode_label(d));
 	family(f, "vcpuplace_kernel_sis_core", "gauge", "1 for the state of "
 	    "the series' SIS_CORE scheduler feature: on, off, absent (stock "
 	    "kernel) or unknown (unreadable).");
@@ -387,6 +494,7 @@ metrics_write(const struct vp_daemon *d, FILE *f)
 	write_llcs(d, f);
 	write_counters(d, f);
 	write_plan_histogram(d, f);
+	write_sched_ext(d, f);
 	write_vcpus(d, f);
 	write_wake_counters(d, f);
 	return ferror(f) ? -EIO : 0;

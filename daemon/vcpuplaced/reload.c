@@ -151,6 +151,7 @@ reload_topology(struct vp_daemon *d)
 	log_msg(LOG_NOTICE, "topology changed: %d PUs, %d cores, %d LLCs "
 	    "(was %d PUs); placements carried over", t->npus, t->ncores,
 	    t->nllcs, old_npus);
+	schedext_topology_changed(d);	/* the BPF tables follow */
 	return true;
 }
 

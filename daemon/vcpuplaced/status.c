@@ -45,6 +45,24 @@ wake_json(const struct vp_kvm_wake_stats *w)
 	return o;
 }
 
+/*
+ * The BPF scheduler's counters of one vCPU: the same "wake" object, its
+ * home, smt_busy and migrated meaning what the kernel series' do, and
+ * the others beside them, under vcpuplace_scx.h's names.
+ */
+static json_object *
+scx_wake_json(const struct vp_scx_vcpu_stats *w)
+{
+	static const char *const names[VP_SCX_VSTAT_NR] = VP_SCX_VSTAT_NAMES;
+	json_object *o = json_object_new_object();
+	int i;
+
+	for (i = 0; i < VP_SCX_VSTAT_NR; i++)
+		json_object_object_add(o, names[i], json_object_new_int64(
+		    (int64_t)w->n[i]));
+	return o;
+}
+
 static json_object *
 vm_json(const struct vp_daemon *d, const struct vp_vm *vm,
     const struct vp_cpuset *idle_cores)
@@ -92,7 +110,11 @@ vm_json(const struct vp_daemon *d, const struct vp_vm *vm,
 		    idle_cores)));
 		json_object_object_add(c, "wake_hint", v->hinted >= 0 ?
 		    pu_json(d->topo, v->hinted) : NULL);
-		if (v->wake_known)
+		/* ours decide the wake-ups when loaded: theirs count */
+		if (v->scx_known)
+			json_object_object_add(c, "wake",
+			    scx_wake_json(&v->scx));
+		else if (v->wake_known)
 			json_object_object_add(c, "wake", wake_json(&v->wake));
 		json_object_array_add(arr, c);
 	}
@@ -192,6 +214,52 @@ host_json(const struct vp_daemon *d)
 	return o;
 }
 
+/* Why the BPF scheduler runs or not, its last exit, its counters. */
+static json_object *
+sched_ext_json(const struct vp_schedext *s)
+{
+	static const char *const names[VP_SCX_STAT_NR] = VP_SCX_STAT_NAMES;
+	json_object *o = json_object_new_object(), *ex = NULL, *st = NULL;
+	int i;
+
+	json_object_object_add(o, "option", json_object_new_string(
+	    schedext_opt_name(s->opt)));
+	json_object_object_add(o, "state", json_object_new_string(
+	    schedext_state_name(s->state)));
+	json_object_object_add(o, "cause", json_object_new_string(
+	    schedext_cause_name(s->cause)));
+	json_object_object_add(o, "why", json_object_new_string(s->why));
+	json_object_object_add(o, "ops", s->state == VP_SX_LOADED ?
+	    json_object_new_string(VP_SCX_NAME) : s->ops[0] ?
+	    json_object_new_string(s->ops) : NULL);
+	json_object_object_add(o, "partial", json_object_new_boolean(
+	    (s->load_flags & SCX_LOAD_PARTIAL) != 0));
+	json_object_object_add(o, "ejections", json_object_new_int64(
+	    (int64_t)s->ejections));
+	json_object_object_add(o, "errors", json_object_new_int64(
+	    (int64_t)s->errors));
+	if (s->exit_known) {
+		ex = json_object_new_object();
+		json_object_object_add(ex, "kind", json_object_new_int(
+		    s->exit.kind));
+		json_object_object_add(ex, "kind_name", json_object_new_string(
+		    schedext_exit_kind_name(s->exit.kind)));
+		json_object_object_add(ex, "reason", json_object_new_string(
+		    s->exit.reason));
+		json_object_object_add(ex, "msg", json_object_new_string(
+		    s->exit.msg));
+	}
+	json_object_object_add(o, "last_exit", ex);
+	if (s->sched) {
+		st = json_object_new_object();
+		for (i = 0; i < VP_SCX_STAT_NR; i++)
+			json_object_object_add(st, names[i],
+			    json_object_new_int64((int64_t)s->stats[i]));
+	}
+	json_object_object_add(o, "counters", st);
+	return o;
+}
+
 /* Every placement heuristic by name: true when on. */
 static json_object *
 features_json(const struct vp_features *feat)
@@ -228,7 +296,8 @@ status_json(const struct vp_daemon *d)
 	json_object_object_add(o, "core_sched", json_object_new_string(
 	    d->core_sched_supported ? "supported" : "unsupported"));
 	json_object_object_add(o, "kernel_mode", json_object_new_string(
-	    kvmhint_mode_label(d)));
+	    schedext_mode_label(d)));
+	json_object_object_add(o, "sched_ext", sched_ext_json(&d->scx));
 	json_object_object_add(o, "sis_core", json_object_new_string(
 	    kvm_iface_sis_core_name(d->kvm.sis_core)));
 	NUM("reconnects", d->c.reconnects);

@@ -289,7 +289,10 @@ def test_metrics_promtool(ctx):
                 "vcpuplace_vcpu_runqueue_delay_seconds",
                 "vcpuplace_plan_duration_seconds_bucket",
                 "vcpuplace_plan_duration_seconds_count",
-                "vcpuplace_kernel_mode", "vcpuplace_core_sched_supported"):
+                "vcpuplace_kernel_mode", "vcpuplace_core_sched_supported",
+                "vcpuplace_sched_ext_state",
+                "vcpuplace_sched_ext_ejections_total",
+                "vcpuplace_sched_ext_errors_total"):
         check(fam in names, "metrics lack %s" % fam)
     check(total(s, "vcpuplace_managed_vms") == 20, "managed VMs %g"
           % total(s, "vcpuplace_managed_vms"))
@@ -873,6 +876,83 @@ def test_top_tmux(ctx):
                        capture_output=True)
 
 
+def expected_scx_cause():
+    """Why vcpuplace's BPF scheduler cannot load here, as the daemon
+    names it: the kernel lacks sched_ext, or BTF, or (the normal build,
+    whose loader is a stub) the binary lacks the scheduler."""
+    if not os.path.exists("/sys/kernel/sched_ext"):
+        return "no-sched-ext"
+    if not os.access("/sys/kernel/btf/vmlinux", os.R_OK):
+        return "no-btf"
+    return "not-built"
+
+
+def test_sched_ext_unavailable(ctx):
+    """--sched-ext=auto (the default) on a host where the BPF scheduler
+    cannot run: the daemon places anyway, in userspace mode, and says
+    why in its log, status, metrics, explain and vcpuplacectl status."""
+    cause = expected_scx_cause()
+    d = ctx.daemon(nvms=4)
+    st = d.status()
+    sx = st["sched_ext"]
+    check(st["kernel_mode"] == "userspace", "kernel_mode %r"
+          % st["kernel_mode"])
+    check(sx["option"] == "auto" and sx["state"] == "unavailable" and
+          sx["cause"] == cause and sx["why"] and sx["ejections"] == 0 and
+          sx["last_exit"] is None and sx["counters"] is None,
+          "sched_ext %r, want unavailable/%s" % (sx, cause))
+    check("kernel mode: userspace (sched-ext unavailable: %s)" % sx["why"]
+          in d.stderr(), "log lacks the mode line: " + d.stderr())
+    s = d.metrics()
+    check(s.get(("vcpuplace_sched_ext_state", frozenset(
+        {("state", "unavailable"), ("cause", cause)}))) == 1,
+        "sched_ext_state: %r" % [k for k in s
+                                 if k[0] == "vcpuplace_sched_ext_state"])
+    check(len([k for k in s if k[0] == "vcpuplace_sched_ext_state"]) == 1,
+          "more than one sched_ext state")
+    check(s.get(("vcpuplace_kernel_mode", frozenset(
+        {("mode", "userspace")}))) == 1, "kernel mode not userspace")
+    check(s[("vcpuplace_sched_ext_ejections_total", frozenset())] == 0,
+          "ejections")
+    check(not [k for k in s if k[0].startswith("vcpuplace_scx_")],
+          "global scheduler counters without a scheduler")
+    r = ctx.ctl("status", "--socket", d.sock)
+    check(r.returncode == 0 and "kernel mode userspace; sched_ext "
+          "unavailable: %s\n" % sx["why"] in r.stdout,
+          "vcpuplacectl status: %r" % r.stdout[:600])
+    vm = st["vms"][0]["name"]
+    text = ask(d.sock, ("explain %s 0\n" % vm).encode())
+    check("wake hint: none (userspace mode" in text, text)
+
+
+def test_sched_ext_options(ctx):
+    """--sched-ext=on where the scheduler cannot run: no start, exit 1,
+    the reason on stderr, no socket left behind; a bad value: exit 2
+    naming the option; off: state off for that reason."""
+    d = ctx.daemon(nvms=2, extra=("--sched-ext", "off"))
+    sx = d.status()["sched_ext"]
+    check(sx["option"] == "off" and sx["state"] == "off" and
+          sx["cause"] == "option", "off: %r" % sx)
+    args = d.args[:d.args.index("--socket") + 1] + [
+        os.path.join(d.dir, "on.sock")]
+    p = subprocess.run(args + ["--sched-ext=on"], capture_output=True,
+                       text=True, timeout=WAIT_S)
+    check(p.returncode == 1 and "--sched-ext=on: cannot run the BPF "
+          "scheduler: " in p.stderr, "on: %d %r" % (p.returncode, p.stderr))
+    check(not os.path.exists(os.path.join(d.dir, "on.sock")),
+          "--sched-ext=on left its socket")
+    for bad in (["--sched-ext=bogus"], ["--sched-ext", "ON"],
+                ["--sched-ext="]):
+        p = subprocess.run(args + bad, capture_output=True, text=True,
+                           timeout=WAIT_S)
+        check(p.returncode == 2 and "--sched-ext" in p.stderr and
+              "want auto, on or off" in p.stderr,
+              "%s: %d %r" % (bad, p.returncode, p.stderr))
+    p = subprocess.run([args[0], "--help"], capture_output=True, text=True,
+                       timeout=WAIT_S)
+    check(p.returncode == 0 and "--sched-ext" in p.stdout, p.stdout)
+
+
 def expand(cpulist):
     out = set()
     for part in cpulist.split(","):
@@ -890,7 +970,8 @@ TESTS = [test_status, test_metrics_promtool, test_metrics_label_escaping,
          test_socket_mode, test_policy_command, test_pause,
          test_not_running,
          test_stale_and_busy_socket, test_status_table, test_sd_notify,
-         test_reload_topology, test_top_tmux]
+         test_reload_topology, test_top_tmux, test_sched_ext_unavailable,
+         test_sched_ext_options]
 
 
 def main():

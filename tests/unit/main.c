@@ -34,6 +34,7 @@ int main(void)
 	srunner_add_suite(sr, command_suite());
 	srunner_add_suite(sr, tick_suite());
 	srunner_add_suite(sr, inventory_suite());
+	srunner_add_suite(sr, schedext_suite());
 
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -25,5 +25,6 @@ Suite *scxfeed_suite(void);
 Suite *command_suite(void);
 Suite *tick_suite(void);
 Suite *inventory_suite(void);
+Suite *schedext_suite(void);
 
 #endif /* SUITES_H */

@@ -1,0 +1,674 @@
+/*
+ * schedext.c - the daemon owns vcpuplace's sched_ext scheduler
+ * (daemon/scx/): whether to load it at start, the tables it reads, kept
+ * current each tick, its counters, and what happens when the kernel
+ * ejects it.  The loader is host/scx.h; the tables are
+ * schedext_tables.c.
+ *
+ * Three kernel modes: sched-ext (our BPF scheduler decides every
+ * wake-up), the kernel series' (kvmhint.c: kernel-hint, kernel-stats),
+ * and userspace (affinity only).  sched-ext, when it can be had, is
+ * preferred; the others stay detected underneath, so an ejection falls
+ * back to whatever the kernel offers without it.
+ *
+ * Rules: `auto` never displaces another BPF scheduler and never stops
+ * the daemon; `on` makes every reason not to load a fatal start error;
+ * an ejected scheduler is never reloaded (a scheduler the kernel threw
+ * out once, for a stall or a BPF error, would be thrown out again: no
+ * loop).  The normal build's loader is a stub (scx_supported() says
+ * -EOPNOTSUPP), so all of this runs, and says why it did not load, on
+ * every host without an #ifdef.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vcpuplaced/daemon.h"
+
+static const char *const opt_names[] = {
+	[VP_SX_OPT_AUTO] = "auto", [VP_SX_OPT_ON] = "on",
+	[VP_SX_OPT_OFF] = "off",
+};
+
+static const char *const state_names[VP_SX_STATE_COUNT] = {
+	[VP_SX_OFF] = "off", [VP_SX_UNAVAILABLE] = "unavailable",
+	[VP_SX_DECLINED] = "declined", [VP_SX_LOADED] = "loaded",
+	[VP_SX_EJECTED] = "ejected",
+};
+
+static const char *const cause_names[VP_SX_CAUSE_COUNT] = {
+	[VP_SX_CAUSE_NONE] = "none", [VP_SX_CAUSE_OPTION] = "option",
+	[VP_SX_CAUSE_DRY_RUN] = "dry-run",
+	[VP_SX_CAUSE_NO_SCHED_EXT] = "no-sched-ext",
+	[VP_SX_CAUSE_NO_BTF] = "no-btf",
+	[VP_SX_CAUSE_NOT_BUILT] = "not-built",
+	[VP_SX_CAUSE_OTHER] = "other-scheduler",
+	[VP_SX_CAUSE_TOPOLOGY] = "topology",
+	[VP_SX_CAUSE_LOAD_FAILED] = "load-failed",
+	[VP_SX_CAUSE_EJECTED] = "ejected",
+};
+
+static const char *const op_names[VP_SX_OP_COUNT] = {
+	[VP_SX_OP_VCPU_SET] = "writing the vCPU entry",
+	[VP_SX_OP_VCPU_DEL] = "deleting the vCPU entry",
+	[VP_SX_OP_EXT_ON] = "moving the thread into SCHED_EXT",
+	[VP_SX_OP_EXT_OFF] = "moving the thread back to SCHED_OTHER",
+	[VP_SX_OP_STATS] = "reading counters",
+	[VP_SX_OP_TABLES] = "writing the topology tables",
+};
+
+const struct vp_sx_loader schedext_scx_loader = {
+	.supported = scx_supported, .loaded_ops = scx_loaded_ops,
+	.load = scx_load, .features_set = scx_features_set,
+	.pu_set = scx_pu_set, .dom_set = scx_dom_set,
+	.vcpu_set = scx_vcpu_set, .vcpu_del = scx_vcpu_del,
+	.vcpu_stats_read = scx_vcpu_stats_read, .stats_read = scx_stats_read,
+	.exited = scx_exited, .exit_read = scx_exit_read,
+	.exit_dump = scx_exit_dump, .free = scx_free,
+	.task_set_ext = scx_task_set_ext,
+};
+
+/* The loader @s uses: host/scx.h's unless a test gave a fake. */
+#define LD(s) ((s)->ld ? (s)->ld : &schedext_scx_loader)
+
+int
+schedext_parse_opt(const char *arg, enum vp_sx_opt *ret)
+{
+	size_t o;
+
+	for (o = 0; o < sizeof(opt_names) / sizeof(opt_names[0]); o++)
+		if (!strcmp(arg, opt_names[o])) {
+			*ret = (enum vp_sx_opt)o;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *
+schedext_opt_name(enum vp_sx_opt o)
+{
+	return (unsigned int)o <= VP_SX_OPT_OFF ? opt_names[o] : "?";
+}
+
+const char *
+schedext_state_name(enum vp_sx_state s)
+{
+	return (unsigned int)s < VP_SX_STATE_COUNT ? state_names[s] : "?";
+}
+
+const char *
+schedext_cause_name(enum vp_sx_cause c)
+{
+	return (unsigned int)c < VP_SX_CAUSE_COUNT ? cause_names[c] : "?";
+}
+
+/* enum scx_exit_kind of Linux 6.12 (kernel/sched/ext.c) */
+const char *
+schedext_exit_kind_name(int kind)
+{
+	switch (kind) {
+	case 0: return "none";
+	case 1: return "done";
+	case 64: return "unregistered";
+	case 65: return "unregistered-bpf";
+	case 66: return "unregistered-kernel";
+	case 67: return "sysrq";
+	case 1024: return "error";
+	case 1025: return "bpf-error";
+	case 1026: return "stall";
+	default: return "unknown";
+	}
+}
+
+const char *
+schedext_mode_label(const struct vp_daemon *d)
+{
+	return d->scx.state == VP_SX_LOADED ? "sched-ext" :
+	    kvmhint_mode_label(d);
+}
+
+/* Sets @v's outcome; fatal is the caller's to add. */
+static void
+verdict(struct vp_sx_verdict *v, enum vp_sx_state state,
+    enum vp_sx_cause cause, const char *fmt, const char *arg)
+{
+	v->state = state;
+	v->cause = cause;
+	snprintf(v->why, sizeof(v->why), fmt, arg);
+}
+
+void
+schedext_decide(const struct vp_sx_probe *p, struct vp_sx_verdict *ret)
+{
+	struct vp_sx_verdict v = { .state = VP_SX_LOADED };
+
+	if (p->opt == VP_SX_OPT_OFF)
+		verdict(&v, VP_SX_OFF, VP_SX_CAUSE_OPTION, "%s",
+		    "--sched-ext=off");
+	else if (p->supported == -ENOENT)
+		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_NO_SCHED_EXT, "%s",
+		    "this kernel has no sched_ext (CONFIG_SCHED_CLASS_EXT: "
+		    "/sys/kernel/sched_ext is absent)");
+	else if (p->supported == -ENODATA)
+		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_NO_BTF, "%s",
+		    "this kernel has no BTF (/sys/kernel/btf/vmlinux), which "
+		    "a BPF scheduler needs");
+	else if (p->supported == -EOPNOTSUPP)
+		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_NOT_BUILT, "%s",
+		    "this vcpuplaced was built without the BPF scheduler "
+		    "(VP_HAVE_SCX; see daemon/scx/README.md)");
+	else if (p->supported < 0)
+		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_LOAD_FAILED,
+		    "cannot tell whether the kernel has sched_ext: %s",
+		    strerror(-p->supported));
+	else if (p->other)
+		verdict(&v, VP_SX_DECLINED, VP_SX_CAUSE_OTHER, "another BPF "
+		    "scheduler, \"%s\", is loaded; vcpuplace does not "
+		    "displace it", p->other);
+	else if (p->topo_err)
+		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_TOPOLOGY,
+		    "the host does not fit the BPF tables: %s",
+		    p->topo_why ? p->topo_why : strerror(-p->topo_err));
+	else if (p->dry_run)
+		verdict(&v, VP_SX_OFF, VP_SX_CAUSE_DRY_RUN, "%s", "--dry-run "
+		    "changes no scheduling: the BPF scheduler is not loaded");
+	else if (p->load_err == -EBUSY)
+		/* appeared between the look and the load, gone by the next */
+		verdict(&v, VP_SX_DECLINED, VP_SX_CAUSE_OTHER, "%s", "another "
+		    "BPF scheduler was loaded meanwhile; vcpuplace does not "
+		    "displace it");
+	else if (p->load_err == -EOPNOTSUPP)
+		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_NOT_BUILT, "%s",
+		    "this vcpuplaced was built without the BPF scheduler "
+		    "(VP_HAVE_SCX; see daemon/scx/README.md)");
+	else if (p->load_err < 0)
+		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_LOAD_FAILED,
+		    "loading the BPF scheduler failed: %s",
+		    strerror(-p->load_err));
+	/* on: the operator asked for it, so not having it is an error;
+	 * a dry run changes no scheduling, which is not a failure */
+	v.fatal = p->opt == VP_SX_OPT_ON && v.state != VP_SX_LOADED &&
+	    v.cause != VP_SX_CAUSE_DRY_RUN;
+	*ret = v;
+}
+
+static void
+log_mode(const struct vp_daemon *d, int prio)
+{
+	const struct vp_schedext *s = &d->scx;
+
+	if (s->state == VP_SX_LOADED)
+		log_msg(prio, "kernel mode: sched-ext (BPF scheduler \"%s\" "
+		    "loaded, %s switch)", VP_SCX_NAME,
+		    s->load_flags & SCX_LOAD_PARTIAL ? "partial" : "full");
+	else
+		log_msg(prio, "kernel mode: %s (sched-ext %s: %s)",
+		    schedext_mode_label(d), schedext_state_name(s->state),
+		    s->why);
+}
+
+/* Counts a refused write or move; logs it once per change of cause. */
+static void
+note_err(struct vp_daemon *d, enum vp_sx_op op, int tid, int err)
+{
+	struct vp_schedext *s = &d->scx;
+
+	s->errors++;
+	if (s->logged[op] == err)
+		return;
+	s->logged[op] = err;
+	if (tid > 0)
+		log_msg(LOG_WARNING, "sched-ext: %s of thread %d: %s (counted "
+		    "in vcpuplace_sched_ext_errors_total, logged once)",
+		    op_names[op], tid, strerror(-err));
+	else
+		log_msg(LOG_WARNING, "sched-ext: %s: %s (counted in "
+		    "vcpuplace_sched_ext_errors_total, logged once)",
+		    op_names[op], strerror(-err));
+}
+
+/*
+ * vp_pus for every OS CPU id up to the highest ever written (a CPU gone
+ * since is written invalid), then every wake domain.
+ */
+static int
+push_topology(struct vp_daemon *d)
+{
+	const struct vp_topo *t = d->topo;
+	struct vp_schedext *s = &d->scx;
+	unsigned int cpu, id, limit = t->os_limit > s->pu_limit ?
+	    t->os_limit : s->pu_limit;
+	struct vp_scx_dom dom;
+	struct vp_scx_pu pu;
+	enum vp_level l;
+	int i, r;
+
+	for (cpu = 0; cpu < limit; cpu++) {
+		i = topo_pu_of_os(t, cpu);
+		if (i != VP_PU_NONE)
+			schedext_pu_entry(t, i, &pu);
+		else
+			memset(&pu, 0, sizeof(pu));	/* valid 0 */
+		if ((r = LD(s)->pu_set(s->sched, (int)cpu, &pu)) < 0)
+			return r;
+	}
+	s->pu_limit = t->os_limit;
+	for (l = 0; l < VP_LEVEL_COUNT; l++)
+		for (i = 0; i < wakedom_count(t, l); i++) {
+			id = schedext_dom_id(t, l, i);
+			if ((r = schedext_dom_entry(t, l, i, &dom)) < 0 ||
+			    (r = LD(s)->dom_set(s->sched, id, &dom)) < 0)
+				return r;
+		}
+	return 0;
+}
+
+/*
+ * Every thread we moved goes back to SCHED_OTHER, then the scheduler is
+ * freed: its link closed, the kernel unloads it.  A thread that has gone
+ * meanwhile (-ESRCH) is no error.
+ */
+static void
+unload(struct vp_daemon *d)
+{
+	struct vp_schedext *s = &d->scx;
+	int i, k, r;
+
+	for (i = 0; i < s->npushed; i++)
+		if (s->pushed[i].ext &&
+		    (r = LD(s)->task_set_ext(s->pushed[i].tid, false)) < 0 &&
+		    r != -ESRCH)
+			note_err(d, VP_SX_OP_EXT_OFF, s->pushed[i].tid, r);
+	free(s->pushed);
+	s->pushed = NULL;
+	s->npushed = 0;
+	LD(s)->free(s->sched);
+	s->sched = NULL;
+	s->pu_limit = 0;
+	memset(s->stats, 0, sizeof(s->stats));
+	for (i = 0; i < d->nvms; i++)
+		for (k = 0; k < d->vm[i].nvcpus; k++)
+			d->vm[i].vcpu[k].scx_known = false;
+}
+
+/* Loads, then fills the tables a wake-up reads before any vCPU is in. */
+static int
+load(struct vp_daemon *d)
+{
+	struct vp_schedext *s = &d->scx;
+	struct scx_sched *sched = NULL;
+	int r;
+
+	if ((r = LD(s)->load(&sched, s->load_flags)) < 0)
+		return r;
+	s->sched = sched;
+	s->features = schedext_features(&d->feat);
+	LD(s)->features_set(sched, s->features);
+	if ((r = push_topology(d)) < 0)
+		unload(d);
+	return r;
+}
+
+int
+schedext_start(struct vp_daemon *d)
+{
+	struct vp_schedext *s = &d->scx;
+	struct vp_sx_probe p = { .opt = s->opt, .dry_run = d->dry_run };
+	struct vp_sx_verdict v;
+	char topo_why[200] = "", ops[sizeof(s->ops)];
+
+	s->ops[0] = '\0';
+	if (p.opt != VP_SX_OPT_OFF)
+		p.supported = LD(s)->supported();
+	if (p.opt != VP_SX_OPT_OFF && p.supported == 0) {
+		if (LD(s)->loaded_ops(ops, sizeof(ops)) == 0)
+			p.other = strcpy(s->ops, ops);
+		p.topo_err = schedext_topo_fits(d->topo, topo_why,
+		    sizeof(topo_why));
+		p.topo_why = topo_why;
+	}
+	schedext_decide(&p, &v);
+	if (v.state == VP_SX_LOADED) {
+		p.load_err = load(d);
+		/* -EBUSY: one appeared meanwhile; named if still there */
+		if (p.load_err == -EBUSY &&
+		    LD(s)->loaded_ops(ops, sizeof(ops)) == 0)
+			p.other = strcpy(s->ops, ops);
+		schedext_decide(&p, &v);
+	}
+	s->state = v.state;
+	s->cause = v.cause;
+	snprintf(s->why, sizeof(s->why), "%s", v.why);
+	if (v.fatal) {
+		log_msg(LOG_ERR, "--sched-ext=on: cannot run the BPF "
+		    "scheduler: %s", v.why);
+		return p.supported < 0 ? p.supported : p.other ? -EBUSY :
+		    p.topo_err < 0 ? p.topo_err : p.load_err < 0 ? p.load_err :
+		    -EINVAL;
+	}
+	log_mode(d, LOG_INFO);
+	return 0;
+}
+
+static int
+cmp_tid(const void *a, const void *b)
+{
+	int x = ((const struct vp_sx_pushed *)a)->tid;
+	int y = ((const struct vp_sx_pushed *)b)->tid;
+
+	return (x > y) - (x < y);
+}
+
+const struct vp_sx_pushed *
+schedext_pushed(const struct vp_schedext *s, int tid)
+{
+	struct vp_sx_pushed key = { .tid = tid };
+
+	if (!s->npushed)
+		return NULL;
+	return bsearch(&key, s->pushed, (size_t)s->npushed,
+	    sizeof(*s->pushed), cmp_tid);
+}
+
+int
+schedext_diff(const struct vp_sx_pushed *old, int nold,
+    const struct vp_sx_pushed *want, int nwant, struct vp_sx_act *ret)
+{
+	int i = 0, j = 0, n = 0;
+
+#define ACT(k, t, w) (ret[n++] = (struct vp_sx_act){ (k), (t), (w) })
+	while (i < nold || j < nwant) {
+		if (j == nwant || (i < nold && old[i].tid < want[j].tid)) {
+			/* gone: its VM, its policy's placement, or its tid */
+			if (old[i].ext)
+				ACT(VP_SX_EXT_OFF, old[i].tid, -1);
+			ACT(VP_SX_DEL, old[i].tid, -1);
+			i++;
+		} else if (i == nold || want[j].tid < old[i].tid) {
+			ACT(VP_SX_SET, want[j].tid, j);
+			ACT(VP_SX_EXT_ON, want[j].tid, j);
+			j++;
+		} else {
+			if (!schedext_vcpu_equal(&old[i].e, &want[j].e))
+				ACT(VP_SX_SET, want[j].tid, j);
+			if (!old[i].ext)	/* a move that failed: again */
+				ACT(VP_SX_EXT_ON, want[j].tid, j);
+			i++;
+			j++;
+		}
+	}
+#undef ACT
+	return n;
+}
+
+/*
+ * What the plan wants now: an entry for every vCPU of a managed VM whose
+ * thread is known, sorted by tid (a tid claimed twice, by stale data,
+ * keeps one entry).  Returns the count, or -ENOMEM.
+ */
+static int
+want_entries(const struct vp_daemon *d, struct vp_sx_pushed **ret)
+{
+	struct vp_sx_pushed *w;
+	int i, k, n = 0, m;
+
+	for (i = 0; i < d->nvms; i++)
+		for (k = 0; vm_managed(&d->vm[i]) && k < d->vm[i].nvcpus; k++)
+			n += d->vm[i].vcpu[k].tid > 0;
+	if (!(w = calloc(n ? n : 1, sizeof(*w))))
+		return -ENOMEM;
+	n = 0;
+	for (i = 0; i < d->nvms; i++) {
+		const struct vp_vm *vm = &d->vm[i];
+
+		for (k = 0; vm_managed(vm) && k < vm->nvcpus; k++) {
+			const struct vp_vcpu *v = &vm->vcpu[k];
+			struct vp_sx_vcpu_in in = {
+				.policy = &vm->policy, .nvcpus = vm->nvcpus,
+				/* the home of the affinity in force: the BPF
+				 * side's allowed set is the live affinity */
+				.home = v->placed_home,
+				.anchor = v->current != VP_PU_NONE ?
+				    v->current : cpuset_first(&v->affinity),
+				.vm = i, .vcpu = k,
+			};
+
+			if (v->tid <= 0)
+				continue;
+			w[n].tid = v->tid;
+			schedext_vcpu_entry(d->topo, &in, &w[n].e);
+			n++;
+		}
+	}
+	qsort(w, (size_t)n, sizeof(*w), cmp_tid);
+	for (i = m = 0; i < n; i++)
+		if (!m || w[i].tid != w[m - 1].tid)
+			w[m++] = w[i];
+	*ret = w;
+	return m;
+}
+
+/* Per @want entry, what became of its actions. */
+enum { SET_FAILED = 1, EXT_ISSUED = 2, EXT_DONE = 4 };
+
+/* Makes @a; sets @fate[a->want]; counts and logs what fails. */
+static void
+run_act(struct vp_daemon *d, const struct vp_sx_act *a,
+    const struct vp_sx_pushed *want, unsigned char *fate)
+{
+	struct vp_schedext *s = &d->scx;
+	int r;
+
+	switch (a->kind) {
+	case VP_SX_SET:
+		r = LD(s)->vcpu_set(s->sched, a->tid, &want[a->want].e);
+		if (r < 0) {
+			fate[a->want] |= SET_FAILED;
+			note_err(d, VP_SX_OP_VCPU_SET, a->tid, r);
+		}
+		break;
+	case VP_SX_EXT_ON:
+		/* never into SCHED_EXT without its entry */
+		if (fate[a->want] & SET_FAILED)
+			break;
+		fate[a->want] |= EXT_ISSUED;
+		if ((r = LD(s)->task_set_ext(a->tid, true)) == 0)
+			fate[a->want] |= EXT_DONE;
+		else if (r != -ESRCH)	/* gone: a refresh drops it */
+			note_err(d, VP_SX_OP_EXT_ON, a->tid, r);
+		break;
+	case VP_SX_EXT_OFF:
+		if ((r = LD(s)->task_set_ext(a->tid, false)) < 0 && r != -ESRCH)
+			note_err(d, VP_SX_OP_EXT_OFF, a->tid, r);
+		break;
+	case VP_SX_DEL:
+		if ((r = LD(s)->vcpu_del(s->sched, a->tid)) < 0 && r != -ENOENT)
+			note_err(d, VP_SX_OP_VCPU_DEL, a->tid, r);
+		break;
+	}
+}
+
+/*
+ * Writes the vCPU entries that changed and moves threads in and out,
+ * then records what the map now holds: a failed write keeps the entry
+ * written before (so it differs again, and is retried, next tick).
+ */
+static void
+sync_vcpus(struct vp_daemon *d)
+{
+	struct vp_schedext *s = &d->scx;
+	struct vp_sx_pushed *want = NULL, *next;
+	const struct vp_sx_pushed *o;
+	struct vp_sx_act *acts;
+	unsigned char *fate;
+	int nwant, nacts, i, n = 0;
+
+	if ((nwant = want_entries(d, &want)) < 0) {
+		note_err(d, VP_SX_OP_VCPU_SET, 0, nwant);
+		return;
+	}
+	acts = calloc(2 * (s->npushed + nwant) + 1, sizeof(*acts));
+	fate = calloc(nwant + 1, 1);
+	next = calloc(nwant + 1, sizeof(*next));
+	if (!acts || !fate || !next) {
+		note_err(d, VP_SX_OP_VCPU_SET, 0, -ENOMEM);
+		goto out;
+	}
+	nacts = schedext_diff(s->pushed, s->npushed, want, nwant, acts);
+	for (i = 0; i < nacts; i++)
+		run_act(d, &acts[i], want, fate);
+	for (i = 0; i < nwant; i++) {
+		o = schedext_pushed(s, want[i].tid);
+		if (fate[i] & SET_FAILED) {
+			if (o)
+				next[n++] = *o;
+			continue;
+		}
+		next[n] = want[i];
+		next[n++].ext = fate[i] & EXT_ISSUED ? fate[i] & EXT_DONE :
+		    o && o->ext;
+	}
+	free(s->pushed);
+	s->pushed = next;
+	s->npushed = n;
+	next = NULL;
+out:
+	free(want);
+	free(acts);
+	free(fate);
+	free(next);
+}
+
+/* The counters of every managed vCPU in the map, and the global ones. */
+static void
+read_stats(struct vp_daemon *d)
+{
+	struct vp_schedext *s = &d->scx;
+	struct vp_scx_vcpu_stats vs;
+	uint64_t st[VP_SCX_STAT_NR];
+	int i, k, r;
+
+	for (i = 0; i < d->nvms; i++)
+		for (k = 0; k < d->vm[i].nvcpus; k++) {
+			struct vp_vcpu *v = &d->vm[i].vcpu[k];
+
+			v->scx_known = false;
+			if (v->tid <= 0 || !schedext_pushed(s, v->tid))
+				continue;
+			r = LD(s)->vcpu_stats_read(s->sched, v->tid, &vs);
+			if (r == 0) {
+				v->scx = vs;
+				v->scx_known = true;
+			} else if (r != -ENOENT) {
+				note_err(d, VP_SX_OP_STATS, v->tid, r);
+			}
+		}
+	if ((r = LD(s)->stats_read(s->sched, st)) == 0)
+		memcpy(s->stats, st, sizeof(st));
+	else
+		note_err(d, VP_SX_OP_STATS, 0, r);
+}
+
+/* The kernel's debug dump, a line at a time, for --debug. */
+static void
+log_dump(const char *dump)
+{
+	int n = 0;
+
+	while (dump && *dump && n++ < 200) {
+		size_t len = strcspn(dump, "\n");
+
+		log_msg(LOG_DEBUG, "sched-ext dump: %.*s", (int)len, dump);
+		dump += len + (dump[len] == '\n');
+	}
+}
+
+/*
+ * The kernel ejected the scheduler (a stall, a BPF error, sysrq-S):
+ * said once, counted, threads back to SCHED_OTHER, and placement goes
+ * on in the mode the kernel offers without it.  Never reloaded.
+ */
+static void
+eject(struct vp_daemon *d)
+{
+	struct vp_schedext *s = &d->scx;
+	struct scx_exit ex;
+
+	memset(&ex, 0, sizeof(ex));
+	if (LD(s)->exit_read(s->sched, &ex) == 0) {
+		s->exit = ex;
+		s->exit_known = true;
+	}
+	log_dump(LD(s)->exit_dump(s->sched));
+	unload(d);
+	s->ejections++;
+	s->state = VP_SX_EJECTED;
+	s->cause = VP_SX_CAUSE_EJECTED;
+	snprintf(s->why, sizeof(s->why), "ejected: %s",
+	    ex.reason[0] ? ex.reason : "no reason recorded");
+	log_msg(LOG_ERR, "sched-ext: the kernel ejected the BPF scheduler "
+	    "(%s, kind %d): %s%s%.*s; kernel mode now %s, placing by "
+	    "affinity, not reloading", schedext_exit_kind_name(ex.kind),
+	    ex.kind, ex.reason[0] ? ex.reason : "no reason recorded",
+	    ex.msg[0] ? ": " : "", (int)strcspn(ex.msg, "\n"), ex.msg,
+	    schedext_mode_label(d));
+	d->status_dirty = true;
+}
+
+void
+schedext_tick(struct vp_daemon *d)
+{
+	struct vp_schedext *s = &d->scx;
+	uint32_t f;
+
+	if (!s->sched)
+		return;
+	if (LD(s)->exited(s->sched)) {
+		eject(d);
+		return;
+	}
+	if ((f = schedext_features(&d->feat)) != s->features) {
+		LD(s)->features_set(s->sched, f);
+		s->features = f;
+	}
+	sync_vcpus(d);
+	read_stats(d);
+}
+
+void
+schedext_topology_changed(struct vp_daemon *d)
+{
+	struct vp_schedext *s = &d->scx;
+	char why[200];
+	int r;
+
+	if (!s->sched)
+		return;
+	if (schedext_topo_fits(d->topo, why, sizeof(why)) < 0) {
+		unload(d);
+		s->state = VP_SX_UNAVAILABLE;
+		s->cause = VP_SX_CAUSE_TOPOLOGY;
+		snprintf(s->why, sizeof(s->why), "the new topology does not "
+		    "fit the BPF tables: %s", why);
+		log_mode(d, LOG_WARNING);
+		return;
+	}
+	/* the vCPU entries follow at the next tick: they hold OS and
+	 * domain ids, so an entry that reads the same still means the same */
+	if ((r = push_topology(d)) < 0)
+		note_err(d, VP_SX_OP_TABLES, 0, r);
+}
+
+void
+schedext_stop(struct vp_daemon *d)
+{
+	/*
+	 * The kernel would unload the scheduler anyway when this process
+	 * exits (the struct_ops link closes with it), and a SCHED_EXT
+	 * thread runs on CFS with no BPF scheduler; moving the threads back
+	 * first leaves them as we found them.
+	 */
+	if (d->scx.sched)
+		unload(d);
+}

@@ -1,0 +1,1255 @@
+/*
+ * test_schedext.c - the daemon's side of the sched_ext scheduler without
+ * BPF: the start decision for every option and every thing start-up can
+ * find, the tables the BPF side reads, built from real topology files
+ * (g4dn.metal: wide LLCs; KNL SNC4: 2-core tiles, 4 threads a core;
+ * POWER9 lassen: core pairs, SMT4, holes in the CPU ids), the per-vCPU
+ * entry for each policy, and the diff that writes only what changed.
+ * On this host (no sched_ext, stub loader) start-up must say why it
+ * stays in the other mode, and `on` must refuse to start.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+#include <json-c/json.h>
+
+#include "vcpuplaced/daemon.h"
+#include "../suites.h"
+#include "../testutil.h"
+
+static const char *const topo_files[] = { "g4dnmetal.xml",
+	"knl-snc4-flat-hwloc1.xml", "coral-lassen.xml" };
+
+START_TEST(test_parse_opt)
+{
+	enum vp_sx_opt o = VP_SX_OPT_ON;
+
+	ck_assert_int_eq(schedext_parse_opt("auto", &o), 0);
+	ck_assert_int_eq(o, VP_SX_OPT_AUTO);
+	ck_assert_int_eq(schedext_parse_opt("off", &o), 0);
+	ck_assert_int_eq(o, VP_SX_OPT_OFF);
+	ck_assert_int_eq(schedext_parse_opt("on", &o), 0);
+	ck_assert_int_eq(o, VP_SX_OPT_ON);
+	/* *ret untouched on failure */
+	ck_assert_int_eq(schedext_parse_opt("bogus", &o), -EINVAL);
+	ck_assert_int_eq(schedext_parse_opt("", &o), -EINVAL);
+	ck_assert_int_eq(schedext_parse_opt("On", &o), -EINVAL);
+	ck_assert_int_eq(o, VP_SX_OPT_ON);
+	ck_assert_str_eq(schedext_opt_name(VP_SX_OPT_AUTO), "auto");
+}
+END_TEST
+
+/* What start-up can find, and what each option makes of it. */
+static const struct {
+	const char *name;
+	struct vp_sx_probe p;	/* opt filled per row below */
+	enum vp_sx_state state;	/* auto and on; off is always off */
+	enum vp_sx_cause cause;
+} found[] = {
+	{ "supported", { 0 }, VP_SX_LOADED, VP_SX_CAUSE_NONE },
+	{ "no sched_ext", { .supported = -ENOENT }, VP_SX_UNAVAILABLE,
+	  VP_SX_CAUSE_NO_SCHED_EXT },
+	{ "no BTF", { .supported = -ENODATA }, VP_SX_UNAVAILABLE,
+	  VP_SX_CAUSE_NO_BTF },
+	{ "not built", { .supported = -EOPNOTSUPP }, VP_SX_UNAVAILABLE,
+	  VP_SX_CAUSE_NOT_BUILT },
+	{ "another loaded", { .other = "scx_rusty" }, VP_SX_DECLINED,
+	  VP_SX_CAUSE_OTHER },
+	{ "load -EBUSY", { .load_err = -EBUSY }, VP_SX_DECLINED,
+	  VP_SX_CAUSE_OTHER },
+	{ "load -EPERM", { .load_err = -EPERM }, VP_SX_UNAVAILABLE,
+	  VP_SX_CAUSE_LOAD_FAILED },
+	{ "too big", { .topo_err = -E2BIG, .topo_why = "1200 CPUs" },
+	  VP_SX_UNAVAILABLE, VP_SX_CAUSE_TOPOLOGY },
+	/* what the kernel lacks outranks what the operator asked */
+	{ "no sched_ext, other", { .supported = -ENOENT, .other = "x",
+	  .load_err = -EBUSY }, VP_SX_UNAVAILABLE, VP_SX_CAUSE_NO_SCHED_EXT },
+	/* a dry run looks, but loads nothing */
+	{ "dry run", { .dry_run = true }, VP_SX_OFF, VP_SX_CAUSE_DRY_RUN },
+	{ "dry run, no BTF", { .dry_run = true, .supported = -ENODATA },
+	  VP_SX_UNAVAILABLE, VP_SX_CAUSE_NO_BTF },
+};
+
+START_TEST(test_decide)
+{
+	static const enum vp_sx_opt opts[] = { VP_SX_OPT_AUTO, VP_SX_OPT_ON,
+		VP_SX_OPT_OFF };
+	size_t i, o;
+
+	for (i = 0; i < sizeof(found) / sizeof(found[0]); i++)
+		for (o = 0; o < 3; o++) {
+			struct vp_sx_probe p = found[i].p;
+			struct vp_sx_verdict v;
+			bool off = opts[o] == VP_SX_OPT_OFF;
+
+			memset(&v, 0xa5, sizeof(v));
+			p.opt = opts[o];
+			schedext_decide(&p, &v);
+			ck_assert_msg(v.state == (off ? VP_SX_OFF :
+			    found[i].state) && v.cause == (off ?
+			    VP_SX_CAUSE_OPTION : found[i].cause),
+			    "%s, %s: state %s cause %s", found[i].name,
+			    schedext_opt_name(opts[o]),
+			    schedext_state_name(v.state),
+			    schedext_cause_name(v.cause));
+			/* only on turns "not loaded" into a start error,
+			 * and a dry run is not a failure */
+			ck_assert_msg(v.fatal == (opts[o] == VP_SX_OPT_ON &&
+			    v.state != VP_SX_LOADED &&
+			    v.cause != VP_SX_CAUSE_DRY_RUN),
+			    "%s, %s: fatal %d", found[i].name,
+			    schedext_opt_name(opts[o]), v.fatal);
+			/* a reason in words whenever it is not loaded */
+			ck_assert_msg((v.why[0] != '\0') ==
+			    (v.state != VP_SX_LOADED), "%s: why '%s'",
+			    found[i].name, v.why);
+		}
+}
+END_TEST
+
+/* The words name what was found: the other scheduler, the limit. */
+START_TEST(test_decide_words)
+{
+	struct vp_sx_probe p = { .other = "scx_rusty" };
+	struct vp_sx_verdict v;
+
+	schedext_decide(&p, &v);
+	ck_assert_ptr_nonnull(strstr(v.why, "\"scx_rusty\""));
+	p = (struct vp_sx_probe){ .topo_err = -E2BIG, .topo_why = "1200 CPUs" };
+	schedext_decide(&p, &v);
+	ck_assert_ptr_nonnull(strstr(v.why, "1200 CPUs"));
+	p = (struct vp_sx_probe){ .supported = -ENOENT };
+	schedext_decide(&p, &v);
+	ck_assert_ptr_nonnull(strstr(v.why, "sched_ext"));
+}
+END_TEST
+
+START_TEST(test_features)
+{
+	struct vp_features f;
+	static const struct {
+		enum vp_feature feat;
+		uint32_t bit;
+	} map[] = {
+		{ VP_FEAT_SIS_CORE, VP_SCX_FEAT_SIS_CORE },
+		{ VP_FEAT_SIS_CACHE, VP_SCX_FEAT_SIS_CACHE },
+		{ VP_FEAT_CLUSTER_FIRST, VP_SCX_FEAT_CLUSTER_FIRST },
+		{ VP_FEAT_SMT_PRIO, VP_SCX_FEAT_SMT_PRIO },
+	};
+	size_t i;
+
+	features_default(&f);
+	ck_assert_uint_eq(schedext_features(&f), VP_SCX_FEAT_ALL);
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		features_default(&f);
+		f.on[map[i].feat] = false;
+		ck_assert_uint_eq(schedext_features(&f),
+		    VP_SCX_FEAT_ALL & ~map[i].bit);
+	}
+	/* HOME has no switch; FAIL_PRONE no BPF side */
+	for (i = 0; i < VP_FEAT_COUNT; i++)
+		f.on[i] = false;
+	ck_assert_uint_eq(schedext_features(&f), VP_SCX_FEAT_HOME);
+}
+END_TEST
+
+/* The PUs of domain id @id, by its level and index, from the model. */
+static void
+dom_pus(const struct vp_topo *t, unsigned int id, struct vp_cpuset *ret)
+{
+	enum vp_level l;
+	int i;
+
+	ck_assert_int_eq(schedext_dom_of(t, id, &l, &i), 0);
+	wakedom_pus(t, l, i, ret);
+}
+
+START_TEST(test_pu_table)
+{
+	_cleanup_topo_ struct vp_topo *t = load_topo(topo_files[_i]);
+	char why[200];
+	int pu, q, j;
+
+	ck_assert_int_eq(schedext_topo_fits(t, why, sizeof(why)), 0);
+	for (pu = 0; pu < t->npus; pu++) {
+		struct vp_scx_pu e;
+		struct vp_cpuset s;
+		int n = 0;
+
+		memset(&e, 0xa5, sizeof(e));
+		schedext_pu_entry(t, pu, &e);
+		ck_assert_uint_eq(e.valid, 1);
+		ck_assert_uint_eq(e.prio, t->pu[pu].prio ? t->pu[pu].prio :
+		    1024);
+		ck_assert_uint_gt(e.prio, 0);
+		/* siblings: every other PU of its core, by OS id, found by
+		 * a scan of all PUs (not the core's range) */
+		for (q = 0; q < t->npus; q++) {
+			if (q == pu || t->pu[q].core != t->pu[pu].core)
+				continue;
+			n++;
+			for (j = 0; j < (int)e.nsib; j++)
+				if (e.sib[j] == (int)t->pu[q].os_index)
+					break;
+			ck_assert_msg(j < (int)e.nsib, "%s: CPU %u lacks "
+			    "sibling %u", topo_files[_i], t->pu[pu].os_index,
+			    t->pu[q].os_index);
+		}
+		ck_assert_int_eq((int)e.nsib, n);
+		/* cluster and llc are the ids of its own domains */
+		ck_assert_uint_eq(e.cluster, schedext_dom_id(t,
+		    VP_LEVEL_CLUSTER, t->pu[pu].cluster));
+		ck_assert_uint_eq(e.llc, schedext_dom_id(t, VP_LEVEL_LLC,
+		    t->pu[pu].llc));
+		dom_pus(t, e.cluster, &s);
+		ck_assert(cpuset_test(&s, pu));
+		dom_pus(t, e.llc, &s);
+		ck_assert(cpuset_test(&s, pu));
+	}
+}
+END_TEST
+
+START_TEST(test_dom_table)
+{
+	_cleanup_topo_ struct vp_topo *t = load_topo(topo_files[_i]);
+	static struct vp_scx_dom e;
+	unsigned int id, ndoms = schedext_ndoms(t), next = 0;
+	enum vp_level l, gl;
+	int i, gi, pu, k;
+
+	ck_assert_uint_le(ndoms, VP_SCX_MAX_DOMS);
+	for (l = 0; l < VP_LEVEL_COUNT; l++)
+		for (i = 0; i < wakedom_count(t, l); i++) {
+			unsigned int maxp = 0;
+			int n = 0;
+
+			/* ids: every domain one, unique, dense, in range */
+			id = schedext_dom_id(t, l, i);
+			ck_assert_uint_eq(id, next++);
+			ck_assert_uint_lt(id, ndoms);
+			ck_assert_int_eq(schedext_dom_of(t, id, &gl, &gi), 0);
+			ck_assert(gl == l && gi == i);
+			ck_assert_int_eq(schedext_dom_entry(t, l, i, &e), 0);
+			/* exactly its PUs, each once, as OS ids */
+			for (pu = 0; pu < t->npus; pu++) {
+				int hits = 0;
+
+				for (k = 0; k < (int)e.ncpus; k++)
+					hits += e.cpu[k] ==
+					    (int)t->pu[pu].os_index;
+				ck_assert_int_eq(hits,
+				    wakedom_index(t, pu, l) == i);
+				if (hits) {
+					n++;
+					if (t->pu[pu].prio > maxp)
+						maxp = t->pu[pu].prio;
+				}
+			}
+			ck_assert_int_eq((int)e.ncpus, n);
+			ck_assert_uint_eq(e.max_prio, n ? (maxp ? maxp :
+			    1024) : 0);
+			/* core by core: a core's PUs are next to each other */
+			for (k = 1; k < (int)e.ncpus; k++) {
+				int a = topo_pu_of_os(t, e.cpu[k - 1]);
+				int b = topo_pu_of_os(t, e.cpu[k]);
+				int m;
+
+				if (t->pu[a].core == t->pu[b].core)
+					continue;
+				for (m = k + 1; m < (int)e.ncpus; m++)
+					ck_assert_int_ne(t->pu[topo_pu_of_os(t,
+					    e.cpu[m])].core, t->pu[a].core);
+			}
+		}
+	ck_assert_uint_eq(next, ndoms);
+	ck_assert_int_eq(schedext_dom_of(t, ndoms, &gl, &gi), -ERANGE);
+}
+END_TEST
+
+/*
+ * The model always has a priority (unknown ones are made equal), but
+ * the BPF side divides by it: a 0 that slips through is written as 1024.
+ */
+START_TEST(test_prio_never_zero)
+{
+	_cleanup_topo_ struct vp_topo *t = load_topo("coral-lassen.xml");
+	static struct vp_scx_dom e;
+	struct vp_scx_pu pu;
+	int i;
+
+	for (i = 0; i < t->npus; i++)
+		t->pu[i].prio = 0;
+	schedext_pu_entry(t, 0, &pu);
+	ck_assert_uint_eq(pu.prio, 1024);
+	ck_assert_int_eq(schedext_dom_entry(t, VP_LEVEL_LLC, 0, &e), 0);
+	ck_assert_uint_eq(e.max_prio, 1024);
+}
+END_TEST
+
+/* Refused whole, never truncated: each limit of the BPF tables. */
+START_TEST(test_topo_too_big)
+{
+	static const struct {
+		const char *synth, *needle;
+	} big[] = {
+		/* OS ids 0..1199: beyond CPU id 1023 */
+		{ "pack:2 core:600 pu:1", "CPU 1199" },
+		/* 1024 cores, each its own cluster and LLC: 2050 domains */
+		{ "pack:1 core:1024 pu:1", "wake domains" },
+		/* 520 CPUs fit, but not in one domain */
+		{ "pack:1 l3:1 core:260 pu:2", "520 CPUs" },
+	};
+	static struct vp_scx_dom e;
+	char why[200];
+	size_t i;
+
+	for (i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+		_cleanup_topo_ struct vp_topo *t = load_synth(big[i].synth);
+
+		why[0] = '\0';
+		ck_assert_int_eq(schedext_topo_fits(t, why, sizeof(why)),
+		    -E2BIG);
+		ck_assert_msg(strstr(why, big[i].needle), "%s: '%s'",
+		    big[i].synth, why);
+	}
+	{
+		_cleanup_topo_ struct vp_topo *t =
+		    load_synth("pack:1 l3:1 core:260 pu:2");
+
+		ck_assert_int_eq(schedext_dom_entry(t, VP_LEVEL_LLC, 0, &e),
+		    -E2BIG);
+	}
+}
+END_TEST
+
+/* A vCPU of @nvcpus homed on OS CPU @os under @pol. */
+static void
+entry(const struct vp_topo *t, const struct vp_policy *pol, int nvcpus,
+    unsigned int os, struct vp_scx_vcpu *ret)
+{
+	struct vp_sx_vcpu_in in = {
+		.policy = pol, .nvcpus = nvcpus, .home = os2pu(t, os),
+		.anchor = VP_PU_NONE, .vm = 3, .vcpu = 1,
+	};
+
+	schedext_vcpu_entry(t, &in, ret);
+}
+
+/* The level of domain id @id. */
+static enum vp_level
+level_of(const struct vp_topo *t, unsigned int id)
+{
+	enum vp_level l;
+	int i;
+
+	ck_assert_int_eq(schedext_dom_of(t, id, &l, &i), 0);
+	return l;
+}
+
+/* near within far, both around home: for every file, PU and VM size. */
+START_TEST(test_vcpu_near_in_far)
+{
+	_cleanup_topo_ struct vp_topo *t = load_topo(topo_files[_i]);
+	struct vp_cpuset near, far;
+	struct vp_policy pol;
+	struct vp_scx_vcpu e;
+	int pu, n, loc;
+
+	policy_default(&pol);
+	for (loc = 0; loc <= VP_LOC_ANY; loc++)
+		for (pu = 0; pu < t->npus; pu += 5)
+			for (n = 1; n <= 64; n *= 2) {
+				pol.locality = (enum vp_locality)loc;
+				entry(t, &pol, n, t->pu[pu].os_index, &e);
+				ck_assert_int_eq(e.home,
+				    (int)t->pu[pu].os_index);
+				ck_assert_uint_lt(e.near_dom, VP_SCX_MAX_DOMS);
+				ck_assert_uint_lt(e.far_dom, VP_SCX_MAX_DOMS);
+				dom_pus(t, e.near_dom, &near);
+				dom_pus(t, e.far_dom, &far);
+				ck_assert(cpuset_test(&near, pu));
+				ck_assert_msg(cpuset_subset(&near, &far),
+				    "%s CPU %u, %d vCPUs, locality %s: near "
+				    "%u not in far %u", topo_files[_i],
+				    t->pu[pu].os_index, n,
+				    policy_locality_name(pol.locality),
+				    e.near_dom, e.far_dom);
+				ck_assert_uint_eq(e.vm, 3);
+				ck_assert_uint_eq(e.vcpu, 1);
+			}
+}
+END_TEST
+
+/* KNL: an LLC is a 2-core tile, so a 4-vCPU VM wakes across its node. */
+START_TEST(test_vcpu_widens_on_knl)
+{
+	_cleanup_topo_ struct vp_topo *t = load_topo("knl-snc4-flat-hwloc1.xml");
+	struct vp_policy pol;
+	struct vp_scx_vcpu e;
+	unsigned int os = t->pu[0].os_index;
+
+	policy_default(&pol);		/* locality llc */
+	entry(t, &pol, 4, os, &e);
+	ck_assert_int_eq(level_of(t, e.far_dom), VP_LEVEL_NODE);
+	ck_assert_uint_eq(e.far_dom, schedext_dom_id(t, VP_LEVEL_NODE,
+	    t->pu[0].node));
+	ck_assert(e.flags & VP_SCX_F_STAY_FAR_DOM);
+	/* 2 vCPUs fit the tile */
+	entry(t, &pol, 2, os, &e);
+	ck_assert_int_eq(level_of(t, e.far_dom), VP_LEVEL_LLC);
+	ck_assert_uint_eq(e.far_dom, schedext_dom_id(t, VP_LEVEL_LLC,
+	    t->pu[0].llc));
+	/* smt=siblings packs 4 vCPUs on one 4-thread core: no widening */
+	pol.smt = VP_SMT_SIBLINGS;
+	entry(t, &pol, 4, os, &e);
+	ck_assert_int_eq(level_of(t, e.far_dom), VP_LEVEL_LLC);
+	ck_assert_int_eq(level_of(t, e.near_dom), VP_LEVEL_CLUSTER);
+	/* ... but 8 need two cores, 12 three: a tile, then the node */
+	entry(t, &pol, 8, os, &e);
+	ck_assert_int_eq(level_of(t, e.far_dom), VP_LEVEL_LLC);
+	entry(t, &pol, 12, os, &e);
+	ck_assert_int_eq(level_of(t, e.far_dom), VP_LEVEL_NODE);
+}
+END_TEST
+
+START_TEST(test_vcpu_flags)
+{
+	_cleanup_topo_ struct vp_topo *t = load_topo("g4dnmetal.xml");
+	struct vp_policy pol;
+	struct vp_scx_vcpu e;
+	struct vp_sx_vcpu_in in;
+	int pu = os2pu(t, 5);
+
+	policy_default(&pol);		/* prefer-idle-core, llc, no cache_hot */
+	entry(t, &pol, 4, 5, &e);
+	ck_assert_uint_eq(e.flags, VP_SCX_F_STAY_FAR_DOM);
+	ck_assert_uint_eq(e.far_dom, schedext_dom_id(t, VP_LEVEL_LLC,
+	    t->pu[pu].llc));
+	ck_assert_uint_eq(e.short_sleep_ns, 0);
+	pol.cache_hot = true;
+	entry(t, &pol, 4, 5, &e);
+	ck_assert(e.flags & VP_SCX_F_CACHE_HOT);
+	ck_assert_uint_eq(e.short_sleep_ns, VP_SX_SHORT_SLEEP_NS);
+	pol.cache_hot = false;
+	pol.smt = VP_SMT_ISOLATE;
+	entry(t, &pol, 4, 5, &e);
+	ck_assert_uint_eq(e.flags & (VP_SCX_F_SMT_ISOLATE | VP_SCX_F_SMT_ANY),
+	    VP_SCX_F_SMT_ISOLATE);
+	pol.smt = VP_SMT_ANY;
+	entry(t, &pol, 4, 5, &e);
+	ck_assert_uint_eq(e.flags & (VP_SCX_F_SMT_ISOLATE | VP_SCX_F_SMT_ANY),
+	    VP_SCX_F_SMT_ANY);
+	pol.smt = VP_SMT_SIBLINGS;
+	entry(t, &pol, 4, 5, &e);
+	ck_assert_uint_eq(e.flags & (VP_SCX_F_SMT_ISOLATE | VP_SCX_F_SMT_ANY),
+	    0);
+	/* locality: far is that level's domain (g4dn: cluster = core, so a
+	 * 4-vCPU VM's cluster widens to the LLC) */
+	pol.smt = VP_SMT_PREFER_IDLE_CORE;
+	pol.locality = VP_LOC_CLUSTER;
+	entry(t, &pol, 1, 5, &e);
+	ck_assert(e.flags & VP_SCX_F_STAY_FAR_DOM);
+	ck_assert_uint_eq(e.far_dom, schedext_dom_id(t, VP_LEVEL_CLUSTER,
+	    t->pu[pu].cluster));
+	ck_assert_uint_eq(e.near_dom, e.far_dom);
+	pol.locality = VP_LOC_NUMA;
+	entry(t, &pol, 4, 5, &e);
+	ck_assert(e.flags & VP_SCX_F_STAY_FAR_DOM);
+	ck_assert_uint_eq(e.far_dom, schedext_dom_id(t, VP_LEVEL_NODE,
+	    t->pu[pu].node));
+	pol.locality = VP_LOC_ANY;
+	entry(t, &pol, 4, 5, &e);
+	ck_assert_uint_eq(e.flags & VP_SCX_F_STAY_FAR_DOM, 0);
+	ck_assert_uint_eq(e.far_dom, schedext_dom_id(t, VP_LEVEL_LLC,
+	    t->pu[pu].llc));
+	/* no home yet: -1, domains around where it runs, nothing to stay in */
+	pol.locality = VP_LOC_LLC;
+	in = (struct vp_sx_vcpu_in){ .policy = &pol, .nvcpus = 4,
+		.home = VP_PU_NONE, .anchor = pu };
+	schedext_vcpu_entry(t, &in, &e);
+	ck_assert_int_eq(e.home, -1);
+	ck_assert_uint_eq(e.flags & VP_SCX_F_STAY_FAR_DOM, 0);
+	ck_assert_uint_eq(e.far_dom, schedext_dom_id(t, VP_LEVEL_LLC,
+	    t->pu[pu].llc));
+}
+END_TEST
+
+/* An entry as the diff sees it. */
+static struct vp_sx_pushed
+pushed(int tid, bool ext, int home)
+{
+	struct vp_sx_pushed p;
+
+	memset(&p, 0, sizeof(p));
+	p.tid = tid;
+	p.ext = ext;
+	p.e.home = home;
+	return p;
+}
+
+#define NACT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static void
+check_acts(const struct vp_sx_act *got, int n, const struct vp_sx_act *want,
+    int nwant)
+{
+	int i;
+
+	ck_assert_int_eq(n, nwant);
+	for (i = 0; i < n; i++)
+		ck_assert_msg(got[i].kind == want[i].kind &&
+		    got[i].tid == want[i].tid && got[i].want == want[i].want,
+		    "action %d: kind %d tid %d want %d, expected %d %d %d",
+		    i, got[i].kind, got[i].tid, got[i].want, want[i].kind,
+		    want[i].tid, want[i].want);
+}
+
+START_TEST(test_diff)
+{
+	struct vp_sx_act a[16];
+	struct vp_sx_pushed old[3], want[3];
+	int n;
+
+	/* unchanged: nothing written, nothing moved */
+	old[0] = pushed(100, true, 4);
+	want[0] = pushed(100, false, 4);	/* .ext of @want is ignored */
+	n = schedext_diff(old, 1, want, 1, a);
+	ck_assert_int_eq(n, 0);
+	/* a new home: the entry, nothing else */
+	want[0].e.home = 5;
+	n = schedext_diff(old, 1, want, 1, a);
+	check_acts(a, n, (struct vp_sx_act[]){ { VP_SX_SET, 100, 0 } }, 1);
+	/* any field counts */
+	want[0] = pushed(100, false, 4);
+	want[0].e.far_dom = 7;
+	n = schedext_diff(old, 1, want, 1, a);
+	check_acts(a, n, (struct vp_sx_act[]){ { VP_SX_SET, 100, 0 } }, 1);
+	/* new: the entry first, then into SCHED_EXT */
+	n = schedext_diff(NULL, 0, want, 1, a);
+	check_acts(a, n, (struct vp_sx_act[]){ { VP_SX_SET, 100, 0 },
+	    { VP_SX_EXT_ON, 100, 0 } }, 2);
+	/* gone: out of SCHED_EXT, then deleted; never moved: deleted */
+	n = schedext_diff(old, 1, NULL, 0, a);
+	check_acts(a, n, (struct vp_sx_act[]){ { VP_SX_EXT_OFF, 100, -1 },
+	    { VP_SX_DEL, 100, -1 } }, 2);
+	old[0].ext = false;
+	n = schedext_diff(old, 1, NULL, 0, a);
+	check_acts(a, n, (struct vp_sx_act[]){ { VP_SX_DEL, 100, -1 } }, 1);
+	/* a move that failed is retried, the entry is not rewritten */
+	want[0] = pushed(100, true, 4);
+	n = schedext_diff(old, 1, want, 1, a);
+	check_acts(a, n, (struct vp_sx_act[]){ { VP_SX_EXT_ON, 100, 0 } }, 1);
+	/* a tid changed (QEMU restarted a vCPU thread), one went, one came,
+	 * one stayed: in tid order */
+	old[0] = pushed(100, true, 4);
+	old[1] = pushed(200, true, 5);
+	old[2] = pushed(300, true, 6);
+	want[0] = pushed(150, false, 4);
+	want[1] = pushed(200, false, 5);
+	n = schedext_diff(old, 3, want, 2, a);
+	check_acts(a, n, (struct vp_sx_act[]){
+	    { VP_SX_EXT_OFF, 100, -1 }, { VP_SX_DEL, 100, -1 },
+	    { VP_SX_SET, 150, 0 }, { VP_SX_EXT_ON, 150, 0 },
+	    { VP_SX_EXT_OFF, 300, -1 }, { VP_SX_DEL, 300, -1 } }, 6);
+}
+END_TEST
+
+/*
+ * On a host without sched_ext (or with the stub loader): auto stays in
+ * the other mode and says why, on refuses to start, off does nothing.
+ * Skipped where the loader could really load (VP_HAVE_SCX on sched_ext).
+ */
+START_TEST(test_start_here)
+{
+	static const struct {
+		int supported;
+		enum vp_sx_cause cause;
+	} here[] = {
+		{ -ENOENT, VP_SX_CAUSE_NO_SCHED_EXT },
+		{ -ENODATA, VP_SX_CAUSE_NO_BTF },
+		{ -EOPNOTSUPP, VP_SX_CAUSE_NOT_BUILT },
+	};
+	int sup = scx_supported();
+	struct vp_daemon d;
+	size_t i;
+
+	if (sup == 0)
+		return;
+	memset(&d, 0, sizeof(d));
+	d.topo = load_topo("g4dnmetal.xml");
+	features_default(&d.feat);
+	d.scx.opt = VP_SX_OPT_AUTO;
+	ck_assert_int_eq(schedext_start(&d), 0);
+	ck_assert_int_eq(d.scx.state, VP_SX_UNAVAILABLE);
+	for (i = 0; i < sizeof(here) / sizeof(here[0]); i++)
+		if (here[i].supported == sup)
+			ck_assert_int_eq(d.scx.cause, here[i].cause);
+	ck_assert(d.scx.why[0]);
+	ck_assert_ptr_null(d.scx.sched);
+	ck_assert_str_eq(schedext_mode_label(&d), kvmhint_mode_label(&d));
+	schedext_tick(&d);		/* nothing loaded: nothing done */
+	schedext_stop(&d);
+	ck_assert_uint_eq(d.scx.errors, 0);
+	d.scx.opt = VP_SX_OPT_ON;
+	ck_assert_int_eq(schedext_start(&d), sup);
+	d.scx.opt = VP_SX_OPT_OFF;
+	ck_assert_int_eq(schedext_start(&d), 0);
+	ck_assert_int_eq(d.scx.state, VP_SX_OFF);
+	ck_assert_int_eq(d.scx.cause, VP_SX_CAUSE_OPTION);
+	topo_free(d.topo);
+}
+END_TEST
+
+/* ---- the lifecycle, against a fake loader ---------------------- */
+
+/*
+ * A loader that keeps its tables in memory and writes every call to a
+ * log ("set 100", "ext 100 1", "del 100", "free"), so a test can check
+ * what was written, in which order, and what was not.
+ */
+#define FAKE_TIDS	64
+static struct fake {
+	int supported, load_err, pu_err, vcpu_set_err, ext_err;
+	const char *ops, *ops_after_load;	/* loaded_ops() answers */
+	int nload, nfree;
+	unsigned int flags;
+	uint32_t features;
+	bool exited, ejected_read;
+	struct scx_exit exit;
+	struct vp_scx_pu pu[VP_SCX_MAX_CPUS];
+	int npu_writes, ndom_writes;
+	unsigned int dom_ids_written;	/* 1 + highest */
+	struct {
+		int tid;
+		struct vp_scx_vcpu e;
+	} map[FAKE_TIDS];
+	int nmap;
+	char log[8192];
+} F;
+static struct vp_scx_dom fake_dom[VP_SCX_MAX_DOMS];
+#define FAKE_SCHED ((struct scx_sched *)&F)
+
+static void
+flog(const char *fmt, int a, int b)
+{
+	size_t n = strlen(F.log);
+
+	snprintf(F.log + n, sizeof(F.log) - n, fmt, a, b);
+}
+
+static int fake_supported(void) { return F.supported; }
+
+static int
+fake_loaded_ops(char *buf, size_t len)
+{
+	const char *o = F.nload ? F.ops_after_load : F.ops;
+
+	if (!o)
+		return -ENOENT;
+	snprintf(buf, len, "%s", o);
+	return 0;
+}
+
+static int
+fake_load(struct scx_sched **ret, unsigned int flags)
+{
+	F.nload++;
+	if (F.load_err)
+		return F.load_err;
+	F.flags = flags;
+	*ret = FAKE_SCHED;
+	flog("load;", 0, 0);
+	return 0;
+}
+
+static void
+fake_features_set(struct scx_sched *s, uint32_t f)
+{
+	ck_assert_ptr_eq(s, FAKE_SCHED);
+	F.features = f;
+}
+
+static int
+fake_pu_set(struct scx_sched *s, int cpu, const struct vp_scx_pu *pu)
+{
+	ck_assert_ptr_eq(s, FAKE_SCHED);
+	ck_assert_int_lt(cpu, VP_SCX_MAX_CPUS);
+	if (F.pu_err)
+		return F.pu_err;
+	F.pu[cpu] = *pu;
+	F.npu_writes++;
+	return 0;
+}
+
+static int
+fake_dom_set(struct scx_sched *s, unsigned int id,
+    const struct vp_scx_dom *dom)
+{
+	ck_assert_ptr_eq(s, FAKE_SCHED);
+	ck_assert_uint_lt(id, VP_SCX_MAX_DOMS);
+	fake_dom[id] = *dom;
+	F.ndom_writes++;
+	if (id + 1 > F.dom_ids_written)
+		F.dom_ids_written = id + 1;
+	return 0;
+}
+
+static int
+fake_find(int tid)
+{
+	int i;
+
+	for (i = 0; i < F.nmap; i++)
+		if (F.map[i].tid == tid)
+			return i;
+	return -1;
+}
+
+static int
+fake_vcpu_set(struct scx_sched *s, int tid, const struct vp_scx_vcpu *v)
+{
+	int i = fake_find(tid);
+
+	ck_assert_ptr_eq(s, FAKE_SCHED);
+	if (F.vcpu_set_err)
+		return F.vcpu_set_err;
+	flog("set %d;", tid, 0);
+	if (i < 0) {
+		ck_assert_int_lt(F.nmap, FAKE_TIDS);
+		i = F.nmap++;
+	}
+	F.map[i].tid = tid;
+	F.map[i].e = *v;
+	return 0;
+}
+
+static int
+fake_vcpu_del(struct scx_sched *s, int tid)
+{
+	int i = fake_find(tid);
+
+	ck_assert_ptr_eq(s, FAKE_SCHED);
+	flog("del %d;", tid, 0);
+	if (i < 0)
+		return -ENOENT;
+	F.map[i] = F.map[--F.nmap];
+	return 0;
+}
+
+/* tid's counter i is tid * 100 + i: recognisable in status, metrics */
+static int
+fake_vcpu_stats_read(const struct scx_sched *s, int tid,
+    struct vp_scx_vcpu_stats *ret)
+{
+	int i;
+
+	ck_assert_ptr_eq(s, FAKE_SCHED);
+	if (fake_find(tid) < 0)
+		return -ENOENT;
+	for (i = 0; i < VP_SCX_VSTAT_NR; i++)
+		ret->n[i] = (__u64)tid * 100 + i;
+	return 0;
+}
+
+static int
+fake_stats_read(const struct scx_sched *s, uint64_t ret[VP_SCX_STAT_NR])
+{
+	int i;
+
+	ck_assert_ptr_eq(s, FAKE_SCHED);
+	for (i = 0; i < VP_SCX_STAT_NR; i++)
+		ret[i] = 7000 + i;
+	return 0;
+}
+
+static bool fake_exited(const struct scx_sched *s) { (void)s; return F.exited; }
+
+static int
+fake_exit_read(const struct scx_sched *s, struct scx_exit *ret)
+{
+	(void)s;
+	if (!F.exited)
+		return -EAGAIN;
+	*ret = F.exit;
+	F.ejected_read = true;
+	return 0;
+}
+
+static const char *
+fake_exit_dump(const struct scx_sched *s)
+{
+	(void)s;
+	return "runqueue 0: ...\ntask vcpu stalled";
+}
+
+static void
+fake_free(struct scx_sched *s)
+{
+	if (!s)
+		return;
+	ck_assert_ptr_eq(s, FAKE_SCHED);
+	F.nfree++;
+	flog("free;", 0, 0);
+}
+
+static int
+fake_task_set_ext(int tid, bool ext)
+{
+	flog("ext %d %d;", tid, ext);
+	return ext ? F.ext_err : 0;
+}
+
+static const struct vp_sx_loader fake_loader = {
+	.supported = fake_supported, .loaded_ops = fake_loaded_ops,
+	.load = fake_load, .features_set = fake_features_set,
+	.pu_set = fake_pu_set, .dom_set = fake_dom_set,
+	.vcpu_set = fake_vcpu_set, .vcpu_del = fake_vcpu_del,
+	.vcpu_stats_read = fake_vcpu_stats_read, .stats_read = fake_stats_read,
+	.exited = fake_exited, .exit_read = fake_exit_read,
+	.exit_dump = fake_exit_dump, .free = fake_free,
+	.task_set_ext = fake_task_set_ext,
+};
+
+/* Two VMs of 2 vCPUs on g4dn.metal, homed and pinned, threads 101.. */
+#define LNVMS	2
+#define LNVCPUS	2
+struct life {
+	struct vp_daemon d;
+	struct vp_vm vm[LNVMS];
+	struct vp_vcpu vcpu[LNVMS][LNVCPUS];
+};
+
+static void
+life_setup(struct life *w, enum vp_sx_opt opt)
+{
+	int i, k;
+
+	memset(w, 0, sizeof(*w));
+	memset(&F, 0, sizeof(F));
+	w->d.topo = load_topo("g4dnmetal.xml");
+	features_default(&w->d.feat);
+	w->d.tick_ms = 250;
+	w->d.uri = "test:///default";
+	w->d.virt = (struct vp_virt)VP_VIRT_INIT;
+	w->d.scx.ld = &fake_loader;
+	w->d.scx.opt = opt;
+	for (i = 0; i < LNVMS; i++) {
+		struct vp_vm *vm = &w->vm[i];
+
+		snprintf(vm->name, sizeof(vm->name), "vm%d", i);
+		snprintf(vm->profile, sizeof(vm->profile), "balanced");
+		policy_default(&vm->policy);
+		vm->policy_known = true;
+		vm->nvcpus = LNVCPUS;
+		vm->vcpu = w->vcpu[i];
+		for (k = 0; k < LNVCPUS; k++) {
+			struct vp_vcpu *v = &w->vcpu[i][k];
+
+			v->tid = 101 + i * LNVCPUS + k;
+			v->placed_home = v->home = os2pu(w->d.topo,
+			    (unsigned int)(2 * (i * LNVCPUS + k)));
+			v->current = v->placed_home;
+			v->affinity = w->d.topo->all;
+			v->planned = v->affinity;
+			v->hinted = VP_HINT_UNKNOWN;
+			v->kvm_idx = -1;
+		}
+	}
+	w->d.vm = w->vm;
+	w->d.nvms = LNVMS;
+}
+
+static void
+life_teardown(struct life *w)
+{
+	schedext_stop(&w->d);
+	free(w->d.scx.pushed);
+	topo_free(w->d.topo);
+}
+
+/* Loaded, with the tables written and every vCPU in. */
+static void
+life_loaded(struct life *w)
+{
+	life_setup(w, VP_SX_OPT_AUTO);
+	ck_assert_int_eq(schedext_start(&w->d), 0);
+	ck_assert_int_eq(w->d.scx.state, VP_SX_LOADED);
+	schedext_tick(&w->d);
+	ck_assert_int_eq(F.nmap, LNVMS * LNVCPUS);
+	F.log[0] = '\0';
+}
+
+START_TEST(test_life_load_writes_tables)
+{
+	struct life w;
+	const struct vp_topo *t;
+	static struct vp_scx_dom e;
+	struct vp_scx_pu pu;
+	enum vp_level l;
+	unsigned int cpu;
+	int i, holes;
+
+	life_setup(&w, VP_SX_OPT_AUTO);
+	topo_free(w.d.topo);
+	t = w.d.topo = load_topo(topo_files[_i]);
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_NONE);
+	ck_assert_str_eq(schedext_mode_label(&w.d), "sched-ext");
+	ck_assert_int_eq(F.nload, 1);
+	ck_assert_uint_eq(F.flags, 0);		/* a full switch */
+	ck_assert_uint_eq(F.features, VP_SCX_FEAT_ALL);
+	/* every CPU id of the host, and nothing beyond */
+	ck_assert_int_eq(F.npu_writes, (int)t->os_limit);
+	for (cpu = 0, holes = 0; cpu < t->os_limit; cpu++) {
+		i = topo_pu_of_os(t, cpu);
+		if (i == VP_PU_NONE) {
+			/* lassen: CPU ids outside the cgroup */
+			ck_assert_uint_eq(F.pu[cpu].valid, 0);
+			holes++;
+			continue;
+		}
+		schedext_pu_entry(t, i, &pu);
+		ck_assert(memcmp(&pu, &F.pu[cpu], sizeof(pu)) == 0);
+	}
+	ck_assert_int_eq(holes, (int)t->os_limit - t->npus);
+	/* every domain, as schedext_dom_entry() makes it */
+	ck_assert_int_eq(F.ndom_writes, (int)schedext_ndoms(t));
+	ck_assert_uint_eq(F.dom_ids_written, schedext_ndoms(t));
+	for (l = 0; l < VP_LEVEL_COUNT; l++)
+		for (i = 0; i < wakedom_count(t, l); i++) {
+			ck_assert_int_eq(schedext_dom_entry(t, l, i, &e), 0);
+			ck_assert(memcmp(&e, &fake_dom[schedext_dom_id(t, l, i)],
+			    sizeof(e)) == 0);
+		}
+	/* no vCPU before the first tick */
+	ck_assert_int_eq(F.nmap, 0);
+	life_teardown(&w);
+	ck_assert_int_eq(F.nfree, 1);
+}
+END_TEST
+
+/* Another scheduler, or one that appears meanwhile: never displaced. */
+START_TEST(test_life_declines)
+{
+	struct life w;
+
+	life_setup(&w, VP_SX_OPT_AUTO);
+	F.ops = "scx_rusty";
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_DECLINED);
+	ck_assert_int_eq(F.nload, 0);
+	ck_assert_ptr_nonnull(strstr(w.d.scx.why, "\"scx_rusty\""));
+	ck_assert_str_eq(w.d.scx.ops, "scx_rusty");
+	w.d.scx.opt = VP_SX_OPT_ON;
+	ck_assert_int_eq(schedext_start(&w.d), -EBUSY);
+	life_teardown(&w);
+
+	life_setup(&w, VP_SX_OPT_AUTO);
+	F.load_err = -EBUSY;
+	F.ops_after_load = "scx_lavd";
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_DECLINED);
+	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_OTHER);
+	ck_assert_ptr_nonnull(strstr(w.d.scx.why, "\"scx_lavd\""));
+	ck_assert_ptr_null(w.d.scx.sched);
+	life_teardown(&w);
+
+	/* the tables cannot be written: unloaded, and said so */
+	life_setup(&w, VP_SX_OPT_AUTO);
+	F.pu_err = -ENOMEM;
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_UNAVAILABLE);
+	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_LOAD_FAILED);
+	ck_assert_int_eq(F.nfree, 1);
+	ck_assert_ptr_null(w.d.scx.sched);
+	life_teardown(&w);
+
+	/* a dry run changes no scheduling */
+	life_setup(&w, VP_SX_OPT_ON);
+	w.d.dry_run = true;
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_OFF);
+	ck_assert_int_eq(F.nload, 0);
+	life_teardown(&w);
+}
+END_TEST
+
+START_TEST(test_life_sync)
+{
+	struct life w;
+	struct vp_vcpu *v;
+	int i, k;
+
+	life_setup(&w, VP_SX_OPT_AUTO);
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	F.log[0] = '\0';
+	schedext_tick(&w.d);
+	/* each new thread: its entry, then SCHED_EXT; in tid order */
+	ck_assert_str_eq(F.log, "set 101;ext 101 1;set 102;ext 102 1;"
+	    "set 103;ext 103 1;set 104;ext 104 1;");
+	for (i = 0; i < LNVMS; i++)
+		for (k = 0; k < LNVCPUS; k++) {
+			struct vp_scx_vcpu want;
+			struct vp_sx_vcpu_in in = {
+				.policy = &w.vm[i].policy, .nvcpus = LNVCPUS,
+				.home = w.vcpu[i][k].placed_home,
+				.anchor = VP_PU_NONE, .vm = i, .vcpu = k,
+			};
+			int j = fake_find(w.vcpu[i][k].tid);
+
+			ck_assert_int_ge(j, 0);
+			schedext_vcpu_entry(w.d.topo, &in, &want);
+			ck_assert(schedext_vcpu_equal(&F.map[j].e, &want));
+			ck_assert_int_eq(F.map[j].e.home,
+			    2 * (i * LNVCPUS + k));
+			/* counters read back into the vCPU */
+			ck_assert(w.vcpu[i][k].scx_known);
+			ck_assert_uint_eq(w.vcpu[i][k].scx.n[VP_SCX_V_HOME],
+			    (uint64_t)w.vcpu[i][k].tid * 100 + VP_SCX_V_HOME);
+		}
+	ck_assert_uint_eq(w.d.scx.stats[VP_SCX_WAKE], 7000);
+	/* nothing changed: nothing written, nothing moved */
+	F.log[0] = '\0';
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "");
+	/* a new home: that entry alone */
+	w.vcpu[0][1].placed_home = os2pu(w.d.topo, 30);
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "set 102;");
+	ck_assert_int_eq(F.map[fake_find(102)].e.home, 30);
+	/* a features switch reaches the scheduler */
+	w.d.feat.on[VP_FEAT_SIS_CACHE] = false;
+	schedext_tick(&w.d);
+	ck_assert_uint_eq(F.features, VP_SCX_FEAT_ALL & ~VP_SCX_FEAT_SIS_CACHE);
+	/* a new thread id (QEMU restarted the vCPU): old out, new in */
+	F.log[0] = '\0';
+	w.vcpu[1][0].tid = 150;
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "ext 103 0;del 103;set 150;ext 150 1;");
+	/* a VM's mode turns off: its threads leave */
+	F.log[0] = '\0';
+	w.vm[1].policy.mode = VP_MODE_OFF;
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "ext 104 0;del 104;ext 150 0;del 150;");
+	ck_assert(!w.vcpu[1][1].scx_known);
+	/* a VM goes away */
+	F.log[0] = '\0';
+	w.d.nvms = 1;
+	w.vm[1].policy.mode = VP_MODE_SHARED;
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "");
+	w.d.nvms = 0;
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "ext 101 0;del 101;ext 102 0;del 102;");
+	ck_assert_int_eq(F.nmap, 0);
+	ck_assert_uint_eq(w.d.scx.errors, 0);
+	/* a refused write: counted, the thread stays out, retried */
+	w.d.nvms = 1;
+	F.log[0] = '\0';
+	F.vcpu_set_err = -E2BIG;
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "");
+	ck_assert_uint_eq(w.d.scx.errors, 2);
+	ck_assert_int_eq(w.d.scx.npushed, 0);
+	F.vcpu_set_err = 0;
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "set 101;ext 101 1;set 102;ext 102 1;");
+	/* a thread gone before its move (ESRCH): quiet, retried */
+	v = &w.vcpu[0][0];
+	v->tid = 160;
+	F.log[0] = '\0';
+	F.ext_err = -ESRCH;
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "ext 101 0;del 101;set 160;ext 160 1;");
+	ck_assert_uint_eq(w.d.scx.errors, 2);
+	F.ext_err = 0;
+	F.log[0] = '\0';
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "ext 160 1;");
+	life_teardown(&w);
+}
+END_TEST
+
+/* Ejected: said once, threads out, freed, the other mode, no reload. */
+START_TEST(test_life_ejection)
+{
+	struct life w;
+	int i, k;
+
+	life_loaded(&w);
+	F.exited = true;
+	F.exit.kind = 1026;
+	snprintf(F.exit.reason, sizeof(F.exit.reason), "runnable task stall");
+	snprintf(F.exit.msg, sizeof(F.exit.msg), "CPU 1/KVM[103] stalled for "
+	    "30s\nmore");
+	schedext_tick(&w.d);
+	ck_assert(F.ejected_read);
+	ck_assert_str_eq(F.log, "ext 101 0;ext 102 0;ext 103 0;ext 104 0;"
+	    "free;");
+	ck_assert_ptr_null(w.d.scx.sched);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_EJECTED);
+	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_EJECTED);
+	ck_assert_str_eq(w.d.scx.why, "ejected: runnable task stall");
+	ck_assert_uint_eq(w.d.scx.ejections, 1);
+	ck_assert(w.d.scx.exit_known);
+	ck_assert_int_eq(w.d.scx.exit.kind, 1026);
+	ck_assert_str_eq(schedext_exit_kind_name(w.d.scx.exit.kind), "stall");
+	ck_assert_str_eq(schedext_mode_label(&w.d), kvmhint_mode_label(&w.d));
+	ck_assert_int_eq(w.d.scx.npushed, 0);
+	for (i = 0; i < LNVMS; i++)
+		for (k = 0; k < LNVCPUS; k++)
+			ck_assert(!w.vcpu[i][k].scx_known);
+	/* never reloaded, nothing more done */
+	F.log[0] = '\0';
+	for (i = 0; i < 3; i++)
+		schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "");
+	ck_assert_int_eq(F.nload, 1);
+	ck_assert_uint_eq(w.d.scx.ejections, 1);
+	life_teardown(&w);
+	ck_assert_int_eq(F.nfree, 1);
+}
+END_TEST
+
+START_TEST(test_life_stop_and_reload)
+{
+	struct life w;
+	struct vp_topo *old;
+	int writes;
+
+	life_loaded(&w);
+	schedext_stop(&w.d);
+	ck_assert_str_eq(F.log, "ext 101 0;ext 102 0;ext 103 0;ext 104 0;"
+	    "free;");
+	ck_assert_ptr_null(w.d.scx.sched);
+	life_teardown(&w);
+
+	/* a reloaded topology that fits: the tables are written again */
+	life_loaded(&w);
+	writes = F.npu_writes;
+	schedext_topology_changed(&w.d);
+	ck_assert_int_eq(F.npu_writes, 2 * writes);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	/* one that does not: unloaded, in the other mode, and why */
+	old = w.d.topo;
+	w.d.topo = load_synth("pack:2 core:600 pu:1");
+	F.log[0] = '\0';
+	schedext_topology_changed(&w.d);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_UNAVAILABLE);
+	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_TOPOLOGY);
+	ck_assert_ptr_nonnull(strstr(w.d.scx.why, "CPU 1199"));
+	ck_assert_str_eq(F.log, "ext 101 0;ext 102 0;ext 103 0;ext 104 0;"
+	    "free;");
+	topo_free(w.d.topo);
+	w.d.topo = old;
+	life_teardown(&w);
+}
+END_TEST
+
+/* What status, metrics and explain say while the scheduler runs. */
+START_TEST(test_life_reports)
+{
+	static const char *const vnames[] = VP_SCX_VSTAT_NAMES;
+	static const char *const gnames[] = VP_SCX_STAT_NAMES;
+	struct life w;
+	struct json_object *st;
+	char *text = NULL, want[256];
+	size_t len = 0;
+	FILE *f;
+	int i;
+
+	life_loaded(&w);
+	schedext_tick(&w.d);
+	/* metrics: the mode, the state, every family with HELP and TYPE */
+	f = open_memstream(&text, &len);
+	ck_assert_int_eq(metrics_write(&w.d, f), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text,
+	    "\nvcpuplace_kernel_mode{mode=\"sched-ext\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\nvcpuplace_sched_ext_state{"
+	    "state=\"loaded\",cause=\"none\"} 1\n"));
+	for (i = 0; i < VP_SCX_STAT_NR; i++) {
+		snprintf(want, sizeof(want), "# TYPE vcpuplace_scx_%s_total "
+		    "counter\nvcpuplace_scx_%s_total %d\n", gnames[i],
+		    gnames[i], 7000 + i);
+		ck_assert_msg(strstr(text, want), "lacks %s", want);
+	}
+	for (i = 0; i < VP_SCX_VSTAT_NR; i++) {
+		const char *fam = i == VP_SCX_V_WAKEUP ? "wakeups" : vnames[i];
+
+		snprintf(want, sizeof(want), "# TYPE vcpuplace_vcpu_%s%s_total "
+		    "counter\n", i == VP_SCX_V_WAKEUP ? "" : "wake_", fam);
+		ck_assert_msg(strstr(text, want), "lacks %s", want);
+		snprintf(want, sizeof(want), "vcpuplace_vcpu_%s%s_total{vm=\""
+		    "vm1\",vcpu=\"1\"} %d\n", i == VP_SCX_V_WAKEUP ? "" :
+		    "wake_", fam, 104 * 100 + i);
+		ck_assert_msg(strstr(text, want), "lacks %s", want);
+	}
+	ck_assert_ptr_nonnull(strstr(text, "vcpuplace_vcpu_wakeups_total{"));
+	ck_assert_ptr_nonnull(strstr(text, "vcpuplace_vcpu_wake_home_total{"));
+	free(text);
+	/* status: the mode, the state, the wake object of a vCPU */
+	st = status_json(&w.d);
+	text = strdup(json_object_to_json_string_ext(st,
+	    JSON_C_TO_STRING_PLAIN));
+	json_object_put(st);
+	ck_assert_ptr_nonnull(strstr(text, "\"kernel_mode\":\"sched-ext\""));
+	ck_assert_ptr_nonnull(strstr(text, "\"state\":\"loaded\""));
+	ck_assert_ptr_nonnull(strstr(text, "\"ops\":\"vcpuplace\""));
+	snprintf(want, sizeof(want), "\"wake\":{\"%s\":%d,\"%s\":%d,",
+	    vnames[0], 10400, vnames[1], 10401);
+	ck_assert_msg(strstr(text, want), "lacks %s", want);
+	snprintf(want, sizeof(want), "\"%s\":%d}", vnames[VP_SCX_VSTAT_NR - 1],
+	    10400 + VP_SCX_VSTAT_NR - 1);
+	ck_assert_msg(strstr(text, want), "lacks %s", want);
+	free(text);
+	/* explain: what the scheduler was told, and the wake-ups */
+	text = NULL;
+	f = open_memstream(&text, &len);
+	ck_assert_int_eq(explain_vcpu(&w.d, "vm1", 1, f), 0);
+	fclose(f);
+	ck_assert_msg(strstr(text, "wake path: vcpuplace's BPF scheduler: home "
+	    "CPU 6, then llc 0 (CPUs ") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "wake-ups: 10400 decided: 10401 on home, ")
+	    != NULL, "%s", text);
+	free(text);
+	life_teardown(&w);
+}
+END_TEST
+
+Suite *
+schedext_suite(void)
+{
+	Suite *s = suite_create("schedext");
+	TCase *tc = tcase_create("decisions");
+	TCase *tt = tcase_create("tables");
+	TCase *tl = tcase_create("lifecycle");
+
+	tcase_add_test(tc, test_parse_opt);
+	tcase_add_test(tc, test_decide);
+	tcase_add_test(tc, test_decide_words);
+	tcase_add_test(tc, test_features);
+	tcase_add_test(tc, test_diff);
+	tcase_add_test(tc, test_start_here);
+	tcase_set_timeout(tt, 60);
+	tcase_add_loop_test(tt, test_pu_table, 0, 3);
+	tcase_add_loop_test(tt, test_dom_table, 0, 3);
+	tcase_add_test(tt, test_topo_too_big);
+	tcase_add_test(tt, test_prio_never_zero);
+	tcase_add_loop_test(tt, test_vcpu_near_in_far, 0, 3);
+	tcase_add_test(tt, test_vcpu_widens_on_knl);
+	tcase_add_test(tt, test_vcpu_flags);
+	tcase_add_loop_test(tl, test_life_load_writes_tables, 0, 3);
+	tcase_add_test(tl, test_life_declines);
+	tcase_add_test(tl, test_life_sync);
+	tcase_add_test(tl, test_life_ejection);
+	tcase_add_test(tl, test_life_stop_and_reload);
+	tcase_add_test(tl, test_life_reports);
+	suite_add_tcase(s, tc);
+	suite_add_tcase(s, tt);
+	suite_add_tcase(s, tl);
+	return s;
+}
