@@ -1,173 +1,32 @@
-/* scxfeed.c - see scxfeed.h. */
+/*
+ * scxfeed.c - what the BPF scheduler reads, made from the model:
+ * one vp_pus entry per PU, one vp_doms entry per wake domain, one
+ * vp_vcpus entry per managed vCPU thread, and the feature bits
+ * (layouts: daemon/scx/vcpuplace_scx.h).  Pure: no BPF, no state, so the
+ * unit tests check them on real topology files.
+ *
+ * Everything the BPF side sees is in OS CPU numbers (it has no other),
+ * and every domain by a domain id: the clusters first, then the LLCs,
+ * the NUMA nodes and the packages, each level's dense indices packed
+ * after the previous level's (scxfeed_dom_id()).
+ */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "host/scxfeed.h"
 
-/* A PU whose priority no source gave still needs one the scans can
- * compare: all equal, as the kernel's default capacity. */
-#define SCXFEED_PRIO_DEFAULT 1024
-
-int
-scxfeed_pu(const struct vp_topo *t, int pu, struct vp_scx_pu *ret)
+/* A core priority the BPF side can divide by: unknown counts as best. */
+static unsigned int
+prio_of(const struct vp_topo *t, int pu)
 {
-	const struct vp_pu *p = &t->pu[pu];
-	const struct vp_core *c = &t->core[p->core];
-	struct vp_scx_pu e;
-	int s;
-
-	if (c->npus - 1 > VP_SCX_MAX_SMT || p->os_index >= VP_SCX_MAX_CPUS)
-		return -ERANGE;
-	memset(&e, 0, sizeof(e));
-	e.prio = p->prio ? p->prio : SCXFEED_PRIO_DEFAULT;
-	e.cluster = (__u32)p->cluster;
-	e.llc = (__u32)p->llc;
-	e.llc_dom = scxfeed_dom_id(t, VP_LEVEL_LLC, p->llc);
-	for (s = 0; s < VP_SCX_MAX_SMT; s++)
-		e.sib[s] = -1;
-	for (s = c->first_pu; s < c->first_pu + c->npus; s++)
-		if (s != pu)
-			e.sib[e.nsib++] = (__s32)t->pu[s].os_index;
-	e.valid = 1;
-	*ret = e;
-	return 0;
-}
-
-int
-scxfeed_dom(const struct vp_topo *t, enum vp_level l, int index,
-    struct vp_scx_dom *ret)
-{
-	int pu;
-
-	/* dense PU order is core by core, so the list is too */
-	memset(ret, 0, sizeof(*ret));
-	for (pu = 0; pu < t->npus; pu++) {
-		if (wakedom_index(t, pu, l) != index)
-			continue;
-		if (ret->ncpus == VP_SCX_DOM_CPUS ||
-		    t->pu[pu].os_index >= VP_SCX_MAX_CPUS)
-			return -ERANGE;
-		ret->cpu[ret->ncpus++] = (__s32)t->pu[pu].os_index;
-		if (t->pu[pu].prio > ret->max_prio)
-			ret->max_prio = t->pu[pu].prio;
-	}
-	if (!ret->max_prio)
-		ret->max_prio = SCXFEED_PRIO_DEFAULT;
-	return 0;
-}
-
-unsigned int
-scxfeed_dom_id(const struct vp_topo *t, enum vp_level l, int index)
-{
-	unsigned int base = 0;
-	enum vp_level k;
-
-	for (k = 0; k < l; k++)
-		base += (unsigned int)wakedom_count(t, k);
-	return base + (unsigned int)index;
-}
-
-bool
-scxfeed_fits(const struct vp_topo *t)
-{
-	return scxfeed_dom_id(t, VP_LEVEL_COUNT, 0) <= VP_SCX_MAX_DOMS;
-}
-
-int
-scxfeed_topology(struct scx_sched *s, const struct vp_topo *t)
-{
-	/* static: a domain is 2 KiB, too big for the daemon's stack habits */
-	static struct vp_scx_dom dom;
-	struct vp_scx_pu pu;
-	enum vp_level l;
-	int i, err;
-
-	if (!scxfeed_fits(t))
-		return -ERANGE;
-	for (i = 0; i < t->npus; i++) {
-		if ((err = scxfeed_pu(t, i, &pu)) ||
-		    (err = scx_pu_set(s, (int)t->pu[i].os_index, &pu)))
-			return err;
-	}
-	for (l = 0; l < VP_LEVEL_COUNT; l++)
-		for (i = 0; i < wakedom_count(t, l); i++) {
-			if ((err = scxfeed_dom(t, l, i, &dom)) ||
-			    (err = scx_dom_set(s, scxfeed_dom_id(t, l, i),
-			    &dom)))
-				return err;
-		}
-	return 0;
-}
-
-int
-scxfeed_cores_needed(const struct vp_topo *t, int nvcpus,
-    const struct vp_policy *p)
-{
-	if (p->smt == VP_SMT_SIBLINGS && t->max_smt > 1)
-		return (nvcpus + t->max_smt - 1) / t->max_smt;
-	return nvcpus;
-}
-
-/* The level a policy's locality keeps wake-ups in, or -1: anywhere. */
-static int
-locality_level(enum vp_locality loc)
-{
-	switch (loc) {
-	case VP_LOC_CLUSTER:
-		return VP_LEVEL_CLUSTER;
-	case VP_LOC_LLC:
-		return VP_LEVEL_LLC;
-	case VP_LOC_NUMA:
-		return VP_LEVEL_NODE;
-	default:
-		return -1;
-	}
-}
-
-void
-scxfeed_vcpu(const struct vp_topo *t, int home, int nvcpus,
-    const struct vp_policy *p, uint64_t short_sleep_ns,
-    struct vp_scx_vcpu *ret)
-{
-	int ncores = scxfeed_cores_needed(t, nvcpus, p);
-	int anchor = home >= 0 && home < t->npus ? home : 0;
-	int stay = locality_level(p->locality);
-	enum vp_level near, far;
-	struct vp_scx_vcpu e;
-
-	memset(&e, 0, sizeof(e));
-	e.home = home >= 0 && home < t->npus ?
-	    (__s32)t->pu[home].os_index : -1;
-	near = wakedom_widen(t, anchor, VP_LEVEL_CLUSTER, ncores);
-	far = wakedom_widen(t, anchor, stay > VP_LEVEL_LLC ?
-	    (enum vp_level)stay : VP_LEVEL_LLC, ncores);
-	if (stay >= 0)
-		e.flags |= VP_SCX_F_STAY_FAR_DOM;
-	/* locality=cluster: the near domain is as far as it goes */
-	if (stay == VP_LEVEL_CLUSTER)
-		far = near;
-	e.near_dom = scxfeed_dom_id(t, near, wakedom_index(t, anchor, near));
-	e.far_dom = scxfeed_dom_id(t, far, wakedom_index(t, anchor, far));
-	if (p->cache_hot)
-		e.flags |= VP_SCX_F_CACHE_HOT;
-	if (p->smt == VP_SMT_ISOLATE)
-		e.flags |= VP_SCX_F_SMT_ISOLATE;
-	/* siblings: the plan packed the homes; a wake-up takes any idle PU */
-	if (p->smt == VP_SMT_ANY || p->smt == VP_SMT_SIBLINGS)
-		e.flags |= VP_SCX_F_SMT_ANY;
-	e.short_sleep_ns = short_sleep_ns;
-	*ret = e;
+	return t->pu[pu].prio ? t->pu[pu].prio : 1024;
 }
 
 uint32_t
 scxfeed_features(const struct vp_features *f)
 {
-	uint32_t bits = VP_SCX_FEAT_HOME;
-
-	if (feat(f, SOON_IDLE))
-		bits |= VP_SCX_FEAT_SOON_IDLE;
-	if (feat(f, HOST_PACK))
-		bits |= VP_SCX_FEAT_HOST_PACK;
+	uint32_t bits = VP_SCX_FEAT_HOME;	/* no switch in the core */
 
 	if (feat(f, SIS_CORE))
 		bits |= VP_SCX_FEAT_SIS_CORE;
@@ -177,5 +36,225 @@ scxfeed_features(const struct vp_features *f)
 		bits |= VP_SCX_FEAT_SMT_PRIO;
 	if (feat(f, SIS_CACHE))
 		bits |= VP_SCX_FEAT_SIS_CACHE;
+	if (feat(f, SOON_IDLE))
+		bits |= VP_SCX_FEAT_SOON_IDLE;
+	if (feat(f, HOST_PACK))
+		bits |= VP_SCX_FEAT_HOST_PACK;
+	/* FAIL_PRONE has no BPF side: sched_ext's idle masks are exact */
 	return bits;
+}
+
+unsigned int
+scxfeed_dom_id(const struct vp_topo *t, enum vp_level l, int index)
+{
+	unsigned int base = 0;
+	enum vp_level m;
+
+	for (m = 0; m < l; m++)
+		base += (unsigned int)wakedom_count(t, m);
+	return base + (unsigned int)index;
+}
+
+unsigned int
+scxfeed_ndoms(const struct vp_topo *t)
+{
+	return scxfeed_dom_id(t, VP_LEVEL_COUNT, 0);
+}
+
+int
+scxfeed_dom_of(const struct vp_topo *t, unsigned int id,
+    enum vp_level *ret_level, int *ret_index)
+{
+	enum vp_level l;
+
+	for (l = 0; l < VP_LEVEL_COUNT; l++) {
+		unsigned int n = (unsigned int)wakedom_count(t, l);
+
+		if (id < n) {
+			*ret_level = l;
+			*ret_index = (int)id;
+			return 0;
+		}
+		id -= n;
+	}
+	return -ERANGE;
+}
+
+int
+scxfeed_topo_fits(const struct vp_topo *t, char *why, size_t len)
+{
+	struct vp_cpuset s;
+	enum vp_level l;
+	int c, i, n;
+
+	if (t->os_limit > VP_SCX_MAX_CPUS) {
+		snprintf(why, len, "CPU %u is above the BPF tables' last "
+		    "CPU id, %d", t->os_limit - 1, VP_SCX_MAX_CPUS - 1);
+		return -E2BIG;
+	}
+	if (scxfeed_ndoms(t) > VP_SCX_MAX_DOMS) {
+		snprintf(why, len, "%u wake domains, more than the BPF "
+		    "tables' %d", scxfeed_ndoms(t), VP_SCX_MAX_DOMS);
+		return -E2BIG;
+	}
+	for (c = 0; c < t->ncores; c++)
+		if (t->core[c].npus - 1 > VP_SCX_MAX_SMT) {
+			snprintf(why, len, "a core of %d threads, more than "
+			    "the BPF tables' %d siblings", t->core[c].npus,
+			    VP_SCX_MAX_SMT);
+			return -E2BIG;
+		}
+	for (l = 0; l < VP_LEVEL_COUNT; l++)
+		for (i = 0; i < wakedom_count(t, l); i++) {
+			wakedom_pus(t, l, i, &s);
+			if ((n = cpuset_count(&s)) > VP_SCX_DOM_CPUS) {
+				snprintf(why, len, "%s %d has %d CPUs, more "
+				    "than a BPF wake domain's %d",
+				    wakedom_level_name(l), i, n,
+				    VP_SCX_DOM_CPUS);
+				return -E2BIG;
+			}
+		}
+	return 0;
+}
+
+void
+scxfeed_pu(const struct vp_topo *t, int pu, struct vp_scx_pu *ret)
+{
+	const struct vp_core *core = &t->core[t->pu[pu].core];
+	struct vp_scx_pu e;
+	int i;
+
+	memset(&e, 0, sizeof(e));
+	e.prio = prio_of(t, pu);
+	e.cluster_dom = scxfeed_dom_id(t, VP_LEVEL_CLUSTER, t->pu[pu].cluster);
+	e.llc_dom = scxfeed_dom_id(t, VP_LEVEL_LLC, t->pu[pu].llc);
+	/* a core's PUs are a contiguous dense range */
+	for (i = core->first_pu; i < core->first_pu + core->npus &&
+	    e.nsib < VP_SCX_MAX_SMT; i++)
+		if (i != pu)
+			e.sib[e.nsib++] = (__s32)t->pu[i].os_index;
+	e.valid = 1;
+	*ret = e;
+}
+
+int
+scxfeed_dom(const struct vp_topo *t, enum vp_level l, int index,
+    struct vp_scx_dom *ret)
+{
+	struct vp_cpuset s;
+	int pu;
+
+	wakedom_pus(t, l, index, &s);
+	if (cpuset_count(&s) > VP_SCX_DOM_CPUS)
+		return -E2BIG;
+	memset(ret, 0, sizeof(*ret));
+	/* dense order keeps each core's PUs together: core by core */
+	cpuset_for_each(pu, &s, t->npus) {
+		ret->cpu[ret->ncpus++] = (__s32)t->pu[pu].os_index;
+		if (prio_of(t, pu) > ret->max_prio)
+			ret->max_prio = prio_of(t, pu);
+	}
+	return 0;
+}
+
+/*
+ * Cores the VM's wake-ups need in one domain: one per vCPU, or with
+ * smt=siblings, which packs a VM onto SMT siblings, one per core's worth
+ * of vCPUs (the width of the anchor's core: on a hybrid host the cores
+ * around it are like it).
+ */
+static int
+cores_needed(const struct vp_topo *t, const struct scxfeed_vcpu_in *in,
+    int anchor)
+{
+	int width = t->core[t->pu[anchor].core].npus;
+
+	if (in->policy->smt == VP_SMT_SIBLINGS)
+		return (in->nvcpus + width - 1) / width;
+	return in->nvcpus;
+}
+
+/* The id of the domain around @pu, widened from @from for @ncores. */
+static unsigned int
+widened(const struct vp_topo *t, int pu, enum vp_level from, int ncores)
+{
+	enum vp_level l = wakedom_widen(t, pu, from, ncores);
+
+	return scxfeed_dom_id(t, l, wakedom_index(t, pu, l));
+}
+
+void
+scxfeed_vcpu(const struct vp_topo *t, const struct scxfeed_vcpu_in *in,
+    struct vp_scx_vcpu *ret)
+{
+	static const enum vp_level stay[] = {
+		[VP_LOC_CLUSTER] = VP_LEVEL_CLUSTER,
+		[VP_LOC_LLC] = VP_LEVEL_LLC,
+		[VP_LOC_NUMA] = VP_LEVEL_NODE,
+	};
+	const struct vp_policy *pol = in->policy;
+	struct vp_scx_vcpu e;
+	int anchor = in->home != VP_PU_NONE ? in->home :
+	    in->anchor != VP_PU_NONE ? in->anchor : 0;
+	int n = cores_needed(t, in, anchor);
+
+	memset(&e, 0, sizeof(e));
+	e.home = in->home != VP_PU_NONE ? (__s32)t->pu[in->home].os_index : -1;
+	e.near_dom = widened(t, anchor, VP_LEVEL_CLUSTER, n);
+	e.far_dom = widened(t, anchor, VP_LEVEL_LLC, n);
+	if (pol->cache_hot) {
+		e.flags |= VP_SCX_F_CACHE_HOT;
+		e.short_sleep_ns = in->short_sleep_ns;
+	}
+	if (pol->smt == VP_SMT_ISOLATE)
+		e.flags |= VP_SCX_F_SMT_ISOLATE;
+	else if (pol->smt == VP_SMT_ANY)
+		e.flags |= VP_SCX_F_SMT_ANY;
+	/*
+	 * The locality's domain, widened like the others, bounds every
+	 * wake-up; with no home there is nothing to stay near.
+	 */
+	if (pol->locality != VP_LOC_ANY && in->home != VP_PU_NONE) {
+		e.flags |= VP_SCX_F_STAY_FAR_DOM;
+		e.far_dom = widened(t, anchor, stay[pol->locality], n);
+	}
+	e.vm = (__u32)in->vm;
+	e.vcpu = (__u32)in->vcpu;
+	*ret = e;
+}
+
+bool
+scxfeed_vcpu_equal(const struct vp_scx_vcpu *a, const struct vp_scx_vcpu *b)
+{
+	return a->home == b->home && a->near_dom == b->near_dom &&
+	    a->far_dom == b->far_dom && a->flags == b->flags &&
+	    a->short_sleep_ns == b->short_sleep_ns && a->vm == b->vm &&
+	    a->vcpu == b->vcpu;
+}
+
+int
+scxfeed_topology(struct scx_sched *s, const struct vp_topo *t)
+{
+	/* static: a domain is 2 KiB */
+	static struct vp_scx_dom dom;
+	struct vp_scx_pu pu;
+	enum vp_level l;
+	char why[160];
+	int i, err;
+
+	if ((err = scxfeed_topo_fits(t, why, sizeof(why))) < 0)
+		return err;
+	for (i = 0; i < t->npus; i++) {
+		scxfeed_pu(t, i, &pu);
+		if ((err = scx_pu_set(s, (int)t->pu[i].os_index, &pu)))
+			return err;
+	}
+	for (l = 0; l < VP_LEVEL_COUNT; l++)
+		for (i = 0; i < wakedom_count(t, l); i++)
+			if ((err = scxfeed_dom(t, l, i, &dom)) ||
+			    (err = scx_dom_set(s, scxfeed_dom_id(t, l, i),
+			    &dom)))
+				return err;
+	return 0;
 }

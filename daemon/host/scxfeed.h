@@ -1,56 +1,64 @@
 /*
  * scxfeed.h - the placement core's model and plan as the sched_ext
  * scheduler's tables (daemon/scx/vcpuplace_scx.h): what the daemon writes
- * each tick, and what the boot test writes to drive the scheduler the same
- * way.  The scxfeed_*() builders are pure; scxfeed_topology() writes
- * through the loader (host/scx.h).
+ * (vcpuplaced/schedext.c), and what the boot tests write to drive the
+ * scheduler the same way (tests/scx/).  Everything the BPF side sees is
+ * in OS CPU numbers, and every domain by a domain id: the clusters first,
+ * then the LLCs, the NUMA nodes and the packages.  The builders are pure;
+ * scxfeed_topology() writes through the loader (host/scx.h).
  */
 #ifndef VP_SCXFEED_H
 #define VP_SCXFEED_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/vcpuplace.h"
 #include "host/scx.h"
 
-/* PU @pu's entry (indexed by its OS id).  -ERANGE: too many SMT threads. */
-int scxfeed_pu(const struct vp_topo *t, int pu, struct vp_scx_pu *ret);
-/*
- * Domain @index of level @l: its PUs as OS ids, core by core.  -ERANGE:
- * more than VP_SCX_DOM_CPUS, or an OS id past VP_SCX_MAX_CPUS.
- */
-int scxfeed_dom(const struct vp_topo *t, enum vp_level l, int index,
-    struct vp_scx_dom *ret);
-/* Its id in vp_doms: the levels one after the other. */
+/* enum vp_scx_feature bits of the core's switches; HOME always on. */
+uint32_t scxfeed_features(const struct vp_features *f);
+/* The id of domain @index of level @l: levels in enum order, packed. */
 unsigned int scxfeed_dom_id(const struct vp_topo *t, enum vp_level l,
     int index);
-/* Whether every domain of @t fits in vp_doms. */
-bool scxfeed_fits(const struct vp_topo *t);
+/* How many domain ids there are (every level's domains). */
+unsigned int scxfeed_ndoms(const struct vp_topo *t);
+/* The level and index of domain id @id; -ERANGE when it is none. */
+int scxfeed_dom_of(const struct vp_topo *t, unsigned int id,
+    enum vp_level *ret_level, int *ret_index) VP_MUST_CHECK;
 /*
- * Writes every PU and every domain of every level.  -ERANGE: the
- * topology is bigger than the tables (nothing is half-written that a
- * wake-up would use: vCPU entries come after).
+ * 0 when the model fits the BPF tables (OS CPU ids below
+ * VP_SCX_MAX_CPUS, at most VP_SCX_MAX_DOMS domains of at most
+ * VP_SCX_DOM_CPUS CPUs, at most VP_SCX_MAX_SMT siblings), else -E2BIG
+ * with the first excess in @why.
  */
-int scxfeed_topology(struct scx_sched *s, const struct vp_topo *t);
+int scxfeed_topo_fits(const struct vp_topo *t, char *why, size_t len);
+/* The vp_pus entry of dense PU @pu. */
+void scxfeed_pu(const struct vp_topo *t, int pu, struct vp_scx_pu *ret);
+/* The vp_doms entry of domain @index of @l; -E2BIG when too many CPUs. */
+int scxfeed_dom(const struct vp_topo *t, enum vp_level l, int index,
+    struct vp_scx_dom *ret) VP_MUST_CHECK;
+/* What one vCPU's vp_vcpus entry is made of. */
+struct scxfeed_vcpu_in {
+	const struct vp_policy *policy;
+	int nvcpus;		/* its VM's */
+	int home;		/* dense PU of the affinity in force, or NONE */
+	int anchor;		/* dense PU the domains are around when it
+				 * has no home (where it runs); NONE: PU 0 */
+	int vm, vcpu;		/* the daemon's indexes */
+	uint64_t short_sleep_ns;	/* SIS_CACHE's bound, with cache_hot */
+};
+void scxfeed_vcpu(const struct vp_topo *t,
+    const struct scxfeed_vcpu_in *in, struct vp_scx_vcpu *ret);
+/* Field by field (the struct has padding): equal entries are not rewritten. */
+bool scxfeed_vcpu_equal(const struct vp_scx_vcpu *a,
+    const struct vp_scx_vcpu *b);
 
 /*
- * The cores a VM of @nvcpus needs so that none of its vCPUs shares a core
- * with another of them: one each, or one per SMT width when its policy
- * packs them onto siblings.
+ * Writes every PU and every domain of every level (the boot tests' way;
+ * the daemon writes them through its own seam, vcpuplaced/schedext.c).
+ * -E2BIG: the model does not fit the tables.
  */
-int scxfeed_cores_needed(const struct vp_topo *t, int nvcpus,
-    const struct vp_policy *p);
-/*
- * The entry of one vCPU of a VM of @nvcpus homed on dense PU @home
- * (VP_PU_NONE: none).  Near domain: the home cluster, far: the home LLC,
- * each widened (wakedom_widen()) until it holds a core per vCPU; with
- * locality cluster, llc or numa, wake-ups never leave the far domain,
- * which is then that level's, widened.
- */
-void scxfeed_vcpu(const struct vp_topo *t, int home, int nvcpus,
-    const struct vp_policy *p, uint64_t short_sleep_ns,
-    struct vp_scx_vcpu *ret);
-/* The core's feature switches as enum vp_scx_feature bits. */
-uint32_t scxfeed_features(const struct vp_features *f);
+int scxfeed_topology(struct scx_sched *s, const struct vp_topo *t);
 
 #endif /* VP_SCXFEED_H */

@@ -111,6 +111,29 @@ struct {
 	__uint(max_entries, VP_SCX_MAX_CPUS);
 } vp_cpu_runs SEC(".maps");
 
+/*
+ * A PU claimed for a task reads as busy at once (its idle bit is clear)
+ * but runs the task only when it wakes, which can be much later under
+ * virtualisation.  Until then vp_cpu_runs would still describe whatever
+ * ran there before, and a host task could be packed beside a vCPU that is
+ * on its way.  So the claim itself records who is coming.
+ */
+static void note_claim(s32 cpu, struct task_struct *p, bool vcpu)
+{
+	struct vp_task *t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
+	struct vp_cpu_run *r;
+	u32 key = cpu;
+
+	if (cpu < 0)
+		return;
+	r = bpf_map_lookup_elem(&vp_cpu_runs, &key);
+	if (!r)
+		return;
+	r->since = bpf_ktime_get_ns();
+	r->expect_ns = t ? t->avg_run_ns : 0;
+	r->vcpu = vcpu;
+}
+
 static void stat_inc(enum vp_scx_stat idx)
 {
 	u32 key = idx;
@@ -453,9 +476,9 @@ static void count_wake(struct wake *w, s32 cpu, enum vp_scx_vstat why,
 	if (cpu != w->prev) {
 		st->n[VP_SCX_V_MIGRATED]++;
 		ppu = pu_of(w->prev);
-		if (pu && ppu && pu->cluster != ppu->cluster)
+		if (pu && ppu && pu->cluster_dom != ppu->cluster_dom)
 			st->n[VP_SCX_V_CROSS_CLUSTER]++;
-		if (pu && ppu && pu->llc != ppu->llc)
+		if (pu && ppu && pu->llc_dom != ppu->llc_dom)
 			st->n[VP_SCX_V_CROSS_LLC]++;
 	}
 }
@@ -482,6 +505,7 @@ static s32 select_vcpu(struct task_struct *p, s32 prev_cpu,
 	scx_bpf_put_idle_cpumask(w.idle_core);
 	scx_bpf_put_idle_cpumask(w.idle);
 	if (direct) {
+		note_claim(cpu, p, true);
 		stat_inc(w.sib_busy ? VP_SCX_WAKE_IDLE_PU :
 			 VP_SCX_WAKE_IDLE_CORE);
 		stat_inc(VP_SCX_DIRECT);
@@ -573,6 +597,28 @@ out:
 	return found;
 }
 
+/*
+ * HOST_PACK at the end of a slice: a host task that has its core to
+ * itself (no sibling runs host work) moves beside host work elsewhere,
+ * if an idle PU there allows it, and frees its core.  Hogs never sleep,
+ * so without this they would stay where they first woke, one per core.
+ * Returns the PU claimed for it, or -1: it stays.
+ */
+static s32 host_pack_move(struct task_struct *p)
+{
+	struct vp_task *t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
+	const struct cpumask *idle;
+	s32 cpu = scx_bpf_task_cpu(p);
+	bool alone;
+
+	if (!feat(VP_SCX_FEAT_HOST_PACK) || !t || t->vcpu)
+		return -1;
+	idle = scx_bpf_get_idle_cpumask();
+	alone = !host_work_beside(idle, cpu);
+	scx_bpf_put_idle_cpumask(idle);
+	return alone ? select_host_pack(p, cpu) : -1;
+}
+
 s32 BPF_STRUCT_OPS(vp_select_cpu, struct task_struct *p, s32 prev_cpu,
 		   u64 wake_flags)
 {
@@ -604,6 +650,7 @@ s32 BPF_STRUCT_OPS(vp_select_cpu, struct task_struct *p, s32 prev_cpu,
 		cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &idle);
 	}
 	if (idle) {
+		note_claim(cpu, p, false);
 		stat_inc(VP_SCX_DIRECT);
 		scx_bpf_dispatch(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, 0);
 	}
@@ -621,14 +668,24 @@ void BPF_STRUCT_OPS(vp_enqueue, struct task_struct *p, u64 enq_flags)
 	s32 cpu;
 
 	/*
-	 * Not a wake-up: its slice ran out (or it was preempted) and it is
-	 * still runnable.  With nobody waiting it keeps its PU and its warm
+	 * Not a wake-up: its slice ran out (SCX_ENQ_LAST when nothing else
+	 * is runnable on its PU) or it was preempted, and it is still
+	 * runnable.  With nobody waiting it keeps its PU and its warm
 	 * caches: sending it through the queue would let a kicked idle PU
 	 * take it, and a host hog would then hop onto the whole idle core a
 	 * vCPU is about to need, every slice.
 	 */
 	if (!(enq_flags & SCX_ENQ_WAKEUP) &&
 	    !scx_bpf_dsq_nr_queued(VP_SCX_DSQ_SHARED)) {
+		cpu = host_pack_move(p);
+		if (cpu >= 0) {
+			note_claim(cpu, p, false);
+			stat_inc(VP_SCX_HOST_MOVED);
+			scx_bpf_dispatch(p, SCX_DSQ_LOCAL_ON | cpu,
+					 SCX_SLICE_DFL, enq_flags);
+			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+			return;
+		}
 		stat_inc(VP_SCX_KEPT);
 		scx_bpf_dispatch(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, enq_flags);
 		return;
@@ -738,4 +795,10 @@ SCX_OPS_DEFINE(vcpuplace_ops,
 	       .init_task	= (void *)vp_init_task,
 	       .init		= (void *)vp_init,
 	       .exit		= (void *)vp_exit,
+	       /*
+		* Call enqueue when the last task of a PU runs out of slice:
+		* otherwise sched_ext refreshes its slice and a lone host hog
+		* never passes through host_pack_move().
+		*/
+	       .flags		= SCX_OPS_ENQ_LAST,
 	       .name		= VP_SCX_NAME);

@@ -44,6 +44,7 @@ enum vp_scx_stat {
 	VP_SCX_KICK_IDLE,	/* ... and an idle PU was woken to drain it */
 	VP_SCX_KEPT,		/* slice over, nobody waiting: kept its PU */
 	VP_SCX_HOST_PACKED,	/* a host task woke beside host work */
+	VP_SCX_HOST_MOVED,	/* ... moved there when its slice ended */
 	VP_SCX_BAD_INPUT,	/* a vp_vcpus entry named a CPU or domain
 				 * out of range: ignored, stock path used */
 	VP_SCX_STAT_NR
@@ -52,7 +53,7 @@ enum vp_scx_stat {
 /* The names of the counters, in enum order, for logs and metrics. */
 #define VP_SCX_STAT_NAMES { "wake", "wake_unmanaged", "wake_idle_core", \
 	"wake_idle_pu", "wake_queued", "direct", "queued", "kick_idle", \
-	"kept", "host_packed", "bad_input" }
+	"kept", "host_packed", "host_moved", "bad_input" }
 
 /*
  * Per managed vCPU thread, per CPU (vp_vcpu_stats, a per-CPU hash keyed by
@@ -119,9 +120,8 @@ struct vp_scx_vcpu {
 /* Per OS CPU (vp_pus, an array indexed by CPU id). */
 struct vp_scx_pu {
 	__u32 prio;		/* core priority (ITMT/prefcore style), > 0 */
-	__u32 cluster;		/* cluster id, for the cross-cluster count */
-	__u32 llc;		/* LLC id, for the cross-LLC count */
-	__u32 llc_dom;		/* the LLC's domain id in vp_doms */
+	__u32 cluster_dom;	/* its cluster's domain id in vp_doms */
+	__u32 llc_dom;		/* its LLC's domain id */
 	__u32 nsib;		/* SMT siblings below, this CPU excluded */
 	__s32 sib[VP_SCX_MAX_SMT];
 	__u32 valid;		/* 0 until the daemon filled it */

@@ -24,6 +24,7 @@
 #include "host/virt.h"
 #include "host/policy_xml.h"
 #include "host/scx.h"
+#include "host/scxfeed.h"
 #include "core/vcpuplace.h"
 
 #define VP_VERSION	"0.4.0"
@@ -363,6 +364,15 @@ const char *kvmhint_mode_label(const struct vp_daemon *d);
 
 /* schedext.c: vcpuplace's sched_ext scheduler, when the kernel has it */
 /* "auto", "on", "off" into *ret (untouched on failure); -EINVAL. */
+/*
+ * The daemon does not see how long a vCPU sleeps (schedstat gives run
+ * and wait time, not sleep lengths), so SIS_CACHE's "short sleep" is one
+ * constant for every cache_hot vCPU: a tenth of the kernel's own
+ * cache-hot horizon for a migration (sysctl_sched_migration_cost, 500
+ * us), so that only ping-pong wake-ups (an IPI, a short I/O completion)
+ * count as cache-hot.
+ */
+#define VP_SX_SHORT_SLEEP_NS	50000ULL
 int schedext_parse_opt(const char *arg, enum vp_sx_opt *ret) VP_MUST_CHECK;
 const char *schedext_opt_name(enum vp_sx_opt o);
 const char *schedext_state_name(enum vp_sx_state s);
@@ -379,7 +389,7 @@ struct vp_sx_probe {
 	bool dry_run;
 	int supported;		/* scx_supported(): 0 or -errno */
 	const char *other;	/* scx_loaded_ops(): a scheduler; NULL none */
-	int topo_err;		/* schedext_topo_fits(): 0 or -E2BIG */
+	int topo_err;		/* scxfeed_topo_fits(): 0 or -E2BIG */
 	const char *topo_why;	/* ... its words */
 	int load_err;		/* scx_load(), then the first tables: 0 or
 				 * -errno; 0 also while not tried yet */
@@ -434,45 +444,6 @@ struct vp_sx_act {
 int schedext_diff(const struct vp_sx_pushed *old, int nold,
     const struct vp_sx_pushed *want, int nwant, struct vp_sx_act *ret);
 
-/* schedext_tables.c: the BPF tables from the model (pure) */
-/* 50 us: see schedext_tables.c */
-#define VP_SX_SHORT_SLEEP_NS	50000ULL
-/* enum vp_scx_feature bits of the core's switches; HOME always on. */
-uint32_t schedext_features(const struct vp_features *f);
-/* The id of domain @index of level @l: levels in enum order, packed. */
-unsigned int schedext_dom_id(const struct vp_topo *t, enum vp_level l,
-    int index);
-/* How many domain ids there are (every level's domains). */
-unsigned int schedext_ndoms(const struct vp_topo *t);
-/* The level and index of domain id @id; -ERANGE when it is none. */
-int schedext_dom_of(const struct vp_topo *t, unsigned int id,
-    enum vp_level *ret_level, int *ret_index) VP_MUST_CHECK;
-/*
- * 0 when the model fits the BPF tables (OS CPU ids below
- * VP_SCX_MAX_CPUS, at most VP_SCX_MAX_DOMS domains of at most
- * VP_SCX_DOM_CPUS CPUs, at most VP_SCX_MAX_SMT siblings), else -E2BIG
- * with the first excess in @why.
- */
-int schedext_topo_fits(const struct vp_topo *t, char *why, size_t len);
-/* The vp_pus entry of dense PU @pu. */
-void schedext_pu_entry(const struct vp_topo *t, int pu, struct vp_scx_pu *ret);
-/* The vp_doms entry of domain @index of @l; -E2BIG when too many CPUs. */
-int schedext_dom_entry(const struct vp_topo *t, enum vp_level l, int index,
-    struct vp_scx_dom *ret) VP_MUST_CHECK;
-/* What one vCPU's vp_vcpus entry is made of. */
-struct vp_sx_vcpu_in {
-	const struct vp_policy *policy;
-	int nvcpus;		/* its VM's */
-	int home;		/* dense PU of the affinity in force, or NONE */
-	int anchor;		/* dense PU the domains are around when it
-				 * has no home (where it runs); NONE: PU 0 */
-	int vm, vcpu;		/* the daemon's indexes */
-};
-void schedext_vcpu_entry(const struct vp_topo *t,
-    const struct vp_sx_vcpu_in *in, struct vp_scx_vcpu *ret);
-/* Field by field (the struct has padding): equal entries are not rewritten. */
-bool schedext_vcpu_equal(const struct vp_scx_vcpu *a,
-    const struct vp_scx_vcpu *b);
 
 /* status.c: the daemon's state as JSON (json-c) */
 struct json_object;

@@ -194,7 +194,7 @@ print_dom(const struct vp_daemon *d, FILE *f, unsigned int id)
 	enum vp_level l;
 	int i;
 
-	if (schedext_dom_of(d->topo, id, &l, &i) < 0) {
+	if (scxfeed_dom_of(d->topo, id, &l, &i) < 0) {
 		fprintf(f, "domain %u (none)", id);
 		return;
 	}

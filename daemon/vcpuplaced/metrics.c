@@ -314,20 +314,26 @@ write_wake_counters(const struct vp_daemon *d, FILE *f)
 
 static const char *const stat_help[VP_SCX_STAT_NR] = {
 	[VP_SCX_WAKE] = "The BPF scheduler's select_cpu calls: wake-ups of "
-	    "SCHED_EXT tasks.",
-	[VP_SCX_WAKE_IDLE_CORE] = "BPF scheduler wake-ups that found a whole "
-	    "idle core.",
-	[VP_SCX_WAKE_PREV_IDLE] = "BPF scheduler wake-ups with no idle core "
-	    "that kept an idle previous PU.",
-	[VP_SCX_WAKE_PREV_BUSY] = "BPF scheduler wake-ups with no idle core "
-	    "whose previous PU was busy.",
+	    "every task it schedules.",
+	[VP_SCX_WAKE_UNMANAGED] = "BPF scheduler wake-ups of tasks that are "
+	    "not managed vCPUs.",
+	[VP_SCX_WAKE_IDLE_CORE] = "vCPU wake-ups the BPF scheduler sent to a "
+	    "whole idle core (home or another).",
+	[VP_SCX_WAKE_IDLE_PU] = "vCPU wake-ups the BPF scheduler sent to an "
+	    "idle PU beside a busy sibling.",
+	[VP_SCX_WAKE_QUEUED] = "vCPU wake-ups that found nothing idle and "
+	    "waited on the shared queue.",
 	[VP_SCX_DIRECT] = "Tasks the BPF scheduler dispatched straight to an "
 	    "idle PU.",
 	[VP_SCX_QUEUED] = "Tasks the BPF scheduler queued on its shared queue.",
 	[VP_SCX_KICK_IDLE] = "Idle PUs the BPF scheduler woke to drain its "
 	    "shared queue.",
-	[VP_SCX_WAKE_UNMANAGED] = "BPF scheduler wake-ups of tasks that are "
-	    "not managed vCPUs.",
+	[VP_SCX_KEPT] = "Slices that ran out with nobody waiting: the task "
+	    "kept its PU.",
+	[VP_SCX_HOST_PACKED] = "Host task wake-ups placed beside other host "
+	    "work (HOST_PACK).",
+	[VP_SCX_HOST_MOVED] = "Host tasks moved beside other host work at "
+	    "the end of a slice, freeing a whole core (HOST_PACK).",
 	[VP_SCX_BAD_INPUT] = "vCPU entries the BPF scheduler ignored because "
 	    "they named a CPU or domain out of range (a daemon bug).",
 };

@@ -3,7 +3,7 @@
  * (daemon/scx/): whether to load it at start, the tables it reads, kept
  * current each tick, its counters, and what happens when the kernel
  * ejects it.  The loader is host/scx.h; the tables are
- * schedext_tables.c.
+ * host/scxfeed.c.
  *
  * Three kernel modes: sched-ext (our BPF scheduler decides every
  * wake-up), the kernel series' (kvmhint.c: kernel-hint, kernel-stats),
@@ -247,7 +247,7 @@ push_topology(struct vp_daemon *d)
 	for (cpu = 0; cpu < limit; cpu++) {
 		i = topo_pu_of_os(t, cpu);
 		if (i != VP_PU_NONE)
-			schedext_pu_entry(t, i, &pu);
+			scxfeed_pu(t, i, &pu);
 		else
 			memset(&pu, 0, sizeof(pu));	/* valid 0 */
 		if ((r = LD(s)->pu_set(s->sched, (int)cpu, &pu)) < 0)
@@ -256,8 +256,8 @@ push_topology(struct vp_daemon *d)
 	s->pu_limit = t->os_limit;
 	for (l = 0; l < VP_LEVEL_COUNT; l++)
 		for (i = 0; i < wakedom_count(t, l); i++) {
-			id = schedext_dom_id(t, l, i);
-			if ((r = schedext_dom_entry(t, l, i, &dom)) < 0 ||
+			id = scxfeed_dom_id(t, l, i);
+			if ((r = scxfeed_dom(t, l, i, &dom)) < 0 ||
 			    (r = LD(s)->dom_set(s->sched, id, &dom)) < 0)
 				return r;
 		}
@@ -303,7 +303,7 @@ load(struct vp_daemon *d)
 	if ((r = LD(s)->load(&sched, s->load_flags)) < 0)
 		return r;
 	s->sched = sched;
-	s->features = schedext_features(&d->feat);
+	s->features = scxfeed_features(&d->feat);
 	LD(s)->features_set(sched, s->features);
 	if ((r = push_topology(d)) < 0)
 		unload(d);
@@ -324,7 +324,7 @@ schedext_start(struct vp_daemon *d)
 	if (p.opt != VP_SX_OPT_OFF && p.supported == 0) {
 		if (LD(s)->loaded_ops(ops, sizeof(ops)) == 0)
 			p.other = strcpy(s->ops, ops);
-		p.topo_err = schedext_topo_fits(d->topo, topo_why,
+		p.topo_err = scxfeed_topo_fits(d->topo, topo_why,
 		    sizeof(topo_why));
 		p.topo_why = topo_why;
 	}
@@ -390,7 +390,7 @@ schedext_diff(const struct vp_sx_pushed *old, int nold,
 			ACT(VP_SX_EXT_ON, want[j].tid, j);
 			j++;
 		} else {
-			if (!schedext_vcpu_equal(&old[i].e, &want[j].e))
+			if (!scxfeed_vcpu_equal(&old[i].e, &want[j].e))
 				ACT(VP_SX_SET, want[j].tid, j);
 			if (!old[i].ext)	/* a move that failed: again */
 				ACT(VP_SX_EXT_ON, want[j].tid, j);
@@ -424,7 +424,7 @@ want_entries(const struct vp_daemon *d, struct vp_sx_pushed **ret)
 
 		for (k = 0; vm_managed(vm) && k < vm->nvcpus; k++) {
 			const struct vp_vcpu *v = &vm->vcpu[k];
-			struct vp_sx_vcpu_in in = {
+			struct scxfeed_vcpu_in in = {
 				.policy = &vm->policy, .nvcpus = vm->nvcpus,
 				/* the home of the affinity in force: the BPF
 				 * side's allowed set is the live affinity */
@@ -432,12 +432,13 @@ want_entries(const struct vp_daemon *d, struct vp_sx_pushed **ret)
 				.anchor = v->current != VP_PU_NONE ?
 				    v->current : cpuset_first(&v->affinity),
 				.vm = i, .vcpu = k,
+				.short_sleep_ns = VP_SX_SHORT_SLEEP_NS,
 			};
 
 			if (v->tid <= 0)
 				continue;
 			w[n].tid = v->tid;
-			schedext_vcpu_entry(d->topo, &in, &w[n].e);
+			scxfeed_vcpu(d->topo, &in, &w[n].e);
 			n++;
 		}
 	}
@@ -628,7 +629,7 @@ schedext_tick(struct vp_daemon *d)
 		eject(d);
 		return;
 	}
-	if ((f = schedext_features(&d->feat)) != s->features) {
+	if ((f = scxfeed_features(&d->feat)) != s->features) {
 		LD(s)->features_set(s->sched, f);
 		s->features = f;
 	}
@@ -645,7 +646,7 @@ schedext_topology_changed(struct vp_daemon *d)
 
 	if (!s->sched)
 		return;
-	if (schedext_topo_fits(d->topo, why, sizeof(why)) < 0) {
+	if (scxfeed_topo_fits(d->topo, why, sizeof(why)) < 0) {
 		unload(d);
 		s->state = VP_SX_UNAVAILABLE;
 		s->cause = VP_SX_CAUSE_TOPOLOGY;

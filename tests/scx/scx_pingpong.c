@@ -320,9 +320,13 @@ feed_pairs(struct scx_sched *s, struct pair *pairs, int homes[][2])
 	policy_default(&pol);
 	for (i = 0; i < npairs; i++)
 		for (r = 0; r < 2; r++) {
-			scxfeed_vcpu(topo, homes[i][r], 2, &pol, 0, &e);
-			e.vm = (__u32)i;
-			e.vcpu = (__u32)r;
+			const struct scxfeed_vcpu_in in = {
+				.policy = &pol, .nvcpus = 2,
+				.home = homes[i][r], .anchor = VP_PU_NONE,
+				.vm = i, .vcpu = r,
+			};
+
+			scxfeed_vcpu(topo, &in, &e);
 			err = scx_vcpu_set(s, pairs[i].tid[r], &e);
 			if (!err)
 				err = scx_task_set_ext(pairs[i].tid[r], true);

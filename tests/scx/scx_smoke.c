@@ -218,9 +218,12 @@ vcpu_register(struct scx_sched *s, int tid, bool bad)
 	struct vp_policy pol;
 	struct vp_scx_vcpu e;
 	int err;
+	struct scxfeed_vcpu_in in = {
+		.policy = &pol, .nvcpus = 1, .home = 0, .anchor = VP_PU_NONE,
+	};
 
 	policy_default(&pol);
-	scxfeed_vcpu(topo, 0, 1, &pol, 0, &e);
+	scxfeed_vcpu(topo, &in, &e);
 	if (bad)
 		e.home = VP_SCX_MAX_CPUS + 7;
 	err = scx_vcpu_set(s, tid, &e);

@@ -37,6 +37,8 @@ static const struct {
 	{ "CLUSTER_FIRST", VP_FEAT_CLUSTER_FIRST, true },
 	{ "SMT_PRIO", VP_FEAT_SMT_PRIO, true },
 	{ "FAIL_PRONE", VP_FEAT_FAIL_PRONE, true },
+	{ "SOON_IDLE", VP_FEAT_SOON_IDLE, true },
+	{ "HOST_PACK", VP_FEAT_HOST_PACK, true },
 };
 #define NTABLE ((int)(sizeof(table) / sizeof(table[0])))
 
