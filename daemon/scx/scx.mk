@@ -88,7 +88,7 @@ $(SB)/%.o: tests/scx/%.c daemon/host/scx.h daemon/host/scxfeed.h \
 # linked); the placement core comes whole from libvpcore.a.
 SCX_TEST_LIBS = $(SB)/host/scx.o $(B)/daemon/host/scxfeed.o $(B)/libvpcore.a \
 	$(SCX_LIBBPF)/lib/libbpf.a
-SCX_TESTS = $(SB)/scx_smoke $(SB)/scx_pingpong
+SCX_TESTS = $(SB)/scx_smoke $(SB)/scx_pingpong $(SB)/scx_kvm
 
 $(SB)/scx_smoke: $(SB)/scx_smoke.o $(SB)/guest_topo.o $(SCX_TEST_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -static -pthread -o $@ $^ -lelf -lz $(LDLIBS)
@@ -110,6 +110,9 @@ $(SB)/vcpuplaced: $(B)/daemon/vcpuplaced/main.o $(B)/libvpservice.a \
 	$(LINK) $^ $(LIBS_ALL) -lelf -lz -lpthread $(LDLIBS)
 
 SCX_DAEMON = $(SB)/vcpuplaced $(B)/vcpuplacectl $(SB)/scx_fakevm
+
+$(SB)/scx_kvm: $(SB)/scx_kvm.o $(SB)/guest_topo.o $(SCX_TEST_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -static -pthread -o $@ $^ -lelf -lz $(LDLIBS)
 
 scx-bpf: $(SCX_TESTS) $(SCX_DAEMON)
 

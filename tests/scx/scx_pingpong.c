@@ -6,12 +6,14 @@
  * Pairs of threads play futex ping-pong: the one woken works about 1 ms,
  * wakes its partner, and keeps working about 100 us before it sleeps, so
  * the partner cannot simply take the waker's core.  H unpinned CPU hogs
- * run beside them (H = 0, 2, 3).  Every thread that works marks the CPU
- * it runs on in a shared table; at every wake-up the wakee looks at the
- * table from where it landed:
- *   busy sibling while an idle core existed: a sibling of its CPU was
- *     marked, and some core had no marked CPU at all;
- *   idle core: no sibling of its CPU was marked.
+ * run beside them (H = 0, 2, 3).  At every wake-up the wakee reads, from
+ * /proc, where every other test thread is runnable now (state R and the
+ * CPU it is on: the kernel's own view, not one the threads keep
+ * themselves, which goes stale whenever a thread is moved while it does
+ * not run), and judges where it landed:
+ *   busy sibling while an idle core existed: a sibling of its CPU had a
+ *     test thread, and some core had none on any of its PUs;
+ *   idle core: no sibling of its CPU had one.
  * The same code measures both schedulers; the first WARM_MS of each run
  * are not counted.  Under vcpuplace the pairs are managed vCPUs: each pair
  * is a VM of two vCPUs, homed by the placement core's planner on the
@@ -34,6 +36,7 @@
  * Targets: d < 1, x <= y / 2, a > b, n = 0.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -55,7 +58,6 @@
 #define MAX_HOGS	8
 #define WORK_NS		1000000ULL	/* the wakee's work */
 #define TAIL_NS		100000ULL	/* the waker's work after the wake */
-#define MARK_EVERY_NS	20000ULL	/* re-mark the CPU while working */
 
 static unsigned int run_ms = 2500, warm_ms = 500;
 static int rounds = 3;
@@ -66,9 +68,61 @@ static struct vp_topo *topo;
 static int ncpu;
 static int core_of[MAX_CPUS];		/* dense core index of each OS CPU */
 
-/* How many working threads each CPU has now (the shared table). */
-static atomic_int marks[MAX_CPUS];
 static atomic_int stop, counting;
+
+static void fail(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+/*
+ * Every test thread's /proc/self/task/TID/stat, opened once per run and
+ * re-read with pread(): procfs makes the text afresh at offset 0.
+ */
+#define MAX_THREADS (2 * MAX_PAIRS + MAX_HOGS)
+static int watch_fd[MAX_THREADS], watch_tid[MAX_THREADS], nwatch;
+
+static void
+watch(int tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	watch_fd[nwatch] = open(path, O_RDONLY | O_CLOEXEC);
+	if (watch_fd[nwatch] < 0)
+		fail("%s: %s", path, strerror(errno));
+	watch_tid[nwatch++] = tid;
+}
+
+static void
+unwatch_all(void)
+{
+	while (nwatch > 0)
+		close(watch_fd[--nwatch]);
+}
+
+/*
+ * The CPU watched thread @i is runnable on, or -1 when it sleeps: field
+ * 3 (state) and field 39 (processor) of its stat; the name (field 2) may
+ * hold spaces, so fields are counted after its closing parenthesis.
+ */
+static int
+runnable_on(int i)
+{
+	char buf[512], *p, *save = NULL, *tok;
+	ssize_t n = pread(watch_fd[i], buf, sizeof(buf) - 1, 0);
+	int field;
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] != 'R')
+		return -1;
+	for (field = 3, tok = strtok_r(p + 2, " ", &save); tok;
+	    field++, tok = strtok_r(NULL, " ", &save))
+		if (field == 39)
+			return atoi(tok);
+	return -1;
+}
 
 struct tally {
 	atomic_ulong wakes, busy_sib_idle_core, idle_core;
@@ -102,7 +156,7 @@ sleep_ms(long ms)
 		;
 }
 
-static void __attribute__((format(printf, 1, 2), noreturn))
+static void
 fail(const char *fmt, ...)
 {
 	va_list ap;
@@ -124,55 +178,40 @@ cur_cpu(void)
 	return c >= 0 && c < ncpu ? c : 0;
 }
 
-/* Moves this thread's mark to the CPU it runs on now; returns it. */
-static int
-remark(int old)
-{
-	int c = cur_cpu();
-
-	if (c != old) {
-		atomic_fetch_add(&marks[c], 1);
-		if (old >= 0)
-			atomic_fetch_sub(&marks[old], 1);
-	}
-	return c;
-}
-
-/* Works @ns on the CPU marked as @cpu (followed if it migrates). */
-static int
-work(int cpu, uint64_t ns)
-{
-	uint64_t t0 = now_ns(), next = t0 + MARK_EVERY_NS, t;
-
-	while ((t = now_ns()) - t0 < ns)
-		if (t >= next) {
-			cpu = remark(cpu);
-			next = t + MARK_EVERY_NS;
-		}
-	return cpu;
-}
-
-/* The wakee, just landed on @cpu and not yet marked: what does it see? */
+/* Spins for @ns: work, as far as the scheduler can tell. */
 static void
-judge(struct tally *tl, int cpu)
+work(uint64_t ns)
+{
+	uint64_t t0 = now_ns();
+
+	while (now_ns() - t0 < ns)
+		;
+}
+
+/* The wakee @self, just landed on @cpu: what does it see? */
+static void
+judge(struct tally *tl, int self, int cpu)
 {
 	const struct vp_core *c = &topo->core[core_of[cpu]];
-	bool sib_busy = false, idle_core = false;
-	int k, pu;
+	bool busy[MAX_CPUS] = { false }, sib_busy = false, idle_core = false;
+	int i, k, pu, on;
 
+	for (i = 0; i < nwatch; i++)
+		if (watch_tid[i] != self && (on = runnable_on(i)) >= 0 &&
+		    on < ncpu)
+			busy[on] = true;
 	for (pu = c->first_pu; pu < c->first_pu + c->npus; pu++) {
 		int os = (int)topo->pu[pu].os_index;
 
-		if (os != cpu && atomic_load(&marks[os]) > 0)
+		if (os != cpu && busy[os])
 			sib_busy = true;
 	}
 	for (k = 0; k < topo->ncores && !idle_core; k++) {
 		const struct vp_core *o = &topo->core[k];
-		bool all_free = true;
+		bool all_free = k != core_of[cpu];
 
 		for (pu = o->first_pu; pu < o->first_pu + o->npus; pu++)
-			if (atomic_load(&marks[topo->pu[pu].os_index]) > 0 ||
-			    (int)topo->pu[pu].os_index == cpu)
+			if (busy[topo->pu[pu].os_index])
 				all_free = false;
 		idle_core = all_free;
 	}
@@ -200,7 +239,7 @@ player_main(void *arg)
 {
 	struct player *pl = arg;
 	struct pair *p = pl->pair;
-	int me = pl->role, cpu;
+	int me = pl->role;
 
 	p->tid[me] = (int)syscall(SYS_gettid);
 	for (;;) {
@@ -208,15 +247,12 @@ player_main(void *arg)
 			futex(&p->turn, FUTEX_WAIT_PRIVATE, 1 - me);
 		if (atomic_load(&stop))
 			break;
-		cpu = cur_cpu();
 		if (atomic_load(&counting))
-			judge(p->tally, cpu);
-		cpu = remark(-1);
-		cpu = work(cpu, WORK_NS);
+			judge(p->tally, p->tid[me], cur_cpu());
+		work(WORK_NS);
 		atomic_store(&p->turn, 1 - me);
 		futex(&p->turn, FUTEX_WAKE_PRIVATE, 1);
-		cpu = work(cpu, TAIL_NS);
-		atomic_fetch_sub(&marks[cpu], 1);
+		work(TAIL_NS);
 	}
 	/* the partner may be waiting for a turn that never comes */
 	atomic_store(&p->turn, 1 - me);
@@ -224,20 +260,17 @@ player_main(void *arg)
 	return NULL;
 }
 
-/* Where each hog runs now: the host work the daemon's sampler sees. */
-static atomic_int hog_at[MAX_HOGS];
+/* Each hog's tid, for /proc. */
+static atomic_int hog_tid[MAX_HOGS];
 
 static void *
 hog_main(void *arg)
 {
-	atomic_int *at = arg;
-	int cpu = remark(-1);
+	atomic_int *tid = arg;
 
-	while (!atomic_load(&stop)) {
-		cpu = work(cpu, MARK_EVERY_NS);
-		atomic_store(at, cpu);
-	}
-	atomic_fetch_sub(&marks[cpu], 1);
+	atomic_store(tid, (int)syscall(SYS_gettid));
+	while (!atomic_load(&stop))
+		;
 	return NULL;
 }
 
@@ -281,9 +314,11 @@ plan_homes(int homes[][2], int nhogs)
 
 	features_default(&f);
 	cpuset_zero(&busy);
-	for (i = 0; i < nhogs; i++) {
-		int pu = topo_pu_of_os(topo, (unsigned int)atomic_load(&hog_at[i]));
+	/* the hogs are watched after the pairs */
+	for (i = 2 * npairs; i < 2 * npairs + nhogs && i < nwatch; i++) {
+		int os = runnable_on(i), pu;
 
+		pu = os >= 0 ? topo_pu_of_os(topo, (unsigned int)os) : VP_PU_NONE;
 		if (pu != VP_PU_NONE)
 			cpuset_set(&busy, pu);
 	}
@@ -442,8 +477,19 @@ run(enum sched_kind kind, int nhogs)
 	if (s)
 		feed_pairs(s, pairs, homes);
 	for (i = 0; i < nhogs; i++)
-		if (pthread_create(&hogs[i].thread, NULL, hog_main, &hog_at[i]))
+		atomic_store(&hog_tid[i], 0);
+	for (i = 0; i < nhogs; i++)
+		if (pthread_create(&hogs[i].thread, NULL, hog_main, &hog_tid[i]))
 			fail("pthread_create");
+	for (i = 0; i < npairs; i++) {
+		watch(pairs[i].tid[0]);
+		watch(pairs[i].tid[1]);
+	}
+	for (i = 0; i < nhogs; i++) {
+		while (!atomic_load(&hog_tid[i]))
+			sleep_ms(1);
+		watch(atomic_load(&hog_tid[i]));
+	}
 	for (i = 0; i < npairs; i++) {
 		atomic_store(&pairs[i].turn, 0);
 		futex(&pairs[i].turn, FUTEX_WAKE_PRIVATE, 2);
@@ -473,10 +519,7 @@ run(enum sched_kind kind, int nhogs)
 			pthread_join(players[i][r].thread, NULL);
 	for (i = 0; i < nhogs; i++)
 		pthread_join(hogs[i].thread, NULL);
-	for (i = 0; i < ncpu; i++)
-		if (atomic_load(&marks[i]) != 0)
-			fail("CPU %d still marked %d after the run", i,
-			    atomic_load(&marks[i]));
+	unwatch_all();
 	res.wakes = atomic_load(&tl.wakes);
 	res.busy_sib = atomic_load(&tl.busy_sib_idle_core);
 	res.idle_core = atomic_load(&tl.idle_core);

@@ -1,0 +1,361 @@
+/*
+ * scx_kvm.c - real KVM vCPUs under the vcpuplace scheduler, nested in the
+ * scx-test guest (run by tests/scx/boot.sh when the guest has /dev/kvm).
+ *
+ * A KVM guest of NVCPU vCPUs, each running "hlt; out 0x10; jmp" in real
+ * mode with an in-kernel LAPIC: a halted vCPU's thread sleeps in the
+ * kernel (kvm_vcpu_halt), as a real idle vCPU does.  The test wakes one
+ * vCPU at a time with an IPI (an NMI sent through KVM_SIGNAL_MSI to its
+ * APIC ID); the vCPU runs its NMI handler, exits to user space on the
+ * port write, and its thread notes the CPU it woke on.  Two unpinned CPU
+ * hogs run beside them.
+ *
+ * The same kicks run under CFS and under vcpuplace (homes from the
+ * placement core's planner, fed as the daemon feeds them), in one boot.
+ * It reports the share of wake-ups on the vCPU's home, measured in user
+ * space for both, and the scheduler's own count for vcpuplace; it fails
+ * if vcpuplace's share is not above CFS's, or if a kick is lost.
+ * The last line: "scx_kvm: PASS" or "scx_kvm: FAIL <why>".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host/scx.h"
+#include "host/scxfeed.h"
+#include "guest_topo.h"
+
+#define NVCPU		2
+#define NHOGS		2
+#define KICKS		150	/* per vCPU and scheduler */
+#define GUEST_MEM	0x10000
+#define CODE_ADDR	0x1000
+#define NMI_ADDR	0x2000
+#define PORT_WAKE	0x10
+
+struct vcpu {
+	int fd;
+	struct kvm_run *run;
+	pthread_t thread;
+	atomic_int tid;
+	atomic_int woke_cpu;
+	sem_t woke;
+};
+
+static struct vp_topo *topo;
+static int vm_fd;
+static struct vcpu vcpus[NVCPU];
+static atomic_int stop;
+
+static void __attribute__((format(printf, 1, 2), noreturn))
+fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("scx_kvm: FAIL ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	exit(1);
+}
+
+static void
+sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void *
+vcpu_main(void *arg)
+{
+	struct vcpu *v = arg;
+
+	atomic_store(&v->tid, (int)syscall(SYS_gettid));
+	while (!atomic_load(&stop)) {
+		int r = ioctl(v->fd, KVM_RUN, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			fail("KVM_RUN: %s", strerror(errno));
+		if (v->run->exit_reason != KVM_EXIT_IO ||
+		    v->run->io.port != PORT_WAKE)
+			fail("unexpected KVM exit %u", v->run->exit_reason);
+		/* woken by the IPI: where did the scheduler put us? */
+		atomic_store(&v->woke_cpu, sched_getcpu());
+		sem_post(&v->woke);
+	}
+	return NULL;
+}
+
+static void
+vm_create(void)
+{
+	struct kvm_userspace_memory_region mem = { 0 };
+	uint8_t *ram;
+	int kvm, sz, i;
+
+	kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (kvm < 0)
+		fail("open /dev/kvm: %s", strerror(errno));
+	vm_fd = ioctl(kvm, KVM_CREATE_VM, 0);
+	if (vm_fd < 0)
+		fail("KVM_CREATE_VM: %s", strerror(errno));
+	ioctl(vm_fd, KVM_SET_TSS_ADDR, 0xfffbd000);	/* Intel wants one */
+	/* in-kernel LAPIC: HLT sleeps in the kernel, an IPI wakes it */
+	if (ioctl(vm_fd, KVM_CREATE_IRQCHIP, 0))
+		fail("KVM_CREATE_IRQCHIP: %s", strerror(errno));
+	ram = mmap(NULL, GUEST_MEM, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ram == MAP_FAILED)
+		fail("mmap");
+	/* 1: hlt; out 0x10, al; jmp 1b -- and an NMI handler: iret */
+	memcpy(ram + CODE_ADDR, "\xf4\xe6\x10\xeb\xfb", 5);
+	ram[NMI_ADDR] = 0xcf;
+	ram[8] = NMI_ADDR & 0xff;	/* real-mode IVT entry 2 */
+	ram[9] = NMI_ADDR >> 8;
+	mem.memory_size = GUEST_MEM;
+	mem.userspace_addr = (uintptr_t)ram;
+	if (ioctl(vm_fd, KVM_SET_USER_MEMORY_REGION, &mem))
+		fail("KVM_SET_USER_MEMORY_REGION: %s", strerror(errno));
+	sz = ioctl(kvm, KVM_GET_VCPU_MMAP_SIZE, 0);
+	for (i = 0; i < NVCPU; i++) {
+		struct vcpu *v = &vcpus[i];
+		struct kvm_lapic_state lapic;
+		struct kvm_sregs sregs;
+		struct kvm_regs regs;
+
+		v->fd = ioctl(vm_fd, KVM_CREATE_VCPU, i);
+		if (v->fd < 0)
+			fail("KVM_CREATE_VCPU: %s", strerror(errno));
+		v->run = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    v->fd, 0);
+		if (v->run == MAP_FAILED)
+			fail("mmap kvm_run");
+		if (ioctl(v->fd, KVM_GET_SREGS, &sregs))
+			fail("KVM_GET_SREGS");
+		sregs.cs.base = 0;
+		sregs.cs.selector = 0;
+		if (ioctl(v->fd, KVM_SET_SREGS, &sregs))
+			fail("KVM_SET_SREGS");
+		memset(&regs, 0, sizeof(regs));
+		regs.rip = CODE_ADDR;
+		regs.rflags = 2;
+		if (ioctl(v->fd, KVM_SET_REGS, &regs))
+			fail("KVM_SET_REGS");
+		/* APs wait for a SIPI with an in-kernel LAPIC: run them all */
+		{
+			struct kvm_mp_state mp = {
+				.mp_state = KVM_MP_STATE_RUNNABLE,
+			};
+
+			if (ioctl(v->fd, KVM_SET_MP_STATE, &mp))
+				fail("KVM_SET_MP_STATE: %s", strerror(errno));
+		}
+		/* software-enable the LAPIC (SVR) so that it takes the MSI */
+		if (ioctl(v->fd, KVM_GET_LAPIC, &lapic) == 0) {
+			lapic.regs[0xf1] |= 1;
+			lapic.regs[0xf0] = 0xff;
+			ioctl(v->fd, KVM_SET_LAPIC, &lapic);
+		}
+		sem_init(&v->woke, 0, 0);
+		if (pthread_create(&v->thread, NULL, vcpu_main, v))
+			fail("pthread_create");
+	}
+	close(kvm);
+}
+
+/* Whether thread @tid sleeps (state S): the vCPU is halted. */
+static bool
+sleeping(int tid)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+/* One IPI to vCPU @i once it halted; the CPU it woke on, or -1. */
+static int
+kick(int i)
+{
+	struct kvm_msi msi = {
+		/* destination APIC ID in bits 19:12; NMI delivery mode */
+		.address_lo = 0xfee00000u | (unsigned int)i << 12,
+		.data = 4 << 8,
+	};
+	struct timespec ts;
+	int n;
+
+	for (n = 0; !sleeping(atomic_load(&vcpus[i].tid)); n++) {
+		if (n > 5000)
+			return -1;
+		sleep_ms(1);
+	}
+	/* the vCPU sleeps a little longer, like an idle guest */
+	sleep_ms(2);
+	if (ioctl(vm_fd, KVM_SIGNAL_MSI, &msi) < 0)
+		fail("KVM_SIGNAL_MSI: %s", strerror(errno));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 5;
+	if (sem_timedwait(&vcpus[i].woke, &ts))
+		return -1;
+	return atomic_load(&vcpus[i].woke_cpu);
+}
+
+static void *
+hog_main(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop))
+		;
+	return NULL;
+}
+
+/* Homes from the placement core: the guest is a VM of NVCPU vCPUs. */
+static void
+plan_homes(int homes[NVCPU])
+{
+	struct vp_vm_spec vm = { .name = "kvm", .nvcpus = NVCPU };
+	struct vp_plan_input in = { 0 };
+	struct vp_features f;
+	struct vp_cpuset busy;
+	_cleanup_plan_ struct vp_plan *plan = NULL;
+	int i, err;
+
+	features_default(&f);
+	cpuset_zero(&busy);
+	policy_default(&vm.policy);
+	in.vms = &vm;
+	in.nvms = 1;
+	in.busy = &busy;
+	in.feat = &f;
+	err = plan_compute(topo, &in, &plan);
+	if (err || plan->vm[0].error || !plan->vm[0].vcpu)
+		fail("no plan for the KVM guest");
+	for (i = 0; i < NVCPU; i++)
+		homes[i] = plan->vm[0].vcpu[i].home;
+}
+
+/* KICKS kicks of every vCPU; returns how many woke on their home. */
+static int
+kick_all(const int homes[NVCPU], int *ret_kicks)
+{
+	int i, k, on_home = 0, cpu;
+
+	*ret_kicks = 0;
+	for (k = 0; k < KICKS; k++)
+		for (i = 0; i < NVCPU; i++) {
+			cpu = kick(i);
+			if (cpu < 0)
+				fail("vCPU %d did not wake within 5 s of its IPI",
+				    i);
+			(*ret_kicks)++;
+			if (topo_pu_of_os(topo, (unsigned int)cpu) == homes[i])
+				on_home++;
+		}
+	return on_home;
+}
+
+int
+main(void)
+{
+	_cleanup_scx_ struct scx_sched *s = NULL;
+	pthread_t hogs[NHOGS];
+	struct vp_scx_vcpu_stats st;
+	struct vp_policy pol;
+	int homes[NVCPU], i, err, n_cfs, n_scx, home_cfs, home_scx;
+	unsigned long wakes = 0, home = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (access("/dev/kvm", R_OK | W_OK) != 0)
+		fail("no /dev/kvm in the guest: %s", strerror(errno));
+	if (guest_topo_load(&topo))
+		fail("cannot read the guest's topology");
+	vm_create();
+	for (i = 0; i < NVCPU; i++)
+		while (!atomic_load(&vcpus[i].tid))
+			sleep_ms(1);
+	/* both hogs start now: the plan knows nothing of them, as at a
+	 * VM's start */
+	for (i = 0; i < NHOGS; i++)
+		if (pthread_create(&hogs[i], NULL, hog_main, NULL))
+			fail("pthread_create");
+	plan_homes(homes);
+
+	home_cfs = kick_all(homes, &n_cfs);
+
+	err = scx_load(&s, 0);
+	if (err)
+		fail("scx_load: %s", strerror(-err));
+	if ((err = scxfeed_topology(s, topo)))
+		fail("scxfeed_topology: %s", strerror(-err));
+	policy_default(&pol);
+	for (i = 0; i < NVCPU; i++) {
+		struct vp_scx_vcpu e;
+		const struct scxfeed_vcpu_in in = {
+			.policy = &pol, .nvcpus = NVCPU, .home = homes[i],
+			.anchor = VP_PU_NONE, .vm = 0, .vcpu = i,
+		};
+
+		scxfeed_vcpu(topo, &in, &e);
+		if ((err = scx_vcpu_set(s, atomic_load(&vcpus[i].tid), &e)))
+			fail("scx_vcpu_set: %s", strerror(-err));
+	}
+	home_scx = kick_all(homes, &n_scx);
+	for (i = 0; i < NVCPU; i++) {
+		if (scx_vcpu_stats_read(s, atomic_load(&vcpus[i].tid), &st))
+			fail("reading the vCPU counters");
+		wakes += st.n[VP_SCX_V_WAKEUP];
+		home += st.n[VP_SCX_V_HOME];
+	}
+	if (scx_exited(s))
+		fail("the scheduler was ejected during the kicks");
+	scx_detach(s);
+	atomic_store(&stop, 1);
+	for (i = 0; i < NHOGS; i++)
+		pthread_join(hogs[i], NULL);
+
+	printf("scx_kvm: RESULT vcpus=%d hogs=%d kicks=%d cfs_home_pct=%.1f "
+	    "scx_home_pct=%.1f scx_decisions=%lu scx_decided_home_pct=%.1f\n",
+	    NVCPU, NHOGS, n_scx, 100.0 * home_cfs / n_cfs,
+	    100.0 * home_scx / n_scx, wakes,
+	    wakes ? 100.0 * (double)home / (double)wakes : 0.0);
+	if (wakes < (unsigned long)n_scx)
+		fail("the scheduler decided %lu wake-ups for %d kicks", wakes,
+		    n_scx);
+	if (home_scx * n_cfs <= home_cfs * n_scx)
+		fail("vcpuplace woke no more vCPUs on their home than CFS");
+	printf("scx_kvm: PASS\n");
+	/* the vCPU threads sleep in KVM_RUN; exit() takes them down */
+	exit(0);
+}
