@@ -161,8 +161,10 @@ deps:
 # `make -j check` builds in parallel, then runs the suites one after the
 # other: they share libvirtd, the socket tests' timeouts and two CPUs.
 CHECKS := check-layering check-unit check-asan check-cli check-socket \
-	check-systemd check-valgrind kvm-check check-sim check-integration
+	check-systemd check-valgrind kvm-check check-sim check-integration \
+	check-scx
 check: deps
+	$(MAKE) scx-kernel-bg
 	$(MAKE) check-build
 	$(MAKE) -j1 $(CHECKS)
 

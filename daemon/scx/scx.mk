@@ -18,7 +18,7 @@
 # without the cache builds and tests everything else.  There, daemon/host/
 # scx.c compiles without VP_HAVE_SCX, to stubs.  See daemon/scx/README.md.
 
-.PHONY: scx-kernel scx-vmlinux-h scx-bpf scx-test
+.PHONY: scx-kernel scx-vmlinux-h scx-bpf scx-test install-scx check-scx
 
 SCX_CACHE ?= /var/cache/vcpuplace/scx-kernel
 # Debian 12 has clang 14 by default and clang-19 as a package; 19 is what
@@ -36,7 +36,7 @@ scx-vmlinux-h:
 # The cache key (a hash of the fragments and the linux-source version) is
 # computed only when an scx goal that needs it is asked for, so a plain
 # `make` never runs dpkg-query or touches the cache.
-ifneq ($(filter scx-bpf scx-test $(SB)/%,$(MAKECMDGOALS)),)
+ifneq ($(filter scx-bpf scx-test install-scx $(SB)/%,$(MAKECMDGOALS)),)
 SCX_K := $(shell $(SCX_KERNEL) dir)
 SCX_LIBBPF := $(SCX_K)/tools/libbpf
 SCX_BPFTOOL := $(SCX_K)/tools/bpftool
@@ -118,4 +118,24 @@ scx-bpf: $(SCX_TESTS) $(SCX_DAEMON)
 
 scx-test: $(SCX_TESTS) $(SCX_DAEMON)
 	bash tests/scx/boot.sh $(SB) $(SCX_TESTS) -- $(SCX_DAEMON)
+
+# The daemon with the scheduler, in place of the normal build's (which
+# cannot load one); the rest as `make install` puts it.
+install-scx: $(SB)/vcpuplaced
+	install -D -m 755 $(SB)/vcpuplaced $(DESTDIR)$(SBINDIR)/vcpuplaced
 endif
+
+# make check's part: the kernel (cached outside the clone: built once per
+# machine, then found), then the boot tests.  `make check` starts the
+# kernel build in the background early (scx-kernel-bg), so it overlaps
+# the other suites; kernel.sh's lock makes this wait for it.
+check-scx:
+	$(SCX_KERNEL) all
+	$(MAKE) scx-test
+
+# Starts the cached kernel's build at low priority in the background,
+# after installing its packages in the foreground (one apt at a time).
+scx-kernel-bg:
+	$(SCX_KERNEL) deps
+	@mkdir -p $(B)
+	nohup $(SCX_KERNEL) all >$(B)/scx-kernel.log 2>&1 </dev/null &

@@ -5,6 +5,7 @@
 # built once per machine into a cache outside the clone.
 #
 #   kernel.sh dir       print the kernel's cache directory (<key> below)
+#   kernel.sh deps      install the Debian packages all of it needs
 #   kernel.sh kernel    extract, configure and build bzImage + vmlinux (BTF)
 #   kernel.sh tools     libbpf.a + headers and bpftool from the same source
 #   kernel.sh vmlinux.h generate vmlinux.h from the kernel's BTF (bpftool)
@@ -177,11 +178,13 @@ locked() {
 
 case "${1:-all}" in
 dir)		echo "$K" ;;
+deps)		kp_ensure_pkgs "${KP_BUILD_PKGS[@]}" "${SCX_PKGS[@]}" \
+			"${KP_TEST_PKGS[@]}" ;;
 kernel)		locked "$K" kernel scx_kernel ;;
 tools)		locked "$S" tools scx_tools ;;
 vmlinux.h)	locked "$K" kernel locked "$S" tools scx_vmlinux_h ;;
 all)		kp_ensure_pkgs "${SCX_PKGS[@]}"
 		locked "$K" kernel scx_kernel; locked "$S" tools scx_tools
 		locked "$K" kernel locked "$S" tools scx_vmlinux_h ;;
-*)		echo "usage: $0 [dir|kernel|tools|vmlinux.h|all]" >&2; exit 2 ;;
+*)		echo "usage: $0 [dir|deps|kernel|tools|vmlinux.h|all]" >&2; exit 2 ;;
 esac
