@@ -138,4 +138,4 @@ check-scx:
 scx-kernel-bg:
 	$(SCX_KERNEL) deps
 	@mkdir -p $(B)
-	VP_SCX_NICE=19 nohup $(SCX_KERNEL) all >$(B)/scx-kernel.log 2>&1 </dev/null &
+	nohup env VP_SCX_NICE=19 $(SCX_KERNEL) all >$(B)/scx-kernel.log 2>&1 </dev/null &
