@@ -303,7 +303,7 @@ static int ejections_unexpected;
  * around what its load sampler saw busy outside the VMs.
  */
 static void
-plan_homes(int homes[][2], int nhogs)
+plan_homes(int homes[][2], struct vp_cpuset allowed[][2], int nhogs)
 {
 	struct vp_vm_spec vms[MAX_PAIRS];
 	struct vp_plan_input in = { 0 };
@@ -341,12 +341,34 @@ plan_homes(int homes[][2], int nhogs)
 			    strerror(-plan->vm[i].error));
 		homes[i][0] = plan->vm[i].vcpu[0].home;
 		homes[i][1] = plan->vm[i].vcpu[1].home;
+		allowed[i][0] = plan->vm[i].vcpu[0].allowed;
+		allowed[i][1] = plan->vm[i].vcpu[1].allowed;
 	}
+}
+
+/*
+ * The plan's allowed set as the thread's affinity: what the daemon does
+ * through libvirt (virDomainPinVcpuFlags), and the set the scheduler
+ * takes as the vCPU's allowed set (p->cpus_ptr).
+ */
+static void
+pin_thread(int tid, const struct vp_cpuset *allowed)
+{
+	cpu_set_t set;
+	int pu;
+
+	CPU_ZERO(&set);
+	for (pu = 0; pu < topo->npus; pu++)
+		if (cpuset_test(allowed, pu))
+			CPU_SET(topo->pu[pu].os_index, &set);
+	if (sched_setaffinity(tid, sizeof(set), &set))
+		fail("sched_setaffinity(%d): %s", tid, strerror(errno));
 }
 
 /* Registers the pairs' threads as managed vCPUs, as the daemon would. */
 static void
-feed_pairs(struct scx_sched *s, struct pair *pairs, int homes[][2])
+feed_pairs(struct scx_sched *s, struct pair *pairs, int homes[][2],
+    struct vp_cpuset allowed[][2])
 {
 	struct vp_policy pol;
 	struct vp_scx_vcpu e;
@@ -362,6 +384,7 @@ feed_pairs(struct scx_sched *s, struct pair *pairs, int homes[][2])
 			};
 
 			scxfeed_vcpu(topo, &in, &e);
+			pin_thread(pairs[i].tid[r], &allowed[i][r]);
 			err = scx_vcpu_set(s, pairs[i].tid[r], &e);
 			if (!err)
 				err = scx_task_set_ext(pairs[i].tid[r], true);
@@ -443,6 +466,7 @@ run(enum sched_kind kind, int nhogs)
 	struct tally tl = { 0 };
 	struct vp_scx_vcpu_stats v0, v1;
 	int homes[MAX_PAIRS][2];
+	static struct vp_cpuset allowed[MAX_PAIRS][2];
 	struct result res = { 0 };
 	int i, r, err;
 
@@ -458,7 +482,7 @@ run(enum sched_kind kind, int nhogs)
 		if (err)
 			fail("scxfeed_topology: %s", strerror(-err));
 		scx_features_set(s, features);
-		plan_homes(homes, 0);
+		plan_homes(homes, allowed, 0);
 	}
 	for (i = 0; i < npairs; i++) {
 		pairs[i].tally = &tl;
@@ -475,7 +499,7 @@ run(enum sched_kind kind, int nhogs)
 		while (!pairs[i].tid[0] || !pairs[i].tid[1])
 			sleep_ms(1);
 	if (s)
-		feed_pairs(s, pairs, homes);
+		feed_pairs(s, pairs, homes, allowed);
 	for (i = 0; i < nhogs; i++)
 		atomic_store(&hog_tid[i], 0);
 	for (i = 0; i < nhogs; i++)
@@ -497,8 +521,8 @@ run(enum sched_kind kind, int nhogs)
 	sleep_ms(warm_ms / 2);
 	/* the daemon's next tick: a plan that knows where the hogs run */
 	if (s) {
-		plan_homes(homes, nhogs);
-		feed_pairs(s, pairs, homes);
+		plan_homes(homes, allowed, nhogs);
+		feed_pairs(s, pairs, homes, allowed);
 	}
 	sleep_ms(warm_ms / 2);
 	if (s)
