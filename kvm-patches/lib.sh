@@ -90,16 +90,31 @@ kp_prepare_src() {
 	echo "$ver" >"$KP_BUILD/base-version"
 }
 
-# kp_config SRC OBJ FRAGMENT...: OBJ/.config = x86_64_defconfig + the
-# fragments, in order.  Shared with tests/scx/kernel.sh.
+# kp_config SRC OBJ FRAGMENT...: OBJ/.config = the base $KP_CONFIG_BASE
+# (default x86_64_defconfig, what kvm-test builds) + the fragments, in
+# order.  Shared with tests/scx/kernel.sh, which asks for allnoconfig.
+#  - a defconfig: the fragments are merged into it; an option they do not
+#    name keeps the defconfig's value, or its Kconfig default when a
+#    fragment makes it visible;
+#  - allnoconfig: the fragments are its KCONFIG_ALLCONFIG, so an option
+#    they do not name is off, also below an option they turn on.
 kp_config() {
-	local src="$1" obj="$2"
+	local src="$1" obj="$2" base="${KP_CONFIG_BASE:-x86_64_defconfig}"
 
 	shift 2
 	mkdir -p "$obj"
-	make -C "$src" O="$obj" -s x86_64_defconfig
-	"$src"/scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" \
-		"$@" >/dev/null
+	case "$base" in
+	*defconfig)
+		make -C "$src" O="$obj" -s "$base"
+		"$src"/scripts/kconfig/merge_config.sh -m -O "$obj" \
+			"$obj/.config" "$@" >/dev/null ;;
+	allnoconfig)
+		# later fragments win: conf reads a repeated option's last value
+		cat "$@" >"$obj/allconfig.fragment"
+		make -C "$src" O="$obj" -s allnoconfig \
+			KCONFIG_ALLCONFIG="$(cd "$obj" && pwd)/allconfig.fragment" ;;
+	*)	kp_die "kp_config: unknown base config $base" ;;
+	esac
 	make -C "$src" O="$obj" -s olddefconfig
 }
 

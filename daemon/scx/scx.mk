@@ -2,11 +2,12 @@
 # included by the top-level Makefile.  Paths are relative to the root.
 #
 #   make scx-kernel     the sched_ext test kernel (linux-source-6.12,
-#                       x86_64_defconfig + kvm-patches/config.fragment +
-#                       daemon/scx/config.fragment), libbpf and bpftool from
-#                       its tools/, and vmlinux.h from its BTF, all cached in
-#                       $(SCX_CACHE)/<key>/ (tests/scx/kernel.sh): ~22 min
-#                       with -j2 the first time, nothing after
+#                       allnoconfig + daemon/scx/config.fragment: only what
+#                       the guest needs), libbpf and bpftool from its
+#                       tools/, and vmlinux.h from its BTF, all cached in
+#                       $(SCX_CACHE)/<key>/ (tests/scx/kernel.sh): ~18 min
+#                       with -j2 at nice 19 on a loaded 2-CPU machine the
+#                       first time, nothing after
 #   make scx-vmlinux-h  only regenerate vmlinux.h (bpftool btf dump)
 #   make scx-bpf        the BPF object, its skeleton, and the static smoke
 #                       test with the real loader, into $(B)/scx/

@@ -15,6 +15,19 @@ if [ ! -r /sys/kernel/sched_ext/state ]; then
 fi
 echo "SCXTEST: sched_ext state $(cat /sys/kernel/sched_ext/state)," \
 	"switch_all $(cat /sys/kernel/sched_ext/switch_all 2>/dev/null)"
+# The rest of what the tests need from the kernel (daemon/scx/
+# config.fragment, an allnoconfig base, where a dropped option would go
+# unnoticed): the BTF that libbpf reads, /dev/kvm for nested guests (TCG's
+# -cpu max has SVM: kvm_amd), SysRq-S, which ejects a BPF scheduler.
+for f in /sys/kernel/btf/vmlinux /dev/kvm /proc/sysrq-trigger; do
+	if [ ! -e "$f" ]; then
+		echo "scx_smoke: FAIL no $f (see daemon/scx/config.fragment)"
+		poweroff -f
+	fi
+done
+echo "SCXTEST: btf $(stat -c %s /sys/kernel/btf/vmlinux) bytes, /dev/kvm," \
+	"$(dmesg | grep -m1 -o 'kvm_amd: Nested Virtualization enabled' ||
+	echo 'no kvm_amd in dmesg')"
 for t in $(cat /tests/list); do
 	case "$t" in
 	scx_pingpong) /tests/"$t" $(cat /tests/run_ms) ;;
