@@ -80,14 +80,15 @@ $(SB)/host/scx.o: daemon/host/scx.c daemon/host/scx.h \
 	$(CC) $(SCX_HOST_CFLAGS) -c -o $@ $<
 
 $(SB)/%.o: tests/scx/%.c daemon/host/scx.h daemon/host/scxfeed.h \
-		daemon/scx/vcpuplace_scx.h tests/scx/guest_topo.h
+		daemon/scx/vcpuplace_scx.h tests/scx/guest_topo.h \
+		tests/scx/guest_util.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SCX_HOST_CFLAGS) -c -o $@ $<
 
 # Static, so the initramfs needs no libc: libbpf needs libelf and zlib.
 # The real loader replaces the normal build's stub (libvphost.a is not
 # linked); the placement core comes whole from libvpcore.a.
-SCX_TEST_LIBS = $(SB)/host/scx.o $(B)/daemon/host/scxfeed.o $(B)/libvpcore.a \
+SCX_TEST_LIBS = $(SB)/guest_util.o $(SB)/host/scx.o $(B)/daemon/host/scxfeed.o $(B)/libvpcore.a \
 	$(SCX_LIBBPF)/lib/libbpf.a
 SCX_TESTS = $(SB)/scx_smoke $(SB)/scx_pingpong $(SB)/scx_kvm
 

@@ -37,6 +37,7 @@
 #include "host/scx.h"
 #include "host/scxfeed.h"
 #include "guest_topo.h"
+#include "guest_util.h"
 
 #define NVCPU		2
 #define NHOGS		2
@@ -59,29 +60,6 @@ static struct vp_topo *topo;
 static int vm_fd;
 static struct vcpu vcpus[NVCPU];
 static atomic_int stop;
-
-static void __attribute__((format(printf, 1, 2), noreturn))
-fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("scx_kvm: FAIL ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	exit(1);
-}
-
-static void
-sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
 
 static void *
 vcpu_main(void *arg)
@@ -245,25 +223,10 @@ hog_main(void *arg)
 static void
 plan_homes(int homes[NVCPU])
 {
-	struct vp_vm_spec vm = { .name = "kvm", .nvcpus = NVCPU };
-	struct vp_plan_input in = { 0 };
-	struct vp_features f;
 	struct vp_cpuset busy;
-	_cleanup_plan_ struct vp_plan *plan = NULL;
-	int i, err;
 
-	features_default(&f);
 	cpuset_zero(&busy);
-	policy_default(&vm.policy);
-	in.vms = &vm;
-	in.nvms = 1;
-	in.busy = &busy;
-	in.feat = &f;
-	err = plan_compute(topo, &in, &plan);
-	if (err || plan->vm[0].error || !plan->vm[0].vcpu)
-		fail("no plan for the KVM guest");
-	for (i = 0; i < NVCPU; i++)
-		homes[i] = plan->vm[0].vcpu[i].home;
+	plan_vms(topo, 1, NVCPU, &busy, homes, NULL);
 }
 
 /* KICKS kicks of every vCPU; returns how many woke on their home. */
@@ -297,6 +260,7 @@ main(void)
 	unsigned long wakes = 0, home = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_name = "scx_kvm";
 	if (access("/dev/kvm", R_OK | W_OK) != 0)
 		fail("no /dev/kvm in the guest: %s", strerror(errno));
 	if (guest_topo_load(&topo))

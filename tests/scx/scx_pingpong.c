@@ -52,6 +52,7 @@
 #include "host/scx.h"
 #include "host/scxfeed.h"
 #include "guest_topo.h"
+#include "guest_util.h"
 
 #define MAX_CPUS	64
 #define MAX_PAIRS	16
@@ -69,9 +70,6 @@ static int ncpu;
 static int core_of[MAX_CPUS];		/* dense core index of each OS CPU */
 
 static atomic_int stop, counting;
-
-static void fail(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2), noreturn));
 
 /*
  * Every test thread's /proc/self/task/TID/stat, opened once per run and
@@ -137,38 +135,6 @@ struct pair {
 struct hog {
 	pthread_t thread;
 };
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static void
-sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-static void
-fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("scx_pingpong: FAIL ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	exit(1);
-}
 
 static int
 cur_cpu(void)
@@ -305,14 +271,9 @@ static int ejections_unexpected;
 static void
 plan_homes(int homes[][2], struct vp_cpuset allowed[][2], int nhogs)
 {
-	struct vp_vm_spec vms[MAX_PAIRS];
-	struct vp_plan_input in = { 0 };
-	struct vp_features f;
 	struct vp_cpuset busy;
-	_cleanup_plan_ struct vp_plan *plan = NULL;
-	int i, err;
+	int i;
 
-	features_default(&f);
 	cpuset_zero(&busy);
 	/* the hogs are watched after the pairs */
 	for (i = 2 * npairs; i < 2 * npairs + nhogs && i < nwatch; i++) {
@@ -322,28 +283,7 @@ plan_homes(int homes[][2], struct vp_cpuset allowed[][2], int nhogs)
 		if (pu != VP_PU_NONE)
 			cpuset_set(&busy, pu);
 	}
-	for (i = 0; i < npairs; i++) {
-		memset(&vms[i], 0, sizeof(vms[i]));
-		vms[i].name = "pair";
-		vms[i].nvcpus = 2;
-		policy_default(&vms[i].policy);
-	}
-	in.vms = vms;
-	in.nvms = npairs;
-	in.busy = &busy;
-	in.feat = &f;
-	err = plan_compute(topo, &in, &plan);
-	if (err)
-		fail("plan_compute: %s", strerror(-err));
-	for (i = 0; i < npairs; i++) {
-		if (plan->vm[i].error || !plan->vm[i].vcpu)
-			fail("no plan for pair %d: %s", i,
-			    strerror(-plan->vm[i].error));
-		homes[i][0] = plan->vm[i].vcpu[0].home;
-		homes[i][1] = plan->vm[i].vcpu[1].home;
-		allowed[i][0] = plan->vm[i].vcpu[0].allowed;
-		allowed[i][1] = plan->vm[i].vcpu[1].allowed;
-	}
+	plan_vms(topo, npairs, 2, &busy, &homes[0][0], &allowed[0][0]);
 }
 
 /*
@@ -645,6 +585,7 @@ main(int argc, char **argv)
 	int i, k, err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_name = "scx_pingpong";
 	if (argc > 1)
 		run_ms = (unsigned int)atoi(argv[1]);
 	if (argc > 2)

@@ -36,6 +36,7 @@
 #include "host/scx.h"
 #include "host/scxfeed.h"
 #include "guest_topo.h"
+#include "guest_util.h"
 
 /* Under QEMU TCG a guest second is slow; "within a second" is the bar the
  * issue sets for all tasks to be back on CFS after the loader dies. */
@@ -57,24 +58,6 @@ struct worker {
 	volatile int stop;
 	volatile unsigned long loops;	/* progress: work+sleep rounds done */
 };
-
-static long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-static void
-sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
 
 /* Spins until told to stop: never sleeps, so only an expired slice (20 ms)
  * or a preemption takes it off its PU, and it is then enqueued. */
@@ -105,20 +88,6 @@ worker_main(void *arg)
 		w->loops++;
 	}
 	return NULL;
-}
-
-static void __attribute__((format(printf, 1, 2), noreturn))
-fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("scx_smoke: FAIL ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	exit(1);
 }
 
 static void
@@ -452,6 +421,7 @@ main(void)
 	struct worker w = { 0 };
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_name = "scx_smoke";
 	if (guest_topo_load(&topo))
 		fail("cannot read the guest's topology");
 	state_expect("disabled", "before loading");

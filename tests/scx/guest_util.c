@@ -1,0 +1,89 @@
+/* guest_util.c - see guest_util.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "guest_util.h"
+
+const char *test_name = "scx_test";
+
+void
+fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s: FAIL ", test_name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	exit(1);
+}
+
+uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+long
+now_ms(void)
+{
+	return (long)(now_ns() / 1000000ULL);
+}
+
+void
+sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+void
+plan_vms(const struct vp_topo *t, int nvms, int nvcpus,
+    const struct vp_cpuset *busy, int *ret_homes,
+    struct vp_cpuset *ret_allowed)
+{
+	struct vp_vm_spec *vms = calloc(nvms, sizeof(*vms));
+	struct vp_plan_input in = { 0 };
+	struct vp_features f;
+	_cleanup_plan_ struct vp_plan *plan = NULL;
+	int i, k, err;
+
+	if (!vms)
+		fail("calloc");
+	features_default(&f);
+	for (i = 0; i < nvms; i++) {
+		vms[i].name = "vm";
+		vms[i].nvcpus = nvcpus;
+		policy_default(&vms[i].policy);
+	}
+	in.vms = vms;
+	in.nvms = nvms;
+	in.busy = busy;
+	in.feat = &f;
+	err = plan_compute(t, &in, &plan);
+	if (err)
+		fail("plan_compute: %s", strerror(-err));
+	for (i = 0; i < nvms; i++) {
+		if (plan->vm[i].error || !plan->vm[i].vcpu)
+			fail("no plan for VM %d: %s", i,
+			    strerror(-plan->vm[i].error));
+		for (k = 0; k < nvcpus; k++) {
+			ret_homes[i * nvcpus + k] = plan->vm[i].vcpu[k].home;
+			if (ret_allowed)
+				ret_allowed[i * nvcpus + k] =
+				    plan->vm[i].vcpu[k].allowed;
+		}
+	}
+	free(vms);
+}

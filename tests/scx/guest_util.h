@@ -1,0 +1,32 @@
+/*
+ * guest_util.h - what every boot test program (tests/scx/scx_*.c) needs:
+ * its verdict line, time, sleep, and homes from the placement core's
+ * planner as the daemon would compute them.
+ */
+#ifndef GUEST_UTIL_H
+#define GUEST_UTIL_H
+
+#include <stdint.h>
+
+#include "core/vcpuplace.h"
+
+/* The program's name, the first word of its verdict; main() sets it. */
+extern const char *test_name;
+
+/* Prints "<test_name>: FAIL <why>" and exits 1. */
+void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2),
+    noreturn));
+uint64_t now_ns(void);		/* CLOCK_MONOTONIC */
+long now_ms(void);
+void sleep_ms(long ms);		/* the whole of it, across signals */
+
+/*
+ * Homes and allowed sets for @nvms VMs of @nvcpus vCPUs each (default
+ * policy), around the PUs in @busy (host work): ret_homes[vm * nvcpus +
+ * k], ret_allowed likewise.  Fails the test if the planner cannot.
+ */
+void plan_vms(const struct vp_topo *t, int nvms, int nvcpus,
+    const struct vp_cpuset *busy, int *ret_homes,
+    struct vp_cpuset *ret_allowed);
+
+#endif /* GUEST_UTIL_H */
