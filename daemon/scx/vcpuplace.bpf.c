@@ -437,7 +437,17 @@ static s32 decide(struct wake *w, enum vp_scx_vstat *why, bool *direct)
 	}
 	*direct = false;
 	*why = VP_SCX_V_QUEUED;
-	return allowed(w, w->prev) ? w->prev : v->home;
+	/*
+	 * Where it waits: prev, else home, else any PU it may run on (re-pinned
+	 * while asleep, it may have neither).  Never an invalid CPU: the
+	 * kernel ejects a scheduler whose select_cpu returns one.
+	 */
+	if (allowed(w, w->prev))
+		return w->prev;
+	if (allowed(w, v->home))
+		return v->home;
+	cpu = scx_bpf_pick_any_cpu(w->p->cpus_ptr, 0);
+	return cpu >= 0 ? cpu : w->prev;
 idle_core:
 	*why = cpu == v->home ? VP_SCX_V_HOME : VP_SCX_V_IDLE_CORE;
 	return cpu;
