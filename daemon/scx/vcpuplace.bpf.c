@@ -446,8 +446,10 @@ static s32 decide(struct wake *w, enum vp_scx_vstat *why, bool *direct)
 		return w->prev;
 	if (allowed(w, v->home))
 		return v->home;
-	cpu = scx_bpf_pick_any_cpu(w->p->cpus_ptr, 0);
-	return cpu >= 0 ? cpu : w->prev;
+	/* not scx_bpf_pick_any_cpu(): it would claim an idle PU, unused */
+	cpu = bpf_cpumask_any_distribute(w->p->cpus_ptr);
+	return cpu >= 0 && cpu < VP_SCX_MAX_CPUS &&
+	       allowed(w, cpu) ? cpu : w->prev;
 idle_core:
 	*why = cpu == v->home ? VP_SCX_V_HOME : VP_SCX_V_IDLE_CORE;
 	return cpu;
