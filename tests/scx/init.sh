@@ -30,6 +30,8 @@ echo "SCXTEST: btf $(stat -c %s /sys/kernel/btf/vmlinux) bytes, /dev/kvm," \
 	echo 'no kvm_amd in dmesg')"
 for t in $(cat /tests/list); do
 	case "$t" in
+	# run_ms holds its three arguments: split on purpose
+	# shellcheck disable=SC2046
 	scx_pingpong) /tests/"$t" $(cat /tests/run_ms) ;;
 	*) /tests/"$t" ;;
 	esac
