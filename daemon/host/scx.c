@@ -197,6 +197,33 @@ map_put(const struct bpf_map *m, uint32_t key, const void *val)
 	return 0;
 }
 
+/*
+ * Entry @key of per-CPU map @m, whose value is @n u64 counters, summed over
+ * the possible CPUs into @ret[0..n).  -errno (-ENOENT: no such key).
+ */
+static int
+percpu_sum(const struct bpf_map *m, uint32_t key, int n, __u64 *ret)
+{
+	__u64 *percpu;
+	int ncpu, cpu, i, err = 0;
+
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0)
+		return ncpu < 0 ? ncpu : -EINVAL;
+	percpu = calloc((size_t)ncpu * (size_t)n, sizeof(*percpu));
+	if (!percpu)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(m), &key, percpu) < 0)
+		err = -errno;
+	for (i = 0; !err && i < n; i++) {
+		ret[i] = 0;
+		for (cpu = 0; cpu < ncpu; cpu++)
+			ret[i] += percpu[(size_t)cpu * (size_t)n + (size_t)i];
+	}
+	free(percpu);
+	return err;
+}
+
 int
 scx_pu_set(struct scx_sched *s, int cpu, const struct vp_scx_pu *pu)
 {
@@ -258,56 +285,28 @@ int
 scx_vcpu_stats_read(const struct scx_sched *s, int tid,
     struct vp_scx_vcpu_stats *ret)
 {
-	struct vp_scx_vcpu_stats sum, *percpu;
-	uint32_t key = (uint32_t)tid;
-	int ncpu, cpu, i, err = 0;
+	struct vp_scx_vcpu_stats sum;
+	int err;
 
-	ncpu = libbpf_num_possible_cpus();
-	if (ncpu <= 0)
-		return ncpu < 0 ? ncpu : -EINVAL;
-	percpu = calloc(ncpu, sizeof(*percpu));
-	if (!percpu)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.vp_vcpu_stats), &key,
-	    percpu) < 0)
-		err = -errno;
-	if (!err) {
-		memset(&sum, 0, sizeof(sum));
-		for (cpu = 0; cpu < ncpu; cpu++)
-			for (i = 0; i < VP_SCX_VSTAT_NR; i++)
-				sum.n[i] += percpu[cpu].n[i];
-		*ret = sum;
-	}
-	free(percpu);
-	return err;
+	err = percpu_sum(s->skel->maps.vp_vcpu_stats, (uint32_t)tid,
+	    VP_SCX_VSTAT_NR, sum.n);
+	if (err)
+		return err;
+	*ret = sum;
+	return 0;
 }
 
 int
 scx_stats_read(const struct scx_sched *s, uint64_t ret_stats[VP_SCX_STAT_NR])
 {
-	uint64_t sum[VP_SCX_STAT_NR] = { 0 };
-	uint64_t *percpu;
+	__u64 sum[VP_SCX_STAT_NR];
 	uint32_t key;
-	int ncpu, cpu, fd, err = 0;
+	int err;
 
-	ncpu = libbpf_num_possible_cpus();
-	if (ncpu <= 0)
-		return ncpu < 0 ? ncpu : -EINVAL;
-	percpu = calloc(ncpu, sizeof(*percpu));
-	if (!percpu)
-		return -ENOMEM;
-	fd = bpf_map__fd(s->skel->maps.vp_stats);
-	for (key = 0; key < VP_SCX_STAT_NR; key++) {
-		if (bpf_map_lookup_elem(fd, &key, percpu) < 0) {
-			err = -errno;
-			break;
-		}
-		for (cpu = 0; cpu < ncpu; cpu++)
-			sum[key] += percpu[cpu];
-	}
-	free(percpu);
-	if (err)
-		return err;
+	_Static_assert(sizeof(sum[0]) == sizeof(ret_stats[0]), "u64");
+	for (key = 0; key < VP_SCX_STAT_NR; key++)
+		if ((err = percpu_sum(s->skel->maps.vp_stats, key, 1, &sum[key])))
+			return err;
 	memcpy(ret_stats, sum, sizeof(sum));
 	return 0;
 }

@@ -234,26 +234,37 @@ scxfeed_vcpu_equal(const struct vp_scx_vcpu *a, const struct vp_scx_vcpu *b)
 }
 
 int
-scxfeed_topology(struct scx_sched *s, const struct vp_topo *t)
+scxfeed_topology(struct scx_sched *s, const struct vp_topo *t,
+    unsigned int cpu_limit, const struct scxfeed_writer *w)
 {
+	static const struct scxfeed_writer loader = { scx_pu_set, scx_dom_set };
 	/* static: a domain is 2 KiB */
 	static struct vp_scx_dom dom;
 	struct vp_scx_pu pu;
+	unsigned int cpu;
 	enum vp_level l;
 	char why[160];
 	int i, err;
 
+	if (!w)
+		w = &loader;
 	if ((err = scxfeed_topo_fits(t, why, sizeof(why))) < 0)
 		return err;
-	for (i = 0; i < t->npus; i++) {
-		scxfeed_pu(t, i, &pu);
-		if ((err = scx_pu_set(s, (int)t->pu[i].os_index, &pu)))
+	if (cpu_limit < t->os_limit)
+		cpu_limit = t->os_limit;
+	for (cpu = 0; cpu < cpu_limit; cpu++) {
+		i = topo_pu_of_os(t, cpu);
+		if (i != VP_PU_NONE)
+			scxfeed_pu(t, i, &pu);
+		else
+			memset(&pu, 0, sizeof(pu));	/* valid 0 */
+		if ((err = w->pu_set(s, (int)cpu, &pu)))
 			return err;
 	}
 	for (l = 0; l < VP_LEVEL_COUNT; l++)
 		for (i = 0; i < wakedom_count(t, l); i++)
 			if ((err = scxfeed_dom(t, l, i, &dom)) ||
-			    (err = scx_dom_set(s, scxfeed_dom_id(t, l, i),
+			    (err = w->dom_set(s, scxfeed_dom_id(t, l, i),
 			    &dom)))
 				return err;
 	return 0;

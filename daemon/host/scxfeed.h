@@ -5,7 +5,8 @@
  * scheduler the same way (tests/scx/).  Everything the BPF side sees is
  * in OS CPU numbers, and every domain by a domain id: the clusters first,
  * then the LLCs, the NUMA nodes and the packages.  The builders are pure;
- * scxfeed_topology() writes through the loader (host/scx.h).
+ * scxfeed_topology() writes them all, through the loader (host/scx.h) or
+ * the daemon's seam.
  */
 #ifndef VP_SCXFEED_H
 #define VP_SCXFEED_H
@@ -54,11 +55,19 @@ void scxfeed_vcpu(const struct vp_topo *t,
 bool scxfeed_vcpu_equal(const struct vp_scx_vcpu *a,
     const struct vp_scx_vcpu *b);
 
+/* Where scxfeed_topology() writes: the loader's setters, or a seam. */
+struct scxfeed_writer {
+	int (*pu_set)(struct scx_sched *s, int cpu, const struct vp_scx_pu *pu);
+	int (*dom_set)(struct scx_sched *s, unsigned int id,
+	    const struct vp_scx_dom *dom);
+};
 /*
- * Writes every PU and every domain of every level (the boot tests' way;
- * the daemon writes them through its own seam, vcpuplaced/schedext.c).
- * -E2BIG: the model does not fit the tables.
+ * Writes every PU and every domain of every level through @w (NULL: the
+ * loader's scx_pu_set() and scx_dom_set()).  CPU ids below @cpu_limit
+ * that @t has no PU for (holes, or CPUs an earlier topology had) are
+ * written invalid.  -E2BIG: the model does not fit the tables.
  */
-int scxfeed_topology(struct scx_sched *s, const struct vp_topo *t);
+int scxfeed_topology(struct scx_sched *s, const struct vp_topo *t,
+    unsigned int cpu_limit, const struct scxfeed_writer *w);
 
 #endif /* VP_SCXFEED_H */

@@ -235,33 +235,15 @@ note_err(struct vp_daemon *d, enum vp_sx_op op, int tid, int err)
 static int
 push_topology(struct vp_daemon *d)
 {
-	const struct vp_topo *t = d->topo;
 	struct vp_schedext *s = &d->scx;
-	unsigned int cpu, id, limit = t->os_limit > s->pu_limit ?
-	    t->os_limit : s->pu_limit;
-	struct vp_scx_dom dom;
-	struct vp_scx_pu pu;
-	enum vp_level l;
-	int i, r;
+	const struct scxfeed_writer w = { LD(s)->pu_set, LD(s)->dom_set };
+	int r;
 
-	for (cpu = 0; cpu < limit; cpu++) {
-		i = topo_pu_of_os(t, cpu);
-		if (i != VP_PU_NONE)
-			scxfeed_pu(t, i, &pu);
-		else
-			memset(&pu, 0, sizeof(pu));	/* valid 0 */
-		if ((r = LD(s)->pu_set(s->sched, (int)cpu, &pu)) < 0)
-			return r;
-	}
-	s->pu_limit = t->os_limit;
-	for (l = 0; l < VP_LEVEL_COUNT; l++)
-		for (i = 0; i < wakedom_count(t, l); i++) {
-			id = scxfeed_dom_id(t, l, i);
-			if ((r = scxfeed_dom(t, l, i, &dom)) < 0 ||
-			    (r = LD(s)->dom_set(s->sched, id, &dom)) < 0)
-				return r;
-		}
-	return 0;
+	/* CPUs the last topology had and this one lacks are cleared too */
+	r = scxfeed_topology(s->sched, d->topo, s->pu_limit, &w);
+	if (r == 0)
+		s->pu_limit = d->topo->os_limit;
+	return r;
 }
 
 /*

@@ -281,7 +281,7 @@ main(void)
 	err = scx_load(&s, 0);
 	if (err)
 		fail("scx_load: %s", strerror(-err));
-	if ((err = scxfeed_topology(s, topo)))
+	if ((err = scxfeed_topology(s, topo, 0, NULL)))
 		fail("scxfeed_topology: %s", strerror(-err));
 	policy_default(&pol);
 	for (i = 0; i < NVCPU; i++) {

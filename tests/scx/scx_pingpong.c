@@ -418,7 +418,7 @@ run(enum sched_kind kind, int nhogs)
 		    SCX_LOAD_PARTIAL : 0);
 		if (err)
 			fail("scx_load: %s", strerror(-err));
-		err = scxfeed_topology(s, topo);
+		err = scxfeed_topology(s, topo, 0, NULL);
 		if (err)
 			fail("scxfeed_topology: %s", strerror(-err));
 		scx_features_set(s, features);

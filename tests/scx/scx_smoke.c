@@ -233,7 +233,7 @@ load_run_detach(struct worker *w)
 		fail("scx_load: %s", strerror(-err));
 	state_expect("enabled", "after scx_load");
 	ops_expect();
-	err = scxfeed_topology(s, topo);
+	err = scxfeed_topology(s, topo, 0, NULL);
 	if (err)
 		fail("scxfeed_topology: %s", strerror(-err));
 	vcpu_register(s, w->tid, true);
@@ -320,7 +320,7 @@ forced_error(struct worker *w)
 	err = scx_load(&s, 0);
 	if (err)
 		fail("scx_load (forced error): %s", strerror(-err));
-	err = scxfeed_topology(s, topo);
+	err = scxfeed_topology(s, topo, 0, NULL);
 	if (err)
 		fail("scxfeed_topology: %s", strerror(-err));
 	vcpu_register(s, w->tid, false);

@@ -380,7 +380,7 @@ START_TEST(test_topology_stub)
 {
 	_cleanup_topo_ struct vp_topo *t = load_topo("g4dnmetal.xml");
 
-	ck_assert_int_eq(scxfeed_topology(NULL, t), -EOPNOTSUPP);
+	ck_assert_int_eq(scxfeed_topology(NULL, t, 0, NULL), -EOPNOTSUPP);
 }
 END_TEST
 
