@@ -324,7 +324,7 @@ dispatch(struct sim *s, int pu)
 	update_busy(s, pu);
 	/* newidle: only when it expects to idle longer than a migration
 	 * costs; the oracle, knowing the future, always pulls */
-	if (s->strat == STRAT_ORACLE ||
+	if (s->strat == STRAT_GREEDY ||
 	    p->avg_idle_ns >= s->p.migration_cost_ns)
 		idle_pull(s, pu);
 }

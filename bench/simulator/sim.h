@@ -114,9 +114,16 @@ double stats_quantile(const struct sim_stats *s, double q);
 
 enum th_state { TH_SLEEP, TH_WAKING, TH_QUEUED, TH_RUNNING };
 
+/*
+ * What decides where a vCPU runs (strategy.c).  Each is the code that
+ * really runs somewhere: the stock kernel, an admin's pins, the daemon in
+ * userspace mode (two ways), the sched_ext scheduler, the kernel series.
+ * GREEDY is a reference heuristic that sees everything; it is no bound
+ * (bound.c computes the bound).
+ */
 enum strategy {
-	STRAT_STOCK, STRAT_PINNED, STRAT_DAEMON, STRAT_VCPUPLACE,
-	STRAT_ORACLE, STRAT_COUNT
+	STRAT_STOCK, STRAT_PINNED, STRAT_DAEMON, STRAT_DAEMON_CORES,
+	STRAT_SCX, STRAT_PATCH0003, STRAT_GREEDY, STRAT_COUNT
 };
 
 enum rng_use { RNG_BURST, RNG_HALT, RNG_PHASE, RNG_PEER };

@@ -8,7 +8,9 @@
  *              one) with the stock wake path inside them
  *   vcpuplace  the same plan with the kernel series' wake path, which
  *              is place_select() of the placement core (place.c)
- *   oracle     sees everything, probes nothing: the upper bound
+ *   greedy     sees everything, probes nothing: a reference heuristic,
+ *              not a bound (bound.c computes the bound)
+ *   daemon-cores, scx, patch-0003: placeholders until built (issue 12)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,8 +20,9 @@
 
 static const char *const names[STRAT_COUNT] = {
 	[STRAT_STOCK] = "stock", [STRAT_PINNED] = "pinned",
-	[STRAT_DAEMON] = "daemon", [STRAT_VCPUPLACE] = "vcpuplace",
-	[STRAT_ORACLE] = "oracle",
+	[STRAT_DAEMON] = "daemon", [STRAT_DAEMON_CORES] = "daemon-cores",
+	[STRAT_SCX] = "scx", [STRAT_PATCH0003] = "patch-0003",
+	[STRAT_GREEDY] = "greedy",
 };
 
 const char *
@@ -176,7 +179,7 @@ strategy_may_pull(const struct sim *s, int src, int thi, int pu)
 {
 	double wait, warm;
 
-	if (s->strat != STRAT_ORACLE)
+	if (s->strat != STRAT_GREEDY)
 		return true;
 	wait = oracle_left_ns(s, src);
 	if (wait > (double)(s->pu[src].slice_end_ns - s->now_ns))
@@ -264,7 +267,7 @@ setup_sets(struct sim *s, const int *o)
 	case STRAT_STOCK:
 		s->select = stock_select;
 		return 0;
-	case STRAT_ORACLE:
+	case STRAT_GREEDY:
 		s->select = oracle_select;
 		return 0;
 	case STRAT_PINNED:
@@ -275,8 +278,11 @@ setup_sets(struct sim *s, const int *o)
 		}
 		return 0;
 	case STRAT_DAEMON:
-	case STRAT_VCPUPLACE:
-		s->select = s->strat == STRAT_DAEMON ? stock_select :
+	case STRAT_DAEMON_CORES:	/* placeholder: daemon, until built */
+	case STRAT_SCX:			/* placeholder: place.c, until built */
+	case STRAT_PATCH0003:		/* placeholder: place.c, until built */
+		s->select = s->strat == STRAT_DAEMON ||
+		    s->strat == STRAT_DAEMON_CORES ? stock_select :
 		    vcpuplace_select;
 		if ((r = replan(s)) < 0)
 			return r;
@@ -319,7 +325,8 @@ strategy_setup(struct sim *s)
 int
 strategy_tick(struct sim *s)
 {
-	if (s->strat != STRAT_DAEMON && s->strat != STRAT_VCPUPLACE)
+	if (s->strat == STRAT_STOCK || s->strat == STRAT_PINNED ||
+	    s->strat == STRAT_GREEDY)
 		return 0;
 	return replan(s);
 }

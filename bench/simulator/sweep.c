@@ -58,9 +58,9 @@ add(struct plist *l, const struct point *p)
 }
 
 #define ALL_STRATS	((1u << STRAT_COUNT) - 1)
-#define SOME_STRATS	(1u << STRAT_STOCK | 1u << STRAT_VCPUPLACE | \
-			 1u << STRAT_ORACLE)
-#define PLAN_STRATS	(1u << STRAT_DAEMON | 1u << STRAT_VCPUPLACE)
+#define SOME_STRATS	(1u << STRAT_STOCK | 1u << STRAT_SCX | \
+			 1u << STRAT_GREEDY)
+#define PLAN_STRATS	(1u << STRAT_DAEMON | 1u << STRAT_SCX)
 
 /* Every seed of the @mask strategies of one point. */
 static int
@@ -113,7 +113,7 @@ build_points(struct plist *l)
 				    "CLUSTER_FIRST";
 				f.variant = t == 0 ? "-SIS_CORE" :
 				    "-CLUSTER_FIRST";
-				r |= add_all(l, f, t == 0 ? 1u << STRAT_VCPUPLACE :
+				r |= add_all(l, f, t == 0 ? 1u << STRAT_SCX :
 				    SOME_STRATS);
 			}
 	for (t = 0; t < 2; t++) {

@@ -75,10 +75,10 @@ static const struct series {
 	{ STRAT_STOCK, "", "stock" },
 	{ STRAT_PINNED, "", "pinned" },
 	{ STRAT_DAEMON, "", "daemon" },
-	{ STRAT_VCPUPLACE, "", "vcpuplace" },
-	{ STRAT_ORACLE, "", "oracle" },
+	{ STRAT_SCX, "", "scx" },
+	{ STRAT_GREEDY, "", "greedy" },
 	{ STRAT_DAEMON, "loc=any", "daemon-any" },
-	{ STRAT_VCPUPLACE, "loc=any", "vcpuplace-any" },
+	{ STRAT_SCX, "loc=any", "scx-any" },
 };
 #define NSERIES	((int)(sizeof(series) / sizeof(*series)))
 
@@ -207,8 +207,8 @@ write_targets(const struct sweep *sw, FILE *f, const char *variant)
 			for (i = 0; i < 3; i++) {
 				struct agg s = find(sw, t, w, at[i], STRAT_STOCK, "");
 				struct agg v = find(sw, t, w, at[i],
-				    STRAT_VCPUPLACE, variant);
-				struct agg o = find(sw, t, w, at[i], STRAT_ORACLE,
+				    STRAT_SCX, variant);
+				struct agg o = find(sw, t, w, at[i], STRAT_GREEDY,
 				    "");
 				double rt = ratio(v.thr, s.thr);
 				double rp = ratio(v.p99, s.p99);
@@ -227,7 +227,7 @@ write_targets(const struct sweep *sw, FILE *f, const char *variant)
 	for (t = 0; t < sw->ntopo; t++)
 		for (w = 0; w < WL_COUNT; w++) {
 			struct agg s = find(sw, t, w, 90, STRAT_STOCK, "");
-			struct agg v = find(sw, t, w, 90, STRAT_VCPUPLACE,
+			struct agg v = find(sw, t, w, 90, STRAT_SCX,
 			    variant);
 			double r = ratio(v.probes, s.probes);
 
@@ -250,14 +250,14 @@ write_oracle_check(const struct sweep *sw, FILE *f)
 	for (i = 0; i < sw->npt; i++) {
 		const struct point *o = &sw->pt[i];
 
-		if (o->strat != STRAT_ORACLE || o->variant[0])
+		if (o->strat != STRAT_GREEDY || o->variant[0])
 			continue;
 		for (j = 0; j < sw->npt; j++) {
 			const struct point *p = &sw->pt[j];
 
 			if (p->topo != o->topo || p->wl != o->wl ||
 			    p->load_pct != o->load_pct || p->seed != o->seed ||
-			    p->variant[0] || p->strat == STRAT_ORACLE ||
+			    p->variant[0] || p->strat == STRAT_GREEDY ||
 			    sw->res[j].thr <= sw->res[i].thr)
 				continue;
 			n++;
@@ -298,10 +298,10 @@ write_seeds(const struct sweep *sw, FILE *f)
 			for (i = 0; i < sw->nloads; i++) {
 				int l = sw->loads[i];
 				struct agg s = find(sw, t, w, l, STRAT_STOCK, "");
-				struct agg v = find(sw, t, w, l, STRAT_VCPUPLACE,
+				struct agg v = find(sw, t, w, l, STRAT_SCX,
 				    "");
 				struct agg voff = find(sw, t, w, l,
-				    STRAT_VCPUPLACE, feat);
+				    STRAT_SCX, feat);
 				struct agg soff = find(sw, t, w, l, STRAT_STOCK,
 				    feat);
 
@@ -335,9 +335,9 @@ write_sensitivity(const struct sweep *sw, FILE *f)
 			struct agg s = find(sw, t, WL_HACKBENCH, 125,
 			    STRAT_STOCK, vars[k]);
 			struct agg v = find(sw, t, WL_HACKBENCH, 125,
-			    STRAT_VCPUPLACE, vars[k]);
+			    STRAT_SCX, vars[k]);
 			struct agg o = find(sw, t, WL_HACKBENCH, 125,
-			    STRAT_ORACLE, vars[k]);
+			    STRAT_GREEDY, vars[k]);
 
 			if (!s.n)
 				continue;
@@ -390,7 +390,7 @@ tables_write(const struct sweep *sw)
 	fclose(f);
 	printf("bench: tables and plots in %s/\n", sw->outdir);
 	s = find(sw, 0, WL_HACKBENCH, 125, STRAT_STOCK, "");
-	v = find(sw, 0, WL_HACKBENCH, 125, STRAT_VCPUPLACE, "");
+	v = find(sw, 0, WL_HACKBENCH, 125, STRAT_SCX, "");
 	printf("vcpuplace_vs_stock_throughput_at_125=%.3f "
 	    "p99_ratio_at_125=%.3f\n", ratio(v.thr, s.thr),
 	    ratio(v.p99, s.p99));

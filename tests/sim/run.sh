@@ -25,7 +25,7 @@ for topo in g4dnmetal.xml 128arm-2pa2n8cluster4co.xml; do
 		case $wl in hackbench|tbench) loads="60 150" ;; esac
 		for load in $loads; do
 			best=0
-			for st in stock pinned daemon vcpuplace oracle; do
+			for st in stock pinned daemon daemon-cores scx patch-0003 greedy; do
 				if ! "$sim" --topology "$dir/$topo" --workload $wl \
 				    --load $load --strategy $st --seed 7 --check \
 				    --warmup-ms 2 --measure-ms 5 >"$out"; then
@@ -34,7 +34,7 @@ for topo in g4dnmetal.xml 128arm-2pa2n8cluster4co.xml; do
 					continue
 				fi
 				t=$(thr "$out")
-				if [ $st = oracle ]; then
+				if [ $st = greedy ]; then
 					if awk -v o="$t" -v b="$best" \
 					    'BEGIN { exit !(o < 0.98 * b) }'; then
 						echo "FAIL: oracle beaten: $topo $wl" \
@@ -51,7 +51,7 @@ for topo in g4dnmetal.xml 128arm-2pa2n8cluster4co.xml; do
 done
 
 # a hybrid host (P- and E-cores of unequal priority), invariants only
-for st in stock pinned daemon vcpuplace oracle; do
+for st in stock pinned daemon daemon-cores scx patch-0003 greedy; do
 	if ! "$sim" --topology "$dir/Intel-RaptorLake-Corei7-1370P.xml" \
 	    --workload dense --load 150 --strategy $st --seed 5 --check \
 	    --warmup-ms 2 --measure-ms 5 >"$out"; then
@@ -61,9 +61,9 @@ for st in stock pinned daemon vcpuplace oracle; do
 done
 
 a=$("$sim" --topology "$dir/g4dnmetal.xml" --workload dense --load 125 \
-    --strategy vcpuplace --seed 3 --measure-ms 10)
+    --strategy scx --seed 3 --measure-ms 10)
 b=$("$sim" --topology "$dir/g4dnmetal.xml" --workload dense --load 125 \
-    --strategy vcpuplace --seed 3 --measure-ms 10)
+    --strategy scx --seed 3 --measure-ms 10)
 if [ "$a" != "$b" ]; then
 	echo "FAIL: same seed, different result"
 	fail=1
