@@ -20,5 +20,12 @@ bench: $(B)/vcpuplace-sim
 	@sh tests/deps.sh gnuplot-nox
 	$(B)/vcpuplace-sim --sweep tests/topologies bench/results --jobs 2
 
-check-sim: $(B)/vcpuplace-sim
+# The sweep's arithmetic (break-even, bound check), with Check.
+$(B)/test-sim: $(call obj,$(B),tests/sim/test_sweep.c \
+		$(filter-out bench/simulator/main.c,$(SIM_SRCS))) \
+		$(B)/libvphost.a $(B)/libvpcore.a
+	$(LINK) $^ $(LIB_HWLOC) $(LIB_JSON) $(LIB_CHECK) -lm $(LDLIBS)
+
+check-sim: $(B)/vcpuplace-sim $(B)/test-sim
+	$(B)/test-sim
 	sh tests/sim/run.sh $(B)/vcpuplace-sim tests/topologies

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/vcpuplace.h"
 
@@ -77,6 +78,7 @@ struct sim_params {
 	double mlp;		/* cache misses in flight at once */
 	double warm_scale;	/* sensitivity knob for all warm costs */
 	uint64_t probe_ns;	/* one remote runqueue probe */
+	double migration_us;	/* whole in-LLC vCPU migration; <= 0: model */
 	uint64_t migration_cost_ns;	/* newidle gate on avg_idle */
 	uint64_t util_period_ns;	/* SIS_UTIL refresh period */
 	double util_halflife_ns;	/* PELT half-life */
@@ -321,7 +323,24 @@ char *run_point(const struct vp_topo *t, const struct run_cfg *c,
     const struct run_opts *o, int *ret_errors);
 
 /* ---------------------------------------------------------------- */
-/* sweep.c: the standard sweep, run in parallel worker processes */
+/* sweep.c: the sweep behind `make bench`, run in worker processes;
+ * points.c: which points it runs */
+
+/* A topology of the sweep, and which set it belongs to. */
+struct sweep_topo {
+	const char *file;	/* e.g. "g4dnmetal.xml" */
+	const char *label;	/* short name for tables */
+	bool heldout;		/* never used to tune a rule */
+};
+
+/* The families of points; each table reads only its own. */
+enum family {
+	FAM_STANDARD,		/* the model as it is */
+	FAM_SEED,		/* a seed's feature turned off */
+	FAM_CLUSTER,		/* seed 003 with another cluster line cost */
+	FAM_SMT,		/* SMT yield curve */
+	FAM_MIGRATION,		/* migration cost curve */
+};
 
 struct point {
 	int topo;		/* index into struct sweep.topo */
@@ -329,36 +348,83 @@ struct point {
 	int load_pct;
 	enum strategy strat;
 	uint64_t seed;
+	enum family fam;
 	const char *variant;	/* "" for the standard model */
 	double smt_yield;	/* 0: the default */
 	double warm_scale;	/* < 0: the default */
+	double migration_us;	/* 0: the sourced migration cost */
+	double cluster_line_ns;	/* 0: the default */
 	const char *feature_off;	/* a feature turned off, or NULL */
 	const char *locality;	/* the VMs' locality, or NULL: default */
 };
 
 struct result {
 	bool ok;
-	double thr, p50, p99, probes, bs, xcl, xllc, mig;
+	double thr, p50, p99, probes, bs, xcl, xllc, mig, bound;
 };
 
 struct sweep {
 	const char *outdir;
-	const char *const *topo;	/* file names, e.g. "g4dnmetal.xml" */
+	const struct sweep_topo *topo;
+	struct vp_topo **t;	/* [ntopo], loaded */
 	int ntopo;
-	const int *loads;
-	int nloads;
-	int nseeds;
 	struct point *pt;	/* [npt] */
 	struct result *res;	/* [npt] */
 	int npt;
 };
 
+/* The tuning and held-out sets' loads and seeds (points.c). */
+extern const int tune_loads[], heldout_loads[];
+extern const int ntune_loads, nheldout_loads;
+extern const double smt_curve[], migration_curve[], cluster_curve[];
+extern const int nsmt_curve, nmigration_curve, ncluster_curve;
+
+/* Fills @sw's topology list. */
+void points_topos(struct sweep *sw);
+/* Fills @sw's points, once sw->t is loaded; 0 or -ENOMEM. */
+int points_build(struct sweep *sw) VP_MUST_CHECK;
+/* The run options of point @p. */
+void points_opts(const struct point *p, struct run_opts *o);
 int sweep_main(const char *topodir, const char *outdir, int jobs);
 
 /* ---------------------------------------------------------------- */
-/* tables.c: markdown tables, gnuplot plots and the headline */
+/* results.c: the sweep's figures, averaged over seeds */
 
-/* Writes every table and plot; prints the headline line last. */
+struct agg {
+	int n;
+	double thr, thr_lo, thr_hi, p50, p99, p99_lo, p99_hi;
+	double probes, bs, xcl, xllc, mig, bound;
+};
+
+/* Mean over the seeds of one (topology, workload, load, strategy,
+ * variant); n = 0 when no point matched. */
+struct agg results_find(const struct sweep *sw, int topo, int wl, int load,
+    int strat, const char *variant);
+/* a / b, or 0 when b is not positive. */
+double results_ratio(double a, double b);
+/* Opens OUTDIR/@name for writing, or NULL. */
+FILE *results_open(const struct sweep *sw, const char *name);
+/* Runs gnuplot on OUTDIR/plots/@name.gp; 0 or -1. */
+int results_plot(const struct sweep *sw, const char *name);
+
+/* tables.c: a table and plots per topology and workload */
 int tables_write(const struct sweep *sw) VP_MUST_CHECK;
+
+/* summary.c: both sets at 125 %, the bound check, the last line */
+int summary_write(const struct sweep *sw) VP_MUST_CHECK;
+/* Runs above their bound, plus runs that have no bound to check. */
+int summary_bound_violations(const struct sweep *sw);
+
+/* curves.c: gain against SMT yield and migration cost, break-even */
+int curves_write(const struct sweep *sw) VP_MUST_CHECK;
+/* Where curve @g over @x first reaches 1.0, interpolated; x[0] - 1 if it
+ * starts there, x[n-1] + 1 if it never gets there. */
+double curves_crossing(const double *x, const double *g, int n);
+/* Break-even migration cost (us) of the held-out set, or a value out of
+ * the curve's range (< first: lost already; > last: never lost). */
+double curves_breakeven(const struct sweep *sw);
+
+/* seeds.c: the comparison with seeds 000 and 003 */
+int seeds_write(const struct sweep *sw) VP_MUST_CHECK;
 
 #endif /* SIM_H */

@@ -1,8 +1,9 @@
 /*
- * tables.c - the sweep's outputs: a markdown table per topology and
- * workload, throughput and p99 plots (gnuplot, PNG and SVG), the seed
- * comparison, the sensitivity table and the targets, in OUTDIR.  Every
- * figure is the mean of the seeds; spreads are min..max over seeds.
+ * tables.c - one markdown table and two plots (throughput, p99; gnuplot,
+ * PNG and SVG) per topology and workload, for both sets, in OUTDIR.
+ * Every figure is the mean of the seeds; spreads are min..max.  Then the
+ * other writers (summary.c, curves.c, seeds.c); the summary's line is
+ * printed last.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,60 +12,6 @@
 #include <sys/stat.h>
 
 #include "sim.h"
-
-struct agg {
-	int n;
-	double thr, thr_lo, thr_hi, p50, p99, p99_lo, p99_hi;
-	double probes, bs, xcl, xllc, mig;
-};
-
-/* Mean over the seeds of one (topology, workload, load, strategy,
- * variant); n = 0 when no point matched. */
-static struct agg
-find(const struct sweep *sw, int topo, int wl, int load, int strat,
-    const char *variant)
-{
-	struct agg a = { 0 };
-	int i;
-
-	for (i = 0; i < sw->npt; i++) {
-		const struct point *p = &sw->pt[i];
-		const struct result *r = &sw->res[i];
-
-		if (p->topo != topo || (int)p->wl != wl ||
-		    p->load_pct != load || (int)p->strat != strat ||
-		    strcmp(p->variant, variant) || !r->ok)
-			continue;
-		if (!a.n || r->thr < a.thr_lo)
-			a.thr_lo = r->thr;
-		if (!a.n || r->thr > a.thr_hi)
-			a.thr_hi = r->thr;
-		if (!a.n || r->p99 < a.p99_lo)
-			a.p99_lo = r->p99;
-		if (!a.n || r->p99 > a.p99_hi)
-			a.p99_hi = r->p99;
-		a.n++;
-		a.thr += r->thr;
-		a.p50 += r->p50;
-		a.p99 += r->p99;
-		a.probes += r->probes;
-		a.bs += r->bs;
-		a.xcl += r->xcl;
-		a.xllc += r->xllc;
-		a.mig += r->mig;
-	}
-	if (a.n) {
-		a.thr /= a.n;
-		a.p50 /= a.n;
-		a.p99 /= a.n;
-		a.probes /= a.n;
-		a.bs /= a.n;
-		a.xcl /= a.n;
-		a.xllc /= a.n;
-		a.mig /= a.n;
-	}
-	return a;
-}
 
 /* The rows of every table and the lines of every plot. */
 static const struct series {
@@ -75,79 +22,77 @@ static const struct series {
 	{ STRAT_STOCK, "", "stock" },
 	{ STRAT_PINNED, "", "pinned" },
 	{ STRAT_DAEMON, "", "daemon" },
+	{ STRAT_DAEMON_CORES, "", "daemon-cores" },
 	{ STRAT_SCX, "", "scx" },
+	{ STRAT_PATCH0003, "", "patch-0003" },
 	{ STRAT_GREEDY, "", "greedy" },
-	{ STRAT_DAEMON, "loc=any", "daemon-any" },
-	{ STRAT_SCX, "loc=any", "scx-any" },
 };
 #define NSERIES	((int)(sizeof(series) / sizeof(*series)))
 
-/* "g4dnmetal.xml" -> "g4dnmetal" into @buf. */
-static const char *
-base(const char *name, char *buf, size_t len)
+static void
+loads_of(const struct sweep *sw, int topo, const int **ret, int *n)
 {
-	const char *dot = strrchr(name, '.');
-	size_t n = dot ? (size_t)(dot - name) : strlen(name);
-
-	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), name);
-	return buf;
-}
-
-static FILE *
-open_out(const struct sweep *sw, const char *name)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/%s", sw->outdir, name);
-	return fopen(path, "w");
+	*ret = sw->topo[topo].heldout ? heldout_loads : tune_loads;
+	*n = sw->topo[topo].heldout ? nheldout_loads : ntune_loads;
 }
 
 static void
 write_table(const struct sweep *sw, int topo, int wl, FILE *f)
 {
-	int i, st;
+	const int *loads;
+	int i, st, n;
 
+	loads_of(sw, topo, &loads, &n);
 	fprintf(f, "| load | strategy | throughput (cores) | min..max | "
-	    "p50 us | p99 us | p99 min..max | probes/wake | "
+	    "bound | p50 us | p99 us | p99 min..max | probes/wake | "
 	    "busy-sibling %% | x-cluster %% | x-LLC %% | migrations/s |\n"
-	    "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-	for (i = 0; i < sw->nloads; i++)
+	    "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	    "---:|\n");
+	for (i = 0; i < n; i++)
 		for (st = 0; st < NSERIES; st++) {
-			struct agg a = find(sw, topo, wl, sw->loads[i],
+			struct agg a = results_find(sw, topo, wl, loads[i],
 			    series[st].strat, series[st].variant);
 
 			if (!a.n)
 				continue;
-			fprintf(f, "| %d %% | %s | %.2f | %.2f..%.2f | %.1f | "
-			    "%.1f | %.1f..%.1f | %.2f | %.1f | %.1f | %.1f | "
-			    "%.0f |\n", sw->loads[i], series[st].label, a.thr,
-			    a.thr_lo, a.thr_hi, a.p50 / 1e3, a.p99 / 1e3,
-			    a.p99_lo / 1e3, a.p99_hi / 1e3, a.probes,
-			    100 * a.bs, 100 * a.xcl, 100 * a.xllc, a.mig);
+			fprintf(f, "| %d %% | %s | %.2f | %.2f..%.2f | %.2f | "
+			    "%.1f | %.1f | %.1f..%.1f | %.2f | %.1f | %.1f | "
+			    "%.1f | %.0f |\n", loads[i], series[st].label,
+			    a.thr, a.thr_lo, a.thr_hi, a.bound, a.p50 / 1e3,
+			    a.p99 / 1e3, a.p99_lo / 1e3, a.p99_hi / 1e3,
+			    a.probes, 100 * a.bs, 100 * a.xcl, 100 * a.xllc,
+			    a.mig);
 		}
 }
 
-/* One .dat row per load: per strategy thr, lo, hi, p99 us, lo, hi. */
+/* One .dat row per load: per series thr, lo, hi, p99 us, lo, hi. */
 static int
 write_plot(const struct sweep *sw, int topo, int wl, const char *name)
 {
+	const int *loads;
 	char path[4096];
 	FILE *f;
-	int i, st;
+	int i, st, n;
 
+	loads_of(sw, topo, &loads, &n);
 	snprintf(path, sizeof(path), "%s/plots/%s.dat", sw->outdir, name);
 	if (!(f = fopen(path, "w")))
 		return -1;
-	for (i = 0; i < sw->nloads; i++) {
-		fprintf(f, "%d", sw->loads[i]);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%d", loads[i]);
 		for (st = 0; st < NSERIES; st++) {
-			struct agg a = find(sw, topo, wl, sw->loads[i],
+			struct agg a = results_find(sw, topo, wl, loads[i],
 			    series[st].strat, series[st].variant);
 
-			/* log scale: a zero latency plots at 10 ns */
-			fprintf(f, " %.4f %.4f %.4f %.4f %.4f %.4f", a.thr,
-			    a.thr_lo, a.thr_hi, a.p99 / 1e3 + 0.01,
-			    a.p99_lo / 1e3 + 0.01, a.p99_hi / 1e3 + 0.01);
+			/* a missing series is NaN, which gnuplot skips; a
+			 * zero latency plots at 10 ns (log scale) */
+			if (!a.n)
+				fputs(" NaN NaN NaN NaN NaN NaN", f);
+			else
+				fprintf(f, " %.4f %.4f %.4f %.4f %.4f %.4f",
+				    a.thr, a.thr_lo, a.thr_hi,
+				    a.p99 / 1e3 + 0.01, a.p99_lo / 1e3 + 0.01,
+				    a.p99_hi / 1e3 + 0.01);
 		}
 		fputc('\n', f);
 	}
@@ -155,204 +100,37 @@ write_plot(const struct sweep *sw, int topo, int wl, const char *name)
 	snprintf(path, sizeof(path), "%s/plots/%s.gp", sw->outdir, name);
 	if (!(f = fopen(path, "w")))
 		return -1;
-	fprintf(f, "names = 'stock pinned daemon vcpuplace oracle "
-	    "daemon-any vcpuplace-any'\n"
-	    "set grid\nset key top left\nset xlabel 'load (%% of cores)'\n"
-	    "set title '%s: throughput (mean, min..max of 3 seeds)'\n"
+	fputs("names = '", f);
+	for (st = 0; st < NSERIES; st++)
+		fprintf(f, "%s%s", st ? " " : "", series[st].label);
+	fprintf(f, "'\nset grid\nset key top left\n"
+	    "set xlabel 'load (%% of cores)'\n"
+	    "set title '%s: throughput (mean, min..max of the seeds)'\n"
 	    "set ylabel 'useful work (cores)'\n"
-	    "set terminal pngcairo size 800,500\n"
+	    "set terminal pngcairo size 900,560\n"
 	    "set output '%s-throughput.png'\n"
-	    "plot for [s=0:6] '%s.dat' using 1:(column(2+6*s)):"
+	    "plot for [s=0:%d] '%s.dat' using 1:(column(2+6*s)):"
 	    "(column(3+6*s)):(column(4+6*s)) with yerrorlines "
 	    "title word(names, s+1)\n"
-	    "set terminal svg size 800,500\nset output '%s-throughput.svg'\n"
+	    "set terminal svg size 900,560\nset output '%s-throughput.svg'\n"
 	    "replot\n"
 	    "set title '%s: p99 wake-to-run latency'\n"
 	    "set ylabel 'p99 (us, log)'\nset logscale y\n"
-	    "set terminal pngcairo size 800,500\nset output '%s-p99.png'\n"
-	    "plot for [s=0:6] '%s.dat' using 1:(column(5+6*s)):"
+	    "set terminal pngcairo size 900,560\nset output '%s-p99.png'\n"
+	    "plot for [s=0:%d] '%s.dat' using 1:(column(5+6*s)):"
 	    "(column(6+6*s)):(column(7+6*s)) with yerrorlines "
 	    "title word(names, s+1)\n"
-	    "set terminal svg size 800,500\nset output '%s-p99.svg'\n"
-	    "replot\n", name, name, name, name, name, name, name, name);
+	    "set terminal svg size 900,560\nset output '%s-p99.svg'\n"
+	    "replot\n", name, name, NSERIES - 1, name, name, name, name,
+	    NSERIES - 1, name, name);
 	fclose(f);
-	snprintf(path, sizeof(path), "cd '%s/plots' && gnuplot '%s.gp'",
-	    sw->outdir, name);
-	return system(path) == 0 ? 0 : -1;
-}
-
-static double
-ratio(double a, double b)
-{
-	return b > 0 ? a / b : 0;
-}
-
-/* The targets at 100..150 % and the probe target at 90 %. */
-static void
-write_targets(const struct sweep *sw, FILE *f, const char *variant)
-{
-	static const int at[] = { 100, 125, 150 };
-	char b[256];
-	int t, w, i;
-
-	fprintf(f, "## Targets: vcpuplace%s%s against stock and oracle\n\n",
-	    variant[0] ? " " : "", variant);
-	fprintf(f, "Targets: throughput >= 1.15 x stock, p99 <= 0.70 x stock, "
-	    "throughput >= 0.95 x oracle.\n\n"
-	    "| topology | workload | load | thr vcpuplace/stock | "
-	    "p99 vcpuplace/stock | thr vcpuplace/oracle | met |\n"
-	    "|---|---|---:|---:|---:|---:|---|\n");
-	for (t = 0; t < sw->ntopo; t++)
-		for (w = 0; w < WL_COUNT; w++)
-			for (i = 0; i < 3; i++) {
-				struct agg s = find(sw, t, w, at[i], STRAT_STOCK, "");
-				struct agg v = find(sw, t, w, at[i],
-				    STRAT_SCX, variant);
-				struct agg o = find(sw, t, w, at[i], STRAT_GREEDY,
-				    "");
-				double rt = ratio(v.thr, s.thr);
-				double rp = ratio(v.p99, s.p99);
-				double ro = ratio(v.thr, o.thr);
-
-				fprintf(f, "| %s | %s | %d %% | %.3f | %.3f | "
-				    "%.3f | %s |\n", base(sw->topo[t], b,
-				    sizeof(b)), workload_name(w), at[i], rt, rp,
-				    ro, rt >= 1.15 && rp <= 0.70 && ro >= 0.95 ?
-				    "yes" : "no");
-			}
-	fprintf(f, "\n## Probes per wake-up at 90 %% load, vcpuplace%s%s "
-	    "(target: <= 1/4 of stock)\n\n", variant[0] ? " " : "", variant);
-	fprintf(f, "| topology | workload | stock | vcpuplace | ratio | met |\n"
-	    "|---|---|---:|---:|---:|---|\n");
-	for (t = 0; t < sw->ntopo; t++)
-		for (w = 0; w < WL_COUNT; w++) {
-			struct agg s = find(sw, t, w, 90, STRAT_STOCK, "");
-			struct agg v = find(sw, t, w, 90, STRAT_SCX,
-			    variant);
-			double r = ratio(v.probes, s.probes);
-
-			fprintf(f, "| %s | %s | %.2f | %.2f | %.3f | %s |\n",
-			    base(sw->topo[t], b, sizeof(b)), workload_name(w),
-			    s.probes, v.probes, r, r <= 0.25 ? "yes" : "no");
-		}
-}
-
-/* Points where some strategy out-ran the oracle, per seed. */
-static void
-write_oracle_check(const struct sweep *sw, FILE *f)
-{
-	char b[256];
-	int i, j, n = 0;
-
-	fprintf(f, "\n## Oracle beaten (same seed, standard model)\n\n"
-	    "| topology | workload | load | seed | strategy | its thr | "
-	    "oracle thr |\n|---|---|---:|---:|---|---:|---:|\n");
-	for (i = 0; i < sw->npt; i++) {
-		const struct point *o = &sw->pt[i];
-
-		if (o->strat != STRAT_GREEDY || o->variant[0])
-			continue;
-		for (j = 0; j < sw->npt; j++) {
-			const struct point *p = &sw->pt[j];
-
-			if (p->topo != o->topo || p->wl != o->wl ||
-			    p->load_pct != o->load_pct || p->seed != o->seed ||
-			    p->variant[0] || p->strat == STRAT_GREEDY ||
-			    sw->res[j].thr <= sw->res[i].thr)
-				continue;
-			n++;
-			fprintf(f, "| %s | %s | %d %% | %llu | %s | %.3f | "
-			    "%.3f |\n", base(sw->topo[o->topo], b, sizeof(b)),
-			    workload_name(o->wl), o->load_pct,
-			    (unsigned long long)o->seed,
-			    strategy_name(p->strat), sw->res[j].thr,
-			    sw->res[i].thr);
-		}
-	}
-	fprintf(f, "\n%d point(s) where the oracle was beaten.\n", n);
-}
-
-/* Throughput change of @a over @b, in percent. */
-static double
-gain(struct agg a, struct agg b)
-{
-	return b.thr > 0 ? 100 * (a.thr / b.thr - 1) : 0;
-}
-
-static void
-write_seeds(const struct sweep *sw, FILE *f)
-{
-	int t, w, i;
-
-	fprintf(f, "# Seed comparison: throughput change, %% (mean of 3 "
-	    "seeds)\n\n");
-	for (t = 0; t < sw->ntopo; t++) {
-		const char *feat = t == 0 ? "-SIS_CORE" : "-CLUSTER_FIRST";
-
-		fprintf(f, "## %s, %s (seed %s)\n\n| load | workload | "
-		    "vcpuplace vs stock | vcpuplace: %s on vs off | "
-		    "stock: %s on vs off |\n|---:|---|---:|---:|---:|\n",
-		    sw->topo[t], feat + 1, t == 0 ? "000" : "003", feat + 1,
-		    feat + 1);
-		for (w = 0; w < 2; w++)
-			for (i = 0; i < sw->nloads; i++) {
-				int l = sw->loads[i];
-				struct agg s = find(sw, t, w, l, STRAT_STOCK, "");
-				struct agg v = find(sw, t, w, l, STRAT_SCX,
-				    "");
-				struct agg voff = find(sw, t, w, l,
-				    STRAT_SCX, feat);
-				struct agg soff = find(sw, t, w, l, STRAT_STOCK,
-				    feat);
-
-				fprintf(f, "| %d %% | %s | %+.1f | %+.1f | ", l,
-				    workload_name(w), gain(v, s), gain(v, voff));
-				/* the stock model has a cluster pass to turn
-				 * off, but no SIS_CORE */
-				if (soff.n)
-					fprintf(f, "%+.1f |\n", gain(s, soff));
-				else
-					fprintf(f, "n/a |\n");
-			}
-		fputc('\n', f);
-	}
-}
-
-static void
-write_sensitivity(const struct sweep *sw, FILE *f)
-{
-	static const char *const vars[] = { "", "smt=0.55", "smt=0.75",
-	    "warm=0", "warm=0.5", "warm=2" };
-	int t, k;
-
-	fprintf(f, "# Sensitivity: hackbench at 125 %% (mean of 3 seeds)\n\n"
-	    "Default: smt_yield 0.65, warm_scale 1.\n\n"
-	    "| topology | variant | stock | vcpuplace | oracle | "
-	    "thr vcpuplace/stock | p99 vcpuplace/stock |\n"
-	    "|---|---|---:|---:|---:|---:|---:|\n");
-	for (t = 0; t < sw->ntopo; t++)
-		for (k = 0; k < 6; k++) {
-			struct agg s = find(sw, t, WL_HACKBENCH, 125,
-			    STRAT_STOCK, vars[k]);
-			struct agg v = find(sw, t, WL_HACKBENCH, 125,
-			    STRAT_SCX, vars[k]);
-			struct agg o = find(sw, t, WL_HACKBENCH, 125,
-			    STRAT_GREEDY, vars[k]);
-
-			if (!s.n)
-				continue;
-			fprintf(f, "| %s | %s | %.2f | %.2f | %.2f | %.3f | "
-			    "%.3f |\n", sw->topo[t], vars[k][0] ? vars[k] :
-			    "default", s.thr, v.thr, o.thr, ratio(v.thr, s.thr),
-			    ratio(v.p99, s.p99));
-		}
+	return results_plot(sw, name);
 }
 
 int
 tables_write(const struct sweep *sw)
 {
-	char name[512], b[256], path[4096], fname[600];
-	struct agg s, v;
+	char name[512], path[4096], fname[600];
 	FILE *f;
 	int t, w, r = 0;
 
@@ -362,38 +140,23 @@ tables_write(const struct sweep *sw)
 	for (t = 0; t < sw->ntopo; t++)
 		for (w = 0; w < WL_COUNT; w++) {
 			snprintf(name, sizeof(name), "%s-%s",
-			    base(sw->topo[t], b, sizeof(b)), workload_name(w));
+			    sw->topo[t].label, workload_name(w));
 			snprintf(fname, sizeof(fname), "%s.md", name);
-			if (!(f = open_out(sw, fname)))
+			if (!(f = results_open(sw, fname)))
 				return -1;
-			fprintf(f, "# %s, %s\n\nMean of %d seeds.  Throughput: "
-			    "useful work in cores; latencies in us.\n\n",
-			    sw->topo[t], workload_name(w), sw->nseeds);
+			fprintf(f, "# %s (%s), %s\n\n%s set.  Mean of 3 "
+			    "seeds.  Throughput: useful work in cores; bound: "
+			    "bound.c's upper bound; latencies in us.\n\n",
+			    sw->topo[t].label, sw->topo[t].file,
+			    workload_name(w), sw->topo[t].heldout ?
+			    "Held-out" : "Tuning");
 			write_table(sw, t, w, f);
 			fclose(f);
 			r |= write_plot(sw, t, w, name);
 		}
-	if (!(f = open_out(sw, "summary.md")))
-		return -1;
-	write_targets(sw, f, "");
-	fputc('\n', f);
-	write_targets(sw, f, "loc=any");
-	write_oracle_check(sw, f);
-	fclose(f);
-	if (!(f = open_out(sw, "seeds.md")))
-		return -1;
-	write_seeds(sw, f);
-	fclose(f);
-	if (!(f = open_out(sw, "sensitivity.md")))
-		return -1;
-	write_sensitivity(sw, f);
-	fclose(f);
-	printf("bench: tables and plots in %s/\n", sw->outdir);
-	s = find(sw, 0, WL_HACKBENCH, 125, STRAT_STOCK, "");
-	v = find(sw, 0, WL_HACKBENCH, 125, STRAT_SCX, "");
-	printf("vcpuplace_vs_stock_throughput_at_125=%.3f "
-	    "p99_ratio_at_125=%.3f\n", ratio(v.thr, s.thr),
-	    ratio(v.p99, s.p99));
-	fflush(stdout);
-	return r;
+	r |= seeds_write(sw);
+	r |= curves_write(sw);
+	/* last: it prints the line `make bench` ends with */
+	r |= summary_write(sw);
+	return r ? -1 : 0;
 }

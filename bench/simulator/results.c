@@ -1,0 +1,86 @@
+/*
+ * results.c - the sweep's figures as the tables read them: the mean over
+ * seeds of one point, with min..max, and the file helpers every table
+ * writer shares.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+static void
+lo_hi(double v, double *lo, double *hi, bool first)
+{
+	if (first || v < *lo)
+		*lo = v;
+	if (first || v > *hi)
+		*hi = v;
+}
+
+struct agg
+results_find(const struct sweep *sw, int topo, int wl, int load, int strat,
+    const char *variant)
+{
+	struct agg a = { 0 };
+	int i;
+
+	for (i = 0; i < sw->npt; i++) {
+		const struct point *p = &sw->pt[i];
+		const struct result *r = &sw->res[i];
+
+		if (p->topo != topo || (int)p->wl != wl ||
+		    p->load_pct != load || (int)p->strat != strat ||
+		    strcmp(p->variant, variant) || !r->ok)
+			continue;
+		lo_hi(r->thr, &a.thr_lo, &a.thr_hi, !a.n);
+		lo_hi(r->p99, &a.p99_lo, &a.p99_hi, !a.n);
+		a.n++;
+		a.thr += r->thr;
+		a.p50 += r->p50;
+		a.p99 += r->p99;
+		a.probes += r->probes;
+		a.bs += r->bs;
+		a.xcl += r->xcl;
+		a.xllc += r->xllc;
+		a.mig += r->mig;
+		a.bound += r->bound;
+	}
+	if (a.n) {
+		a.thr /= a.n;
+		a.p50 /= a.n;
+		a.p99 /= a.n;
+		a.probes /= a.n;
+		a.bs /= a.n;
+		a.xcl /= a.n;
+		a.xllc /= a.n;
+		a.mig /= a.n;
+		a.bound /= a.n;
+	}
+	return a;
+}
+
+double
+results_ratio(double a, double b)
+{
+	return b > 0 ? a / b : 0;
+}
+
+FILE *
+results_open(const struct sweep *sw, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", sw->outdir, name);
+	return fopen(path, "w");
+}
+
+int
+results_plot(const struct sweep *sw, const char *name)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd), "cd '%s/plots' && gnuplot '%s.gp'",
+	    sw->outdir, name);
+	return system(cmd) == 0 ? 0 : -1;
+}

@@ -1,0 +1,260 @@
+/*
+ * summary.c - summary.md: every strategy against stock at each load, the
+ * held-out set apart from the tuning set, the runs that beat the bound,
+ * and the line `make bench` ends with:
+ *
+ *   heldout_scx_vs_stock_throughput_at_125=X heldout_p99_ratio_at_125=Y
+ *   breakeven_migration_us=M bound_violations=K
+ *
+ * X and Y are geometric means over every held-out topology and workload
+ * at 125 % (each the mean of its 3 seeds); summary.md gives their range.
+ * K counts the runs, of any strategy and family, whose throughput is
+ * above bound.c's bound for the same run.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "sim.h"
+
+/* Strategies compared with stock, in table order. */
+static const enum strategy cmp[] = {
+	STRAT_PINNED, STRAT_DAEMON, STRAT_DAEMON_CORES, STRAT_SCX,
+	STRAT_PATCH0003, STRAT_GREEDY,
+};
+#define NCMP	((int)(sizeof(cmp) / sizeof(*cmp)))
+
+/* Geometric mean and range of a strategy's ratio to stock. */
+struct span {
+	int n;
+	double logsum, lo, hi;
+};
+
+static void
+span_add(struct span *s, double r)
+{
+	if (r <= 0)
+		return;
+	if (!s->n || r < s->lo)
+		s->lo = r;
+	if (!s->n || r > s->hi)
+		s->hi = r;
+	s->n++;
+	s->logsum += log(r);
+}
+
+static double
+span_geo(const struct span *s)
+{
+	return s->n ? exp(s->logsum / s->n) : 0;
+}
+
+/* Ratios to stock over one set at @load: throughput (@p99 false) or p99. */
+static struct span
+set_span(const struct sweep *sw, bool heldout, int load, int strat, bool p99)
+{
+	struct span s = { 0 };
+	int t, w;
+
+	for (t = 0; t < sw->ntopo; t++) {
+		if (sw->topo[t].heldout != heldout)
+			continue;
+		for (w = 0; w < WL_COUNT; w++) {
+			struct agg b = results_find(sw, t, w, load,
+			    STRAT_STOCK, "");
+			struct agg a = results_find(sw, t, w, load, strat, "");
+
+			if (!a.n || !b.n)
+				continue;
+			span_add(&s, p99 ? results_ratio(a.p99, b.p99) :
+			    results_ratio(a.thr, b.thr));
+		}
+	}
+	return s;
+}
+
+/* Per load: each strategy's geometric mean ratio to stock and range. */
+static void
+write_set(const struct sweep *sw, FILE *f, bool heldout)
+{
+	const int *loads = heldout ? heldout_loads : tune_loads;
+	int n = heldout ? nheldout_loads : ntune_loads, i, k, m;
+
+	for (m = 0; m < 2; m++) {
+		fprintf(f, "\n### %s against stock, geometric mean over "
+		    "topologies and workloads (min..max)\n\n| load |",
+		    m ? "p99 wake-to-run latency" : "Throughput");
+		for (k = 0; k < NCMP; k++)
+			fprintf(f, " %s |", strategy_name(cmp[k]));
+		fputs("\n|---:|", f);
+		for (k = 0; k < NCMP; k++)
+			fputs("---|", f);
+		fputc('\n', f);
+		for (i = 0; i < n; i++) {
+			fprintf(f, "| %d %% |", loads[i]);
+			for (k = 0; k < NCMP; k++) {
+				struct span s = set_span(sw, heldout, loads[i],
+				    cmp[k], m);
+
+				fprintf(f, " %.3f (%.3f..%.3f) |", span_geo(&s),
+				    s.lo, s.hi);
+			}
+			fputc('\n', f);
+		}
+	}
+}
+
+/* At 125 %: one row per topology and workload of the set. */
+static void
+write_points(const struct sweep *sw, FILE *f, bool heldout)
+{
+	int t, w, k;
+
+	fprintf(f, "\n### Each topology and workload at 125 %%: throughput "
+	    "ratio to stock / p99 ratio to stock\n\n| topology | workload "
+	    "| stock (cores) | bound |");
+	for (k = 0; k < NCMP; k++)
+		fprintf(f, " %s |", strategy_name(cmp[k]));
+	fputs("\n|---|---|---:|---:|", f);
+	for (k = 0; k < NCMP; k++)
+		fputs("---|", f);
+	fputc('\n', f);
+	for (t = 0; t < sw->ntopo; t++) {
+		if (sw->topo[t].heldout != heldout)
+			continue;
+		for (w = 0; w < WL_COUNT; w++) {
+			struct agg b = results_find(sw, t, w, 125,
+			    STRAT_STOCK, "");
+
+			fprintf(f, "| %s | %s | %.2f | %.2f |",
+			    sw->topo[t].label, workload_name(w), b.thr,
+			    b.bound);
+			for (k = 0; k < NCMP; k++) {
+				struct agg a = results_find(sw, t, w, 125,
+				    cmp[k], "");
+
+				fprintf(f, " %.3f / %.2f |",
+				    results_ratio(a.thr, b.thr),
+				    results_ratio(a.p99, b.p99));
+			}
+			fputc('\n', f);
+		}
+	}
+}
+
+static bool
+above_bound(const struct result *r)
+{
+	return r->ok && r->bound > 0 && r->thr > r->bound * (1 + 1e-9);
+}
+
+int
+summary_bound_violations(const struct sweep *sw)
+{
+	int i, k = 0;
+
+	/* a run without a bound cannot be checked: it counts as a
+	 * violation rather than let a missing bound pass */
+	for (i = 0; i < sw->npt; i++)
+		if (above_bound(&sw->res[i]) ||
+		    (sw->res[i].ok && sw->res[i].bound <= 0))
+			k++;
+	return k;
+}
+
+/* Every run above its bound, listed. */
+static void
+write_bound_check(const struct sweep *sw, FILE *f)
+{
+	int i, k = 0, nb = 0;
+
+	fprintf(f, "\n## Runs above the bound\n\n| topology | workload | "
+	    "load | strategy | variant | seed | throughput | bound |\n"
+	    "|---|---|---:|---|---|---:|---:|---:|\n");
+	for (i = 0; i < sw->npt; i++) {
+		const struct point *p = &sw->pt[i];
+		const struct result *r = &sw->res[i];
+
+		if (!r->ok)
+			continue;
+		if (r->bound > 0)
+			nb++;
+		if (!above_bound(r))
+			continue;
+		k++;
+		fprintf(f, "| %s | %s | %d %% | %s | %s | %llu | %.3f | "
+		    "%.3f |\n", sw->topo[p->topo].label, workload_name(p->wl),
+		    p->load_pct, strategy_name(p->strat), p->variant,
+		    (unsigned long long)p->seed, r->thr, r->bound);
+	}
+	fprintf(f, "\n%d of %d runs above their bound (%d runs had one).\n",
+	    k, sw->npt, nb);
+}
+
+/* Runs where another strategy beat the greedy heuristic, counted. */
+static void
+write_greedy_beaten(const struct sweep *sw, FILE *f)
+{
+	int i, j, n = 0, runs = 0;
+
+	for (i = 0; i < sw->npt; i++) {
+		const struct point *g = &sw->pt[i];
+
+		if (g->strat != STRAT_GREEDY || g->fam != FAM_STANDARD)
+			continue;
+		runs++;
+		for (j = 0; j < sw->npt; j++) {
+			const struct point *p = &sw->pt[j];
+
+			if (p->topo == g->topo && p->wl == g->wl &&
+			    p->load_pct == g->load_pct &&
+			    p->seed == g->seed && p->fam == FAM_STANDARD &&
+			    p->strat != STRAT_GREEDY &&
+			    sw->res[j].thr > sw->res[i].thr) {
+				n++;
+				break;
+			}
+		}
+	}
+	fprintf(f, "\nThe greedy heuristic (not a bound) was beaten by some "
+	    "strategy in %d of its %d runs.\n", n, runs);
+}
+
+int
+summary_write(const struct sweep *sw)
+{
+	struct span thr = set_span(sw, true, 125, STRAT_SCX, false);
+	struct span p99 = set_span(sw, true, 125, STRAT_SCX, true);
+	double be = curves_breakeven(sw);
+	FILE *f = results_open(sw, "summary.md");
+	int k;
+
+	if (!f)
+		return -1;
+	fprintf(f, "# Summary\n\nRatios to stock on the same seeds.  "
+	    "Held-out: topologies and seeds no rule was tuned on.\n\n"
+	    "## Held-out set\n");
+	write_set(sw, f, true);
+	write_points(sw, f, true);
+	fprintf(f, "\n## Tuning set (g4dnmetal, Kunpeng 920)\n");
+	write_set(sw, f, false);
+	write_points(sw, f, false);
+	write_bound_check(sw, f);
+	k = summary_bound_violations(sw);
+	write_greedy_beaten(sw, f);
+	fprintf(f, "\nHeadline: held-out scx/stock throughput at 125 %% "
+	    "%.3f (range %.3f..%.3f over %d topology-workload pairs), p99 "
+	    "ratio %.3f (%.3f..%.3f).\n", span_geo(&thr), thr.lo, thr.hi,
+	    thr.n, span_geo(&p99), p99.lo, p99.hi);
+	fclose(f);
+	printf("bench: tables and plots in %s/\n", sw->outdir);
+	printf("heldout_scx_vs_stock_throughput_at_125=%.3f "
+	    "heldout_p99_ratio_at_125=%.3f breakeven_migration_us=%s%.1f "
+	    "bound_violations=%d\n", span_geo(&thr), span_geo(&p99),
+	    be < migration_curve[0] ? "<" :
+	    be > migration_curve[nmigration_curve - 1] ? ">" : "",
+	    be < migration_curve[0] ? migration_curve[0] :
+	    be > migration_curve[nmigration_curve - 1] ?
+	    migration_curve[nmigration_curve - 1] : be, k);
+	fflush(stdout);
+	return 0;
+}
