@@ -4,6 +4,8 @@
  *   vcpuplace-sim --topology F --workload W --load L --strategy S --seed N
  *       [--smt-yield X] [--warm-scale X] [--measure-ms N] [--warmup-ms N]
  *       [--feature [-]NAME] [--policy-FIELD VALUE] [--check]
+ *       [--costs all|none|LIST] [--no-cstates] [--no-turbo]
+ *       [--migration-us X] [--halt-poll-ns N] [--cluster-line-ns X]
  *       runs one point and prints one JSON line with every figure
  *   vcpuplace-sim --sweep TOPODIR OUTDIR [--jobs N]
  *       the standard sweep: tables and plots in OUTDIR
@@ -18,6 +20,7 @@
 
 #include "host/hwtopo.h"
 #include "sim.h"
+#include "costs.h"
 
 static void
 usage(void)
@@ -25,7 +28,10 @@ usage(void)
 	fprintf(stderr, "usage: vcpuplace-sim --topology F --workload W "
 	    "--load PCT --strategy S --seed N [--smt-yield X] "
 	    "[--warm-scale X] [--measure-ms N] [--warmup-ms N] "
-	    "[--feature [-]NAME] [--policy-FIELD VALUE] [--check]\n"
+	    "[--feature [-]NAME] [--policy-FIELD VALUE] [--check] "
+	    "[--costs all|none|migration,cstates,turbo,poll,upkeep] "
+	    "[--no-cstates] [--no-turbo] [--migration-us X] "
+	    "[--halt-poll-ns N] [--cluster-line-ns X]\n"
 	    "       vcpuplace-sim --sweep TOPODIR OUTDIR [--jobs N]\n");
 	exit(1);
 }
@@ -86,6 +92,18 @@ parse_opt(const char *a, const char *v, struct run_cfg *c,
 		o->p.warmup_ns = (uint64_t)num(v, 0, 100000) * 1000000;
 	else if (!strcmp(a, "--feature"))
 		set_feature(&o->feat, v);
+	else if (!strcmp(a, "--costs")) {
+		int m = costs_parse(v);
+
+		if (m < 0)
+			return false;
+		o->p.costs = (unsigned int)m;
+	} else if (!strcmp(a, "--migration-us"))
+		o->p.migration_us = num(v, 0.001, 1000);
+	else if (!strcmp(a, "--halt-poll-ns"))
+		o->p.halt_poll_ns = (int64_t)num(v, 0, 1e9);
+	else if (!strcmp(a, "--cluster-line-ns"))
+		o->p.line_ns[0] = num(v, 0, 1000);
 	else if (!strncmp(a, "--policy-", 9))
 		return policy_set_field(&o->policy, a + 9, v) == 0;
 	else
@@ -146,6 +164,12 @@ main(int argc, char **argv)
 			o.check = true;
 			continue;
 		}
+		if (!strcmp(argv[i], "--no-cstates") ||
+		    !strcmp(argv[i], "--no-turbo")) {
+			o.p.costs &= argv[i][5] == 'c' ? ~COST_CSTATES :
+			    ~COST_TURBO;
+			continue;
+		}
 		if (i + 1 >= argc ||
 		    !parse_opt(argv[i], argv[i + 1], &c, &o, &topo, &have_seed))
 			usage();
@@ -154,5 +178,7 @@ main(int argc, char **argv)
 	if (!topo || (int)c.wl < 0 || (int)c.strat < 0 || c.load_pct < 0 ||
 	    !have_seed)
 		usage();
+	o.p.cpu = cpus_identify(topo, &o.p.l1d_bytes, &o.p.l2_bytes,
+	    &o.p.l2_shared);
 	return run_one(topo, &c, &o);
 }

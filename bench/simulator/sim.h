@@ -83,6 +83,15 @@ struct sim_params {
 	uint64_t tick_ns;	/* the daemon's planning tick */
 	uint64_t warmup_ns;	/* simulated, not measured */
 	uint64_t measure_ns;	/* simulated and measured */
+	/* issue 12's costs (costs.h, costs.c, cpus.c) */
+	unsigned int costs;	/* COST_* switches that are on */
+	double migration_us;	/* > 0: an in-LLC cross-core migration
+				 * costs this in all; <= 0: costs.c model */
+	int64_t halt_poll_ns;	/* KVM's halt_poll_ns; < 0: arch default */
+	double l2_hot_frac;	/* share of the L2 a migrated vCPU refetches */
+	double l1d_bytes, l2_bytes;	/* from the XML (cpus_identify) */
+	bool l2_shared;		/* the L2 spans more than one core */
+	const struct cpu_model *cpu;	/* cpus.c; NULL: generic */
 };
 
 void params_default(struct sim_params *ret);
@@ -101,6 +110,11 @@ struct sim_stats {
 	uint64_t cross_cluster;
 	uint64_t cross_llc;
 	uint64_t migrations;
+	double migr_cost_ns;	/* issue 12 costs, each one's total */
+	double cstate_ns;
+	double poll_ns;		/* halt-poll spin: neither useful nor over */
+	double idle_upkeep_ns;
+	uint64_t poll_hits;	/* wake-ups caught while polling */
 	uint64_t lat[LAT_BUCKETS];
 	uint64_t nlat;
 };
@@ -150,6 +164,8 @@ struct sim_thread {
 	int waker_pu;		/* the PU that woke it, or VP_PU_NONE */
 	bool woken;		/* next start is a wake-up (latency) */
 	bool started;		/* had its first wake-up */
+	bool polling;		/* halted, spinning on its PU (KVM) */
+	uint64_t poll_win_ns;	/* KVM's vcpu->halt_poll_ns */
 	uint32_t timer_gen;
 	/* workload state */
 	int pending;		/* messages or requests waiting */
@@ -173,6 +189,8 @@ struct sim_pu {
 	uint64_t busy_ns;	/* running time in this util period */
 	uint64_t busy_since_ns;
 	double util;		/* PELT-like running fraction, 0..1 */
+	int cstate;		/* idle state picked at idle entry, or -1 */
+	uint64_t upkeep_until_ns;	/* idle-entry upkeep runs until */
 };
 
 struct sim;
@@ -217,6 +235,14 @@ struct sim {
 	double issued_ns;	/* useful work handed out, for conservation */
 	double done_ns;		/* useful work completed, whole run */
 	int errors;
+	/* costs.c: migration cost by distance class; turbo per package.
+	 * A thread's speed never exceeds its core's prio / 1024: turbo
+	 * only scales it down from the one-active-core frequency. */
+	double migr_ns[5];
+	int *pkg_active;	/* [npackages]: cores with a running PU */
+	double *pkg_speed;	/* [npackages]: f(active) / f(1), <= 1 */
+	int *pkg_first, *pkg_npus;	/* [npackages]: PU ranges */
+	int *pkg_ncores;	/* [npackages] */
 };
 
 /* ---------------------------------------------------------------- */

@@ -28,6 +28,7 @@
 
 #include "host/hwtopo.h"
 #include "sim.h"
+#include "costs.h"
 
 static const char *const topos[] = {
 	"g4dnmetal.xml",			/* 2 x 24C/48T Cascade Lake */
@@ -155,6 +156,13 @@ opts_for(const struct point *p, struct run_opts *o)
 		o->feat.on[features_lookup(p->feature_off)] = false;
 }
 
+static const char *
+path_of(const char *dir, const char *file, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", dir, file);
+	return buf;
+}
+
 /* Worker @k of @jobs: its share of the points, one line each. */
 static int
 worker(const struct sweep *sw, const char *topodir, int k, int jobs)
@@ -185,6 +193,10 @@ worker(const struct sweep *sw, const char *topodir, int k, int jobs)
 		char *line;
 
 		opts_for(p, &o);
+		/* issue 12: the topology's CPU model and caches */
+		o.p.cpu = cpus_identify(path_of(topodir, sw->topo[p->topo],
+		    path, sizeof(path)), &o.p.l1d_bytes, &o.p.l2_bytes,
+		    &o.p.l2_shared);
 		line = run_point(t[p->topo], &c, &o, &errors);
 		if (line)
 			fprintf(out, "%d\t%s\n", i, line);
