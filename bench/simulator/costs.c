@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -306,8 +307,8 @@ costs_turbo(const struct sim *s, int pkg, int nactive)
 	    nactive <= 1 || n <= 1)
 		return 1;
 	f = m->f1_ghz - (m->f1_ghz - m->fall_ghz) * (nactive - 1) / (n - 1);
-	/* turbo ratios are 100 MHz bins: round down to one */
-	f = floor(f * 10 + 1e-9) / 10;
+	/* turbo ratios are 100 MHz bins: the nearest one */
+	f = round(f * 10) / 10;
 	return f >= m->f1_ghz ? 1 : f / m->f1_ghz;
 }
 
@@ -370,4 +371,42 @@ costs_halt_end(struct sim *s, int thi)
 			w = POLL_GROW_START;
 	}
 	th->poll_win_ns = w;
+}
+
+/* One line for tests and notes: the cost tables this run would use. */
+int
+costs_print(const struct vp_topo *t, const struct sim_params *p)
+{
+	const struct cpu_model *m;
+	struct sim s;
+	int d, n;
+
+	memset(&s, 0, sizeof(s));
+	s.t = t;
+	s.p = *p;
+	m = model(&s);
+	s.pu = calloc(t->npus, sizeof(*s.pu));
+	if (!s.pu || costs_init(&s) < 0) {
+		free(s.pu);
+		costs_release(&s);
+		return -ENOMEM;
+	}
+	printf("{\"cpu\":\"%s\",\"l1d\":%.0f,\"l2\":%.0f,\"l2_shared\":%d,"
+	    "\"migr_ns\":[", m->name, p->l1d_bytes, p->l2_bytes,
+	    p->l2_shared);
+	for (d = 0; d < 5; d++)
+		printf("%s%.1f", d ? "," : "", s.migr_ns[d]);
+	printf("],\"idle\":[");
+	for (d = 0; d < m->nidle; d++)
+		printf("%s[\"%s\",%u,%u,%d]", d ? "," : "", m->idle[d].name,
+		    m->idle[d].exit_ns, m->idle[d].residency_ns,
+		    m->idle[d].core_level);
+	printf("],\"turbo\":[");
+	for (n = 1; n <= s.pkg_ncores[0]; n++)
+		printf("%s%.4f", n > 1 ? "," : "", costs_turbo(&s, 0, n));
+	printf("],\"halt_poll_max_ns\":%llu}\n",
+	    (unsigned long long)poll_max(&s));
+	free(s.pu);
+	costs_release(&s);
+	return 0;
 }

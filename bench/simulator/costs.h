@@ -77,5 +77,10 @@ double costs_turbo(const struct sim *s, int pkg, int nactive);
 uint64_t costs_poll_window(const struct sim *s, int th);
 /* A halt of @th ended at now: adapt its window as kvm_vcpu_halt(). */
 void costs_halt_end(struct sim *s, int th);
+/* Prints the cost tables for topology @t under @p as one JSON line
+ * (vcpuplace-sim --print-costs); 0 or -ENOMEM. */
+struct vp_topo;
+struct sim_params;
+int costs_print(const struct vp_topo *t, const struct sim_params *p);
 
 #endif /* SIM_COSTS_H */

@@ -10,8 +10,8 @@
  * the exit latency (measured exits are often shorter: say so, sweep).
  *
  * Turbo: f1 = the published single-core maximum, fall = the published
- * all-core turbo; between them the simulator interpolates linearly in
- * 100 MHz bins (the per-active-core bin tables are not public for most
+ * all-core turbo; between them the simulator interpolates linearly,
+ * rounded to 100 MHz bins (the per-active-core bin tables are not public for most
  * of these SKUs: an assumption, see bench/notes/costs.md).
  */
 #include <stdio.h>
@@ -137,6 +137,23 @@ const struct cpu_model cpu_models[] = {
 			  { "C6", 170000, 500000, true } }, .nidle = 3,
 		.f1_ghz = 1, .fall_ghz = 1, .tlb_entries = 64,
 		.l1d_bytes = 49152, .l2_bytes = 1310720,
+	},
+	{
+		/* other arm64 (e.g. the GB10's Cortex-X925/A725): WFI only,
+		 * no turbo curve, arm64 KVM; an assumption */
+		.name = "arm64 (generic)",
+		.match = { "aarch64" }, .vmm = VMM_ARM64,
+		.idle = { { "WFI", 1000, 1000, false } }, .nidle = 1,
+		.f1_ghz = 1, .fall_ghz = 1, .tlb_entries = 48,
+		.l1d_bytes = 65536, .l2_bytes = 1048576,
+	},
+	{
+		/* other AMD (e.g. Zen 5 laptops): C1 only, SVM; assumed */
+		.name = "AMD (generic)",
+		.match = { "AuthenticAMD" }, .vmm = VMM_SVM,
+		.idle = { { "C1", 1000, 2000, false } }, .nidle = 1,
+		.f1_ghz = 1, .fall_ghz = 1, .tlb_entries = 64,
+		.l1d_bytes = 49152, .l2_bytes = 1048576,
 	},
 	{
 		/* anything else: C1 only (1 us), no turbo, Cascade Lake

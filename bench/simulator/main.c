@@ -6,7 +6,9 @@
  *       [--feature [-]NAME] [--policy-FIELD VALUE] [--check]
  *       [--costs all|none|LIST] [--no-cstates] [--no-turbo]
  *       [--migration-us X] [--halt-poll-ns N] [--cluster-line-ns X]
- *       runs one point and prints one JSON line with every figure
+ *       runs one point
+ *   vcpuplace-sim --topology F --print-costs [cost options]
+ *       the cost tables (migration by distance, idle states, turbo) and prints one JSON line with every figure
  *   vcpuplace-sim --sweep TOPODIR OUTDIR [--jobs N]
  *       the standard sweep: tables and plots in OUTDIR
  *
@@ -137,6 +139,24 @@ run_one(const char *topo, struct run_cfg *c, const struct run_opts *o)
 	return errors ? 2 : 0;
 }
 
+/* --print-costs: the cost tables of @topo, one JSON line. */
+static int
+print_costs_of(const char *topo, struct run_opts *o)
+{
+	struct vp_topo *t = NULL;
+	int r;
+
+	if ((r = hwtopo_load_xml(topo, &t)) < 0) {
+		fprintf(stderr, "vcpuplace-sim: %s: %s\n", topo, strerror(-r));
+		return 1;
+	}
+	o->p.cpu = cpus_identify(topo, &o->p.l1d_bytes, &o->p.l2_bytes,
+	    &o->p.l2_shared);
+	r = costs_print(t, &o->p);
+	topo_free(t);
+	return r < 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -144,7 +164,7 @@ main(int argc, char **argv)
 	    .strat = -1 };
 	struct run_opts o = { .check = false };
 	const char *topo = NULL;
-	bool have_seed = false;
+	bool have_seed = false, print_costs = false;
 	int i;
 
 	params_default(&o.p);
@@ -164,6 +184,10 @@ main(int argc, char **argv)
 			o.check = true;
 			continue;
 		}
+		if (!strcmp(argv[i], "--print-costs")) {
+			print_costs = true;
+			continue;
+		}
 		if (!strcmp(argv[i], "--no-cstates") ||
 		    !strcmp(argv[i], "--no-turbo")) {
 			o.p.costs &= argv[i][5] == 'c' ? ~COST_CSTATES :
@@ -175,6 +199,8 @@ main(int argc, char **argv)
 			usage();
 		i++;
 	}
+	if (topo && print_costs)
+		return print_costs_of(topo, &o);
 	if (!topo || (int)c.wl < 0 || (int)c.strat < 0 || c.load_pct < 0 ||
 	    !have_seed)
 		usage();
