@@ -91,8 +91,14 @@ np=$(run --topology "$g4" --workload hackbench --load 60 --strategy stock \
 check "--halt-poll-ns 0 stops polling" "$(field poll_ns "$np") == 0"
 scx=$(run --topology "$g4" --workload hackbench --load 60 --strategy scx \
     --costs upkeep)
+p3=$(run --topology "$g4" --workload hackbench --load 60 \
+    --strategy patch-0003 --costs upkeep)
+st=$(run --topology "$g4" --workload hackbench --load 60 --strategy stock \
+    --costs upkeep)
 check "sched_ext idle-mask upkeep charged" \
-    "$(field idle_upkeep_ns "$scx") > 0"
+    "$(field idle_upkeep_ns "$scx") > $(field idle_upkeep_ns "$p3")"
+check "the series' idle-mask upkeep charged" \
+    "$(field idle_upkeep_ns "$p3") > $(field idle_upkeep_ns "$st")"
 
 # turbo on a full host: every core busy runs at the all-core bin
 ho=$(run --topology "$g4" --workload hogs --load 100 --strategy pinned \
