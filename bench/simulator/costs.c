@@ -254,7 +254,7 @@ costs_wake_delay(struct sim *s, int pu)
 			while (i >= 0 && m->idle[i].core_level)
 				i--;
 		if (i >= 0)
-			exit = m->idle[i].exit_ns;
+			exit = m->idle[i].exit_ns * s->p.cstate_scale;
 	}
 	p->cstate = -1;
 	if (s->p.costs & COST_UPKEEP) {

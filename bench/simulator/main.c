@@ -6,6 +6,7 @@
  *       [--feature [-]NAME] [--policy-FIELD VALUE] [--check]
  *       [--costs all|none|LIST] [--no-cstates] [--no-turbo]
  *       [--migration-us X] [--halt-poll-ns N] [--cluster-line-ns X]
+ *       [--cstate-scale X]
  *       runs one point
  *   vcpuplace-sim --topology F --print-costs [cost options]
  *       the cost tables (migration by distance, idle states, turbo) and prints one JSON line with every figure
@@ -33,7 +34,7 @@ usage(void)
 	    "[--feature [-]NAME] [--policy-FIELD VALUE] [--check] "
 	    "[--costs all|none|migration,cstates,turbo,poll,upkeep] "
 	    "[--no-cstates] [--no-turbo] [--migration-us X] "
-	    "[--halt-poll-ns N] [--cluster-line-ns X]\n"
+	    "[--halt-poll-ns N] [--cluster-line-ns X] [--cstate-scale X]\n"
 	    "       vcpuplace-sim --sweep TOPODIR OUTDIR [--jobs N]\n");
 	exit(1);
 }
@@ -106,6 +107,8 @@ parse_opt(const char *a, const char *v, struct run_cfg *c,
 		o->p.halt_poll_ns = (int64_t)num(v, 0, 1e9);
 	else if (!strcmp(a, "--cluster-line-ns"))
 		o->p.line_ns[0] = num(v, 0, 1000);
+	else if (!strcmp(a, "--cstate-scale"))
+		o->p.cstate_scale = num(v, 0, 10);
 	else if (!strncmp(a, "--policy-", 9))
 		return policy_set_field(&o->policy, a + 9, v) == 0;
 	else

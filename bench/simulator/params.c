@@ -74,6 +74,12 @@ params_default(struct sim_params *ret)
 	 * the L1d) assumed; range 0-0.5 for a sweep.
 	 */
 	ret->l2_hot_frac = 1.0 / 16;
+	/*
+	 * The cpuidle tables declare worst-case exit latencies; measured
+	 * exits are often shorter, but no per-state measurement for these
+	 * CPUs was found: 1 (the declared value), range 0.2-1 to sweep.
+	 */
+	ret->cstate_scale = 1;
 	/* Cascade Lake when no XML told us (cpus_identify()) */
 	ret->l1d_bytes = 32768;
 	ret->l2_bytes = 1048576;

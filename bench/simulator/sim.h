@@ -89,6 +89,7 @@ struct sim_params {
 				 * costs this in all; <= 0: costs.c model */
 	int64_t halt_poll_ns;	/* KVM's halt_poll_ns; < 0: arch default */
 	double l2_hot_frac;	/* share of the L2 a migrated vCPU refetches */
+	double cstate_scale;	/* actual / declared C-state exit latency */
 	double l1d_bytes, l2_bytes;	/* from the XML (cpus_identify) */
 	bool l2_shared;		/* the L2 spans more than one core */
 	const struct cpu_model *cpu;	/* cpus.c; NULL: generic */

@@ -109,5 +109,17 @@ check "turbo slows a full host to about 3.1 / 3.5" \
     "$(field throughput "$ht") / $(field throughput "$ho") < 0.95 && \
     $(field throughput "$ht") / $(field throughput "$ho") > 0.87"
 
+# every strategy with every cost on, invariants after every event
+for st in stock pinned daemon daemon-cores scx patch-0003 greedy; do
+	for tw in g4dnmetal.xml:hackbench 128arm-2pa2n8cluster4co.xml:dense; do
+		if ! "$sim" --topology "$dir/${tw%%:*}" --workload "${tw#*:}" \
+		    --load 150 --strategy $st --seed 7 --check --costs all \
+		    --warmup-ms 2 --measure-ms 5 >/dev/null; then
+			echo "FAIL: costs: invariants: $tw 150 $st"
+			fail=1
+		fi
+	done
+done
+
 [ $fail = 0 ] && echo "check-sim costs: all cost checks hold"
 exit $fail
