@@ -7,8 +7,9 @@
 #   - C-states: an idle PU's wake-up pays an exit latency;
 #   - turbo: f(1) = 1, never above 1, never rising with more active
 #     cores, all-core = 3.1/3.5 on g4dnmetal; a full host runs slower;
-#   - halt polling: vCPUs poll (the window grows from 0 as KVM's does),
-#     wake-ups are caught while polling, and --halt-poll-ns 0 stops it;
+#   - halt polling: the window grows and shrinks as kvm_vcpu_halt()'s,
+#     vCPUs poll, wake-ups are caught while polling, and --halt-poll-ns 0
+#     stops it;
 #   - idle upkeep: sched_ext's mask updates are charged;
 #   - --cluster-line-ns moves the in-cluster migration cost.
 #
@@ -62,6 +63,16 @@ printf '%s\n' "$tb" | tr -d '[]' | tr , '\n' | awk '
     END { exit bad }' || { echo "FAIL: costs: turbo above 1 or rising"; fail=1; }
 nt=$(field turbo "$("$sim" --topology "$g4" --print-costs --no-turbo)")
 check "--no-turbo is flat" "$(nth 24 "$nt") == 1"
+
+# KVM's window adaptation, on a fixed series of halts (--print-costs):
+# 4 x 50 us and 150 us grow it from 0, 5 x 1 ms shrink it back to 0
+pw=$(field poll_windows "$("$sim" --topology "$g4" --print-costs)")
+[ "$pw" = "[10000,20000,40000,80000,160000,80000,40000,20000,10000,0]" ] ||
+    { echo "FAIL: costs: halt-poll windows $pw"; fail=1; }
+pw=$(field poll_windows "$("$sim" --topology "$g4" --print-costs \
+    --halt-poll-ns 0)")
+[ "$pw" = "[0,0,0,0,0,0,0,0,0,0]" ] ||
+    { echo "FAIL: costs: halt-poll windows with polling off $pw"; fail=1; }
 
 # runs, with the invariants checked after every event
 for c in none migration cstates turbo poll upkeep all; do
