@@ -377,13 +377,22 @@ costs_halt_end(struct sim *s, int thi)
 int
 costs_print(const struct vp_topo *t, const struct sim_params *p)
 {
+	/* halts (us) whose poll windows the line shows: four short ones
+	 * grow it, a long run of long ones shrinks it to 0 */
+	static const int halts_us[] = {
+		50, 50, 50, 50, 150, 1000, 1000, 1000, 1000, 1000,
+	};
 	const struct cpu_model *m;
+	struct sim_thread th;
 	struct sim s;
 	int d, n;
 
 	memset(&s, 0, sizeof(s));
+	memset(&th, 0, sizeof(th));
 	s.t = t;
 	s.p = *p;
+	s.th = &th;
+	s.nth = 1;
 	m = model(&s);
 	s.pu = calloc(t->npus, sizeof(*s.pu));
 	if (!s.pu || costs_init(&s) < 0) {
@@ -404,8 +413,16 @@ costs_print(const struct vp_topo *t, const struct sim_params *p)
 	printf("],\"turbo\":[");
 	for (n = 1; n <= s.pkg_ncores[0]; n++)
 		printf("%s%.4f", n > 1 ? "," : "", costs_turbo(&s, 0, n));
-	printf("],\"halt_poll_max_ns\":%llu}\n",
+	printf("],\"halt_poll_max_ns\":%llu,\"poll_windows\":[",
 	    (unsigned long long)poll_max(&s));
+	for (n = 0; n < (int)(sizeof(halts_us) / sizeof(halts_us[0])); n++) {
+		th.sleep_t_ns = s.now_ns;
+		s.now_ns += (uint64_t)halts_us[n] * 1000;
+		costs_halt_end(&s, 0);
+		printf("%s%llu", n ? "," : "",
+		    (unsigned long long)th.poll_win_ns);
+	}
+	printf("]}\n");
 	free(s.pu);
 	costs_release(&s);
 	return 0;
