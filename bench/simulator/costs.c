@@ -101,9 +101,16 @@ costs_init(struct sim *s)
 	s->pkg_first = calloc(t->npackages, sizeof(*s->pkg_first));
 	s->pkg_npus = calloc(t->npackages, sizeof(*s->pkg_npus));
 	s->pkg_ncores = calloc(t->npackages, sizeof(*s->pkg_ncores));
+	s->line_last_ns = calloc(2 * t->nllcs + 1,
+	    sizeof(*s->line_last_ns));
+	s->line_gap_ns = calloc(2 * t->nllcs + 1, sizeof(*s->line_gap_ns));
 	if (!s->pkg_active || !s->pkg_speed || !s->pkg_first ||
-	    !s->pkg_npus || !s->pkg_ncores)
+	    !s->pkg_npus || !s->pkg_ncores || !s->line_last_ns ||
+	    !s->line_gap_ns)
 		return -ENOMEM;
+	/* untouched lines: as if last touched long ago */
+	for (i = 0; i < 2 * t->nllcs + 1; i++)
+		s->line_gap_ns[i] = 1e9;
 	/* PUs are sorted by package: each is one range */
 	for (i = t->npus - 1; i >= 0; i--) {
 		pkg = t->pu[i].package;
@@ -127,6 +134,10 @@ costs_release(struct sim *s)
 	free(s->pkg_first);
 	free(s->pkg_npus);
 	free(s->pkg_ncores);
+	free(s->line_last_ns);
+	free(s->line_gap_ns);
+	s->line_last_ns = NULL;
+	s->line_gap_ns = NULL;
 	s->pkg_active = s->pkg_first = s->pkg_npus = s->pkg_ncores = NULL;
 	s->pkg_speed = NULL;
 }
@@ -166,19 +177,37 @@ costs_migration_ns(const struct sim *s, int from, int to)
 	return s->migr_ns[host_distance(s->t, from, to)];
 }
 
+/* The shared lines the upkeep touches (struct sim.line_last_ns). */
+enum line_kind { LINE_LLC_SHARED, LINE_SERIES, LINE_SCX };
+
 /*
  * Cost of one atomic or write on a shared idle-mask line: the line
  * comes from the core that wrote it last, a core-to-core transfer
  * (probe_ns, ~50 ns on Cascade Lake, params.c).  A host-wide mask on a
  * multi-package host bounces between packages: half the transfers
- * taken as remote (line_ns[3]).  No contention term (stated).
+ * taken as remote (line_ns[3]).  Contention: the line serves one
+ * transfer at a time, so with touches arriving every g ns on average
+ * (a 1/8 EWMA per line) and a transfer of c ns, rho = c / g and each
+ * touch also waits the M/D/1 queue's mean, c * rho / (2 (1 - rho))
+ * (Pollaczek-Khinchine); rho is capped at 0.9.  A modelling choice,
+ * not a measurement.
  */
 static double
-line_op_ns(const struct sim *s, bool global)
+line_op(struct sim *s, int pu, enum line_kind k)
 {
-	if (global && s->t->npackages > 1)
-		return (s->p.probe_ns + s->p.line_ns[3]) / 2;
-	return (double)s->p.probe_ns;
+	int nl = s->t->nllcs, id = k == LINE_SCX ? 2 * nl :
+	    (k == LINE_SERIES ? nl : 0) + s->t->pu[pu].llc;
+	double c = s->p.probe_ns, gap, rho;
+
+	if (k == LINE_SCX && s->t->npackages > 1)
+		c = (s->p.probe_ns + s->p.line_ns[3]) / 2;
+	gap = (double)(s->now_ns - s->line_last_ns[id]);
+	s->line_last_ns[id] = s->now_ns;
+	s->line_gap_ns[id] += (gap - s->line_gap_ns[id]) / 8;
+	rho = s->line_gap_ns[id] > 0 ? c / s->line_gap_ns[id] : 1;
+	if (rho > 0.9)
+		rho = 0.9;
+	return c * (1 + rho / (2 * (1 - rho)));
 }
 
 static bool
@@ -216,19 +245,19 @@ costs_pu_idle(struct sim *s, int pu)
 	 */
 	if (smt_host(s) && host_core_idle(s, pu) &&
 	    !s->has_idle_cores[s->t->pu[pu].llc])
-		ns += line_op_ns(s, false);
+		ns += line_op(s, pu, LINE_LLC_SHARED);
 	switch (s->strat) {
 	case STRAT_SCX:
 		/* 6.12 update_builtin_idle(cpu, true): cpumask_set_cpu()
 		 * on the host-wide idle_masks.cpu, and cpumask_or() on
 		 * idle_masks.smt when the whole core is idle */
-		ns += line_op_ns(s, true);
+		ns += line_op(s, pu, LINE_SCX);
 		if (smt_host(s) && host_core_idle(s, pu))
-			ns += line_op_ns(s, true);
+			ns += line_op(s, pu, LINE_SCX);
 		break;
 	case STRAT_PATCH0003:
 		/* the series sets the PU in its LLC idle mask (atomic) */
-		ns += line_op_ns(s, false);
+		ns += line_op(s, pu, LINE_SERIES);
 		break;
 	default:
 		break;
@@ -264,8 +293,10 @@ costs_wake_delay(struct sim *s, int pu)
 		/* sched_ext clears the PU at idle exit too:
 		 * update_builtin_idle(cpu, false), both masks */
 		if (s->strat == STRAT_SCX) {
-			double x = line_op_ns(s, true) *
-			    (smt_host(s) ? 2 : 1);
+			double x = line_op(s, pu, LINE_SCX);
+
+			if (smt_host(s))
+				x += line_op(s, pu, LINE_SCX);
 
 			up += x;
 			if (s->measuring)
@@ -288,9 +319,9 @@ costs_waker_upkeep(struct sim *s, int pu)
 	 * in its LLC mask; sched_ext's scx_pick_idle_cpu() does
 	 * test_and_clear_cpu() on idle_masks.cpu */
 	if (s->strat == STRAT_PATCH0003)
-		ns = line_op_ns(s, false);
+		ns = line_op(s, pu, LINE_SERIES);
 	else if (s->strat == STRAT_SCX)
-		ns = line_op_ns(s, true);
+		ns = line_op(s, pu, LINE_SCX);
 	if (s->measuring)
 		s->st.idle_upkeep_ns += ns;
 	return (uint64_t)ns;
@@ -421,6 +452,18 @@ costs_print(const struct vp_topo *t, const struct sim_params *p)
 		costs_halt_end(&s, 0);
 		printf("%s%llu", n ? "," : "",
 		    (unsigned long long)th.poll_win_ns);
+	}
+	/* a global idle-mask line touched every 1 ms, 1 us, 200 ns */
+	printf("],\"upkeep_line_ns\":[");
+	for (d = 0; d < 3; d++) {
+		static const int gaps[] = { 1000000, 1000, 200 };
+		double c = 0;
+
+		for (n = 0; n < 200; n++) {
+			s.now_ns += (uint64_t)gaps[d];
+			c = line_op(&s, 0, LINE_SCX);
+		}
+		printf("%s%.1f", d ? "," : "", c);
 	}
 	printf("]}\n");
 	free(s.pu);

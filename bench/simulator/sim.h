@@ -244,6 +244,10 @@ struct sim {
 	double *pkg_speed;	/* [npackages]: f(active) / f(1), <= 1 */
 	int *pkg_first, *pkg_npus;	/* [npackages]: PU ranges */
 	int *pkg_ncores;	/* [npackages] */
+	/* idle-mask lines: [llc] has_idle_cores, [nllcs + llc] the series'
+	 * LLC mask, [2 nllcs] sched_ext's global masks */
+	uint64_t *line_last_ns;
+	double *line_gap_ns;	/* EWMA of the time between touches */
 };
 
 /* ---------------------------------------------------------------- */

@@ -10,7 +10,8 @@
 #   - halt polling: the window grows and shrinks as kvm_vcpu_halt()'s,
 #     vCPUs poll, wake-ups are caught while polling, and --halt-poll-ns 0
 #     stops it;
-#   - idle upkeep: sched_ext's mask updates are charged;
+#   - idle upkeep: sched_ext's and the series' mask updates are charged,
+#     and a busy shared line queues its transfers;
 #   - --cluster-line-ns moves the in-cluster migration cost.
 #
 #   costs.sh SIM TOPODIR
@@ -73,6 +74,12 @@ pw=$(field poll_windows "$("$sim" --topology "$g4" --print-costs \
     --halt-poll-ns 0)")
 [ "$pw" = "[0,0,0,0,0,0,0,0,0,0]" ] ||
     { echo "FAIL: costs: halt-poll windows with polling off $pw"; fail=1; }
+
+# a shared idle-mask line queues its transfers (M/D/1): touched every
+# 1 ms it costs one transfer, every 200 ns clearly more
+ul=$(field upkeep_line_ns "$("$sim" --topology "$g4" --print-costs)")
+check "idle-mask line contention" "$(nth 1 "$ul") == 95 && \
+    $(nth 2 "$ul") >= $(nth 1 "$ul") && $(nth 3 "$ul") > 1.3 * $(nth 1 "$ul")"
 
 # runs, with the invariants checked after every event
 for c in none migration cstates turbo poll upkeep all; do
