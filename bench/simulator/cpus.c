@@ -31,7 +31,8 @@ const struct cpu_model cpu_models[] = {
 		 * C6 is core C6 (all threads must request it).
 		 * Turbo: AWS g4dn page "up to 3.5 GHz"; AWS M5 page
 		 * "sustained all core Turbo CPU frequency of up to 3.1 GHz"
-		 * for the 8259CL.  dTLB: 64 entries (Intel optimization
+		 * for the 8259CL (product page, not re-checked in this
+		 * session; range 3.1-3.5 to sweep).  dTLB: 64 entries (Intel optimization
 		 * manual, Skylake-SP).  L1d 32 KiB, L2 1 MiB (XML).
 		 */
 		.name = "Xeon Platinum 8259CL (Cascade Lake)",
