@@ -29,3 +29,4 @@ $(B)/test-sim: $(call obj,$(B),tests/sim/test_sweep.c \
 check-sim: $(B)/vcpuplace-sim $(B)/test-sim
 	$(B)/test-sim
 	sh tests/sim/run.sh $(B)/vcpuplace-sim tests/topologies
+	sh tests/sim/costs.sh $(B)/vcpuplace-sim tests/topologies

@@ -29,7 +29,7 @@ check_pu(struct sim *s, int pu, unsigned char *seen)
 	if (p->cur >= 0) {
 		const struct sim_thread *th = &s->th[p->cur];
 
-		if (th->state != TH_RUNNING || th->pu != pu)
+		if ((th->state != TH_RUNNING && !th->polling) || th->pu != pu)
 			fail(s, "PU runs a thread that is not running there",
 			    pu, p->cur);
 		if (seen[p->cur]++)
@@ -66,7 +66,9 @@ check_state(struct sim *s)
 	for (i = 0; i < s->nth; i++) {
 		const struct sim_thread *th = &s->th[i];
 
-		running += th->state == TH_RUNNING;
+		running += th->state == TH_RUNNING || th->polling;
+		if (th->polling && (th->pu < 0 || s->pu[th->pu].cur != i))
+			fail(s, "polling thread not on its PU", i, th->pu);
 		if ((th->state == TH_RUNNING || th->state == TH_QUEUED) &&
 		    !seen[i])
 			fail(s, "runnable thread on no PU", i, th->pu);

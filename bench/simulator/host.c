@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "costs.h"
 
 int
 host_distance(const struct vp_topo *t, int a, int b)
@@ -74,7 +75,8 @@ pu_speed(const struct sim *s, int pu)
 	const struct vp_core *c = &s->t->core[s->t->pu[pu].core];
 
 	return host_speed_with(s, pu,
-	    cpuset_count_range(&s->running, c->first_pu, c->npus));
+	    cpuset_count_range(&s->running, c->first_pu, c->npus)) *
+	    s->pkg_speed[s->t->pu[pu].package];
 }
 
 /* Accounts @pu's running thread's progress up to now. */
@@ -90,6 +92,13 @@ settle(struct sim *s, int pu)
 		return;
 	}
 	th = &s->th[p->cur];
+	if (th->polling) {
+		/* a halt-poll spin does no work: counted apart */
+		if (s->measuring)
+			s->st.poll_ns += (double)(s->now_ns - p->settled_ns);
+		p->settled_ns = s->now_ns;
+		return;
+	}
 	prog = (double)(s->now_ns - p->settled_ns) * p->speed;
 	p->settled_ns = s->now_ns;
 	o = prog < th->over_ns ? prog : th->over_ns;
@@ -127,9 +136,37 @@ resched(struct sim *s, int pu)
 	th = &s->th[p->cur];
 	left = (th->over_ns + th->work_ns) / p->speed;
 	t = s->now_ns + (uint64_t)ceil(left);
-	if (t > p->slice_end_ns)
+	/* a polling vCPU's window ends at slice_end_ns */
+	if (t > p->slice_end_ns || th->polling)
 		t = p->slice_end_ns;
 	push(s, t, EV_PU, pu, p->gen);
+}
+
+/*
+ * Turbo: @pu's package gained (+1) or lost (-1) an active core.  Only
+ * when that moves its frequency bin (costs_turbo()) are its running
+ * PUs settled and re-sped; @pu's own core is left to the caller.
+ */
+static void
+turbo_update(struct sim *s, int pu, int delta)
+{
+	int pkg = s->t->pu[pu].package, core = s->t->pu[pu].core, i, end;
+	double f;
+
+	s->pkg_active[pkg] += delta;
+	f = costs_turbo(s, pkg, s->pkg_active[pkg]);
+	if (f == s->pkg_speed[pkg])
+		return;
+	end = s->pkg_first[pkg] + s->pkg_npus[pkg];
+	for (i = s->pkg_first[pkg]; i < end; i++)
+		settle(s, i);
+	s->pkg_speed[pkg] = f;
+	for (i = s->pkg_first[pkg]; i < end; i++) {
+		if (s->pu[i].cur < 0 || s->t->pu[i].core == core)
+			continue;
+		s->pu[i].speed = pu_speed(s, i);
+		resched(s, i);
+	}
 }
 
 /* Puts @thi (or nobody, -1) on @pu and re-speeds its siblings. */
@@ -138,6 +175,8 @@ set_running(struct sim *s, int pu, int thi)
 {
 	const struct vp_core *c = &s->t->core[s->t->pu[pu].core];
 	struct sim_pu *p = &s->pu[pu];
+	bool was = cpuset_intersects_range(&s->running, c->first_pu,
+	    c->npus);
 	int sb;
 
 	for (sb = c->first_pu; sb < c->first_pu + c->npus; sb++)
@@ -151,6 +190,8 @@ set_running(struct sim *s, int pu, int thi)
 	} else {
 		cpuset_clear(&s->running, pu);
 	}
+	if (was != cpuset_intersects_range(&s->running, c->first_pu, c->npus))
+		turbo_update(s, pu, was ? -1 : 1);
 	for (sb = c->first_pu; sb < c->first_pu + c->npus; sb++) {
 		if (s->pu[sb].cur < 0)
 			continue;
@@ -183,6 +224,7 @@ update_busy(struct sim *s, int pu)
 	}
 	cpuset_clear(&s->busy, pu);
 	p->idle_since_ns = s->now_ns;
+	costs_pu_idle(s, pu);	/* before has_idle_cores moves */
 	stock_pu_idle(s, pu);
 	/* the kernel series records idle PUs at idle entry (seed 000) */
 	idlemask_pu_idle(&s->idle, s->t, pu, &s->busy);
@@ -193,11 +235,13 @@ static void
 start_run(struct sim *s, int pu, int thi)
 {
 	struct sim_thread *th = &s->th[thi];
-	int d = host_distance(s->t, th->last_pu, pu);
+	double m = costs_migration_ns(s, th->last_pu, pu);
 
-	if (th->last_pu >= 0 && th->last_pu != pu && s->measuring)
+	if (th->last_pu >= 0 && th->last_pu != pu && s->measuring) {
 		s->st.migrations++;
-	th->over_ns += host_refetch_ns(s, s->p.warm_lines, d);
+		s->st.migr_cost_ns += m;
+	}
+	th->over_ns += m;
 	if (th->woken) {
 		if (s->measuring)
 			stats_add_latency(&s->st, s->now_ns - th->wake_t_ns);
@@ -329,6 +373,58 @@ dispatch(struct sim *s, int pu)
 		idle_pull(s, pu);
 }
 
+/*
+ * Halt polling (6.12 kvm_vcpu_halt()): a halting vCPU keeps its PU and
+ * spins for its window.  poll_start() begins it when nothing else waits
+ * there (kvm_vcpu_can_poll(): single_task_running()); poll_stop() ends
+ * it (window over, or another thread arrives: need_resched()) and the
+ * vCPU really sleeps; poll_hit() is a wake-up inside the window: it
+ * continues on the same PU without any wake-up path.
+ */
+static bool
+poll_start(struct sim *s, int pu, int thi)
+{
+	struct sim_pu *p = &s->pu[pu];
+	uint64_t w = costs_poll_window(s, thi);
+
+	if (!w || p->nq || p->inflight)
+		return false;
+	s->th[thi].polling = true;
+	p->slice_end_ns = s->now_ns + w;
+	resched(s, pu);
+	return true;
+}
+
+static void
+poll_stop(struct sim *s, int pu)
+{
+	settle(s, pu);
+	s->th[s->pu[pu].cur].polling = false;
+	set_running(s, pu, -1);
+}
+
+static void
+poll_hit(struct sim *s, int thi, int waker_pu)
+{
+	struct sim_thread *th = &s->th[thi];
+	int pu = th->pu;
+
+	settle(s, pu);
+	costs_halt_end(s, thi);
+	th->polling = false;
+	th->state = TH_RUNNING;
+	th->timer_gen++;
+	th->over_ns += host_refetch_ns(s, s->p.msg_lines,
+	    host_distance(s->t, waker_pu, pu));
+	if (s->measuring) {
+		s->st.wakes++;
+		s->st.poll_hits++;
+		stats_add_latency(&s->st, 0);
+	}
+	s->pu[pu].slice_end_ns = s->now_ns + s->p.slice_ns;
+	resched(s, pu);
+}
+
 static void
 on_enqueue(struct sim *s, int thi)
 {
@@ -336,6 +432,8 @@ on_enqueue(struct sim *s, int thi)
 	int pu = th->pu;
 
 	s->pu[pu].inflight--;
+	if (s->pu[pu].cur >= 0 && s->th[s->pu[pu].cur].polling)
+		poll_stop(s, pu);
 	if (s->pu[pu].cur < 0 && s->pu[pu].nq == 0)
 		start_run(s, pu, thi);
 	else
@@ -387,13 +485,22 @@ host_wake(struct sim *s, int thi, int waker_pu)
 {
 	struct sim_thread *th = &s->th[thi];
 	unsigned long probes = 0;
-	uint64_t slept, delay;
+	uint64_t slept, delay, exit;
 	int pu;
 
 	if (th->state != TH_SLEEP) {
 		s->errors++;
 		return;
 	}
+	if (th->polling) {
+		if (cpuset_test(&s->allowed[th->allowed], th->pu)) {
+			poll_hit(s, thi, waker_pu);
+			return;
+		}
+		poll_stop(s, th->pu);
+		dispatch(s, th->pu);
+	}
+	costs_halt_end(s, thi);
 	slept = s->now_ns - th->sleep_t_ns;
 	th->sleep_avg_ns = th->sleep_avg_ns ?
 	    (7 * th->sleep_avg_ns + slept) / 8 : slept;
@@ -404,7 +511,9 @@ host_wake(struct sim *s, int thi, int waker_pu)
 	pu = s->select(s, thi, waker_pu, &probes);
 	count_wake(s, thi, pu, probes);
 	/* the waker's CPU does the scan: it pays, and the wakee waits */
-	delay = probes * s->p.probe_ns;
+	delay = probes * s->p.probe_ns + costs_waker_upkeep(s, pu);
+	/* an idle PU first leaves its C-state and idle upkeep */
+	exit = host_idle(s, pu) ? costs_wake_delay(s, pu) : 0;
 	if (delay && waker_pu >= 0 && s->pu[waker_pu].cur >= 0) {
 		settle(s, waker_pu);
 		s->th[s->pu[waker_pu].cur].over_ns += (double)delay;
@@ -414,8 +523,8 @@ host_wake(struct sim *s, int thi, int waker_pu)
 	th->pu = pu;
 	s->pu[pu].inflight++;
 	update_busy(s, pu);
-	if (delay)
-		push(s, s->now_ns + delay, EV_ENQUEUE, thi, 0);
+	if (delay + exit)
+		push(s, s->now_ns + delay + exit, EV_ENQUEUE, thi, 0);
 	else
 		on_enqueue(s, thi);
 }
@@ -443,12 +552,19 @@ on_pu(struct sim *s, int pu)
 	int thi = p->cur;
 	struct sim_thread *th = &s->th[thi];
 
+	if (th->polling) {	/* the window ran out: really sleep */
+		poll_stop(s, pu);
+		dispatch(s, pu);
+		return;
+	}
 	settle(s, pu);
 	if (th->over_ns + th->work_ns <= 1e-6) {
 		th->work_ns = th->over_ns = 0;
 		if (!workload_burst_end(s, thi)) {
 			th->state = TH_SLEEP;
 			th->sleep_t_ns = s->now_ns;
+			if (poll_start(s, pu, thi))
+				return;
 			set_running(s, pu, -1);
 			dispatch(s, pu);
 			return;
@@ -589,7 +705,7 @@ host_init(struct sim *s)
 		if (t->cluster[c].ncores > 1 &&
 		    t->cluster[c].npus < t->llc[t->cluster[c].llc].npus)
 			s->cluster_active = feat(&s->feat, CLUSTER_FIRST);
-	return 0;
+	return costs_init(s);
 }
 
 void
@@ -597,6 +713,7 @@ host_release(struct sim *s)
 {
 	evq_release(&s->q);
 	idlemask_release(&s->idle);
+	costs_release(s);
 	free(s->pu);
 	free(s->has_idle_cores);
 	free(s->nr_idle_scan);

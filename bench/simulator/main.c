@@ -4,7 +4,12 @@
  *   vcpuplace-sim --topology F --workload W --load L --strategy S --seed N
  *       [--smt-yield X] [--warm-scale X] [--measure-ms N] [--warmup-ms N]
  *       [--feature [-]NAME] [--policy-FIELD VALUE] [--check]
- *       runs one point and prints one JSON line with every figure
+ *       [--costs all|none|LIST] [--no-cstates] [--no-turbo]
+ *       [--migration-us X] [--halt-poll-ns N] [--cluster-line-ns X]
+ *       [--cstate-scale X]
+ *       runs one point
+ *   vcpuplace-sim --topology F --print-costs [cost options]
+ *       the cost tables (migration by distance, idle states, turbo) and prints one JSON line with every figure
  *   vcpuplace-sim --sweep TOPODIR OUTDIR [--jobs N]
  *       the standard sweep: tables and plots in OUTDIR
  *
@@ -18,6 +23,7 @@
 
 #include "host/hwtopo.h"
 #include "sim.h"
+#include "costs.h"
 
 static void
 usage(void)
@@ -25,7 +31,10 @@ usage(void)
 	fprintf(stderr, "usage: vcpuplace-sim --topology F --workload W "
 	    "--load PCT --strategy S --seed N [--smt-yield X] "
 	    "[--warm-scale X] [--measure-ms N] [--warmup-ms N] "
-	    "[--feature [-]NAME] [--policy-FIELD VALUE] [--check]\n"
+	    "[--feature [-]NAME] [--policy-FIELD VALUE] [--check] "
+	    "[--costs all|none|migration,cstates,turbo,poll,upkeep] "
+	    "[--no-cstates] [--no-turbo] [--migration-us X] "
+	    "[--halt-poll-ns N] [--cluster-line-ns X] [--cstate-scale X]\n"
 	    "       vcpuplace-sim --sweep TOPODIR OUTDIR [--jobs N]\n");
 	exit(1);
 }
@@ -86,6 +95,20 @@ parse_opt(const char *a, const char *v, struct run_cfg *c,
 		o->p.warmup_ns = (uint64_t)num(v, 0, 100000) * 1000000;
 	else if (!strcmp(a, "--feature"))
 		set_feature(&o->feat, v);
+	else if (!strcmp(a, "--costs")) {
+		int m = costs_parse(v);
+
+		if (m < 0)
+			return false;
+		o->p.costs = (unsigned int)m;
+	} else if (!strcmp(a, "--migration-us"))
+		o->p.migration_us = num(v, 0.001, 1000);
+	else if (!strcmp(a, "--halt-poll-ns"))
+		o->p.halt_poll_ns = (int64_t)num(v, 0, 1e9);
+	else if (!strcmp(a, "--cluster-line-ns"))
+		o->p.line_ns[0] = num(v, 0, 1000);
+	else if (!strcmp(a, "--cstate-scale"))
+		o->p.cstate_scale = num(v, 0, 10);
 	else if (!strncmp(a, "--policy-", 9))
 		return policy_set_field(&o->policy, a + 9, v) == 0;
 	else
@@ -119,6 +142,24 @@ run_one(const char *topo, struct run_cfg *c, const struct run_opts *o)
 	return errors ? 2 : 0;
 }
 
+/* --print-costs: the cost tables of @topo, one JSON line. */
+static int
+print_costs_of(const char *topo, struct run_opts *o)
+{
+	struct vp_topo *t = NULL;
+	int r;
+
+	if ((r = hwtopo_load_xml(topo, &t)) < 0) {
+		fprintf(stderr, "vcpuplace-sim: %s: %s\n", topo, strerror(-r));
+		return 1;
+	}
+	o->p.cpu = cpus_identify(topo, &o->p.l1d_bytes, &o->p.l2_bytes,
+	    &o->p.l2_shared);
+	r = costs_print(t, &o->p);
+	topo_free(t);
+	return r < 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -126,7 +167,7 @@ main(int argc, char **argv)
 	    .strat = -1 };
 	struct run_opts o = { .check = false };
 	const char *topo = NULL;
-	bool have_seed = false;
+	bool have_seed = false, print_costs = false;
 	int i;
 
 	params_default(&o.p);
@@ -146,13 +187,27 @@ main(int argc, char **argv)
 			o.check = true;
 			continue;
 		}
+		if (!strcmp(argv[i], "--print-costs")) {
+			print_costs = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "--no-cstates") ||
+		    !strcmp(argv[i], "--no-turbo")) {
+			o.p.costs &= argv[i][5] == 'c' ? ~COST_CSTATES :
+			    ~COST_TURBO;
+			continue;
+		}
 		if (i + 1 >= argc ||
 		    !parse_opt(argv[i], argv[i + 1], &c, &o, &topo, &have_seed))
 			usage();
 		i++;
 	}
+	if (topo && print_costs)
+		return print_costs_of(topo, &o);
 	if (!topo || (int)c.wl < 0 || (int)c.strat < 0 || c.load_pct < 0 ||
 	    !have_seed)
 		usage();
+	o.p.cpu = cpus_identify(topo, &o.p.l1d_bytes, &o.p.l2_bytes,
+	    &o.p.l2_shared);
 	return run_one(topo, &c, &o);
 }

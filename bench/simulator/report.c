@@ -55,6 +55,12 @@ report_json(const struct sim *s, const struct run_cfg *c)
 	add_d(o, "cross_llc_share", share(st->cross_llc, st->wakes));
 	add_d(o, "migrations_per_s", (double)st->migrations / secs);
 	add_d(o, "wakes_per_s", (double)st->wakes / secs);
+	/* issue 12's costs: each one's total in the measured time */
+	add_d(o, "migr_cost_ns", st->migr_cost_ns);
+	add_d(o, "cstate_ns", st->cstate_ns);
+	add_d(o, "poll_ns", st->poll_ns);
+	add_d(o, "idle_upkeep_ns", st->idle_upkeep_ns);
+	add_d(o, "poll_hit_share", share(st->poll_hits, st->wakes));
 	json_object_object_add(o, "errors", json_object_new_int(s->errors));
 	line = strdup(json_object_to_json_string_ext(o,
 	    JSON_C_TO_STRING_PLAIN));

@@ -78,13 +78,22 @@ struct sim_params {
 	double mlp;		/* cache misses in flight at once */
 	double warm_scale;	/* sensitivity knob for all warm costs */
 	uint64_t probe_ns;	/* one remote runqueue probe */
-	double migration_us;	/* whole in-LLC vCPU migration; <= 0: model */
 	uint64_t migration_cost_ns;	/* newidle gate on avg_idle */
 	uint64_t util_period_ns;	/* SIS_UTIL refresh period */
 	double util_halflife_ns;	/* PELT half-life */
 	uint64_t tick_ns;	/* the daemon's planning tick */
 	uint64_t warmup_ns;	/* simulated, not measured */
 	uint64_t measure_ns;	/* simulated and measured */
+	/* issue 12's costs (costs.h, costs.c, cpus.c) */
+	unsigned int costs;	/* COST_* switches that are on */
+	double migration_us;	/* > 0: an in-LLC cross-core migration
+				 * costs this in all; <= 0: costs.c model */
+	int64_t halt_poll_ns;	/* KVM's halt_poll_ns; < 0: arch default */
+	double l2_hot_frac;	/* share of the L2 a migrated vCPU refetches */
+	double cstate_scale;	/* actual / declared C-state exit latency */
+	double l1d_bytes, l2_bytes;	/* from the XML (cpus_identify) */
+	bool l2_shared;		/* the L2 spans more than one core */
+	const struct cpu_model *cpu;	/* cpus.c; NULL: generic */
 };
 
 void params_default(struct sim_params *ret);
@@ -103,6 +112,11 @@ struct sim_stats {
 	uint64_t cross_cluster;
 	uint64_t cross_llc;
 	uint64_t migrations;
+	double migr_cost_ns;	/* issue 12 costs, each one's total */
+	double cstate_ns;
+	double poll_ns;		/* halt-poll spin: neither useful nor over */
+	double idle_upkeep_ns;
+	uint64_t poll_hits;	/* wake-ups caught while polling */
 	uint64_t lat[LAT_BUCKETS];
 	uint64_t nlat;
 };
@@ -152,6 +166,8 @@ struct sim_thread {
 	int waker_pu;		/* the PU that woke it, or VP_PU_NONE */
 	bool woken;		/* next start is a wake-up (latency) */
 	bool started;		/* had its first wake-up */
+	bool polling;		/* halted, spinning on its PU (KVM) */
+	uint64_t poll_win_ns;	/* KVM's vcpu->halt_poll_ns */
 	uint32_t timer_gen;
 	/* workload state */
 	int pending;		/* messages or requests waiting */
@@ -175,6 +191,8 @@ struct sim_pu {
 	uint64_t busy_ns;	/* running time in this util period */
 	uint64_t busy_since_ns;
 	double util;		/* PELT-like running fraction, 0..1 */
+	int cstate;		/* idle state picked at idle entry, or -1 */
+	uint64_t upkeep_until_ns;	/* idle-entry upkeep runs until */
 };
 
 struct sim;
@@ -219,6 +237,18 @@ struct sim {
 	double issued_ns;	/* useful work handed out, for conservation */
 	double done_ns;		/* useful work completed, whole run */
 	int errors;
+	/* costs.c: migration cost by distance class; turbo per package.
+	 * A thread's speed never exceeds its core's prio / 1024: turbo
+	 * only scales it down from the one-active-core frequency. */
+	double migr_ns[5];
+	int *pkg_active;	/* [npackages]: cores with a running PU */
+	double *pkg_speed;	/* [npackages]: f(active) / f(1), <= 1 */
+	int *pkg_first, *pkg_npus;	/* [npackages]: PU ranges */
+	int *pkg_ncores;	/* [npackages] */
+	/* idle-mask lines: [llc] has_idle_cores, [nllcs + llc] the series'
+	 * LLC mask, [2 nllcs] sched_ext's global masks */
+	uint64_t *line_last_ns;
+	double *line_gap_ns;	/* EWMA of the time between touches */
 };
 
 /* ---------------------------------------------------------------- */
@@ -367,6 +397,11 @@ struct sweep {
 	const char *outdir;
 	const struct sweep_topo *topo;
 	struct vp_topo **t;	/* [ntopo], loaded */
+	struct sweep_cpu {	/* [ntopo]: cpus_identify() of each file */
+		const struct cpu_model *model;
+		double l1d_bytes, l2_bytes;
+		bool l2_shared;
+	} *cpu;
 	int ntopo;
 	struct point *pt;	/* [npt] */
 	struct result *res;	/* [npt] */

@@ -19,6 +19,7 @@
 
 #include "host/hwtopo.h"
 #include "sim.h"
+#include "costs.h"
 
 /* Worker @k of @jobs: its share of the points, one line each. */
 static int
@@ -42,6 +43,10 @@ worker(const struct sweep *sw, int k, int jobs)
 		char *line;
 
 		points_opts(p, &o);
+		o.p.cpu = sw->cpu[p->topo].model;
+		o.p.l1d_bytes = sw->cpu[p->topo].l1d_bytes;
+		o.p.l2_bytes = sw->cpu[p->topo].l2_bytes;
+		o.p.l2_shared = sw->cpu[p->topo].l2_shared;
 		line = run_point(sw->t[p->topo], &c, &o, &errors);
 		if (line)
 			fprintf(out, "%d\t%s\n", i, line);
@@ -152,15 +157,21 @@ load_topos(struct sweep *sw, const char *topodir)
 	int i;
 
 	sw->t = calloc(sw->ntopo, sizeof(*sw->t));
-	if (!sw->t)
+	sw->cpu = calloc(sw->ntopo, sizeof(*sw->cpu));
+	if (!sw->t || !sw->cpu)
 		return -1;
 	for (i = 0; i < sw->ntopo; i++) {
+		struct sweep_cpu *c = &sw->cpu[i];
+
 		snprintf(path, sizeof(path), "%s/%s", topodir,
 		    sw->topo[i].file);
 		if (hwtopo_load_xml(path, &sw->t[i]) < 0) {
 			fprintf(stderr, "sweep: cannot load %s\n", path);
 			return -1;
 		}
+		/* the CPU model and caches behind the costs (cpus.c) */
+		c->model = cpus_identify(path, &c->l1d_bytes, &c->l2_bytes,
+		    &c->l2_shared);
 	}
 	return 0;
 }
@@ -173,6 +184,7 @@ free_topos(struct sweep *sw)
 	for (i = 0; sw->t && i < sw->ntopo; i++)
 		topo_free(sw->t[i]);
 	free(sw->t);
+	free(sw->cpu);
 }
 
 int

@@ -1,0 +1,143 @@
+#!/bin/sh
+# tests/sim/costs.sh - issue 12's costs (bench/simulator/costs.c), each
+# checked so that removing its rule fails a line here:
+#   - migration: the sourced model costs more than the issue-6 L1d refill,
+#     --migration-us X makes the in-LLC class exactly X and scales the
+#     other classes by the same factor, and runs charge it;
+#   - C-states: an idle PU's wake-up pays an exit latency;
+#   - turbo: f(1) = 1, never above 1, never rising with more active
+#     cores, all-core = 3.1/3.5 on g4dnmetal; a full host runs slower;
+#   - halt polling: the window grows and shrinks as kvm_vcpu_halt()'s,
+#     vCPUs poll, wake-ups are caught while polling, and --halt-poll-ns 0
+#     stops it;
+#   - idle upkeep: sched_ext's and the series' mask updates are charged,
+#     and a busy shared line queues its transfers;
+#   - --cluster-line-ns moves the in-cluster migration cost.
+#
+#   costs.sh SIM TOPODIR
+set -eu
+sim=$1
+dir=$2
+g4=$dir/g4dnmetal.xml
+arm=$dir/128arm-2pa2n8cluster4co.xml
+fail=0
+
+# field NAME JSON: a number or a JSON array of the line
+field() {
+	printf '%s\n' "$2" | sed "s/.*\"$1\":\(\[[^]]*\]\|[^,}]*\).*/\1/"
+}
+# nth N ARRAY (1-based)
+nth() {
+	printf '%s\n' "$2" | tr -d '[]' | cut -d, -f"$1"
+}
+check() {	# check DESCRIPTION AWK-CONDITION
+	if ! awk "BEGIN { exit !($2) }"; then
+		echo "FAIL: costs: $1 ($2)"
+		fail=1
+	fi
+}
+run() {
+	"$sim" --seed 3 --warmup-ms 5 --measure-ms 10 "$@"
+}
+
+# migration tables
+def=$(field migr_ns "$("$sim" --topology "$g4" --print-costs)")
+old=$(field migr_ns "$("$sim" --topology "$g4" --print-costs --costs none)")
+x7=$(field migr_ns "$("$sim" --topology "$g4" --print-costs --migration-us 7)")
+check "model above the L1d refill" "$(nth 3 "$def") > 2.5 * $(nth 3 "$old")"
+check "SMT-sibling move pays VMCS + TLB" "$(nth 1 "$def") > 0"
+check "--migration-us sets the in-LLC class" "$(nth 3 "$x7") == 7000"
+check "--migration-us scales the far class" \
+    "($(nth 5 "$x7") - $(nth 5 "$def") * 7000 / $(nth 3 "$def"))^2 < 1"
+a=$(field migr_ns "$("$sim" --topology "$arm" --print-costs)")
+b=$(field migr_ns "$("$sim" --topology "$arm" --print-costs \
+    --cluster-line-ns 30)")
+check "--cluster-line-ns moves the cluster class" "$(nth 2 "$b") > $(nth 2 "$a")"
+
+# turbo table
+tb=$(field turbo "$("$sim" --topology "$g4" --print-costs)")
+check "turbo f(1) = 1" "$(nth 1 "$tb") == 1"
+check "turbo all-core = 3.1 / 3.5" \
+    "($(nth 24 "$tb") - 3.1 / 3.5)^2 < 1e-6"
+printf '%s\n' "$tb" | tr -d '[]' | tr , '\n' | awk '
+    $1 > 1 || (NR > 1 && $1 > prev) { bad = 1 } { prev = $1 }
+    END { exit bad }' || { echo "FAIL: costs: turbo above 1 or rising"; fail=1; }
+nt=$(field turbo "$("$sim" --topology "$g4" --print-costs --no-turbo)")
+check "--no-turbo is flat" "$(nth 24 "$nt") == 1"
+
+# KVM's window adaptation, on a fixed series of halts (--print-costs):
+# 4 x 50 us and 150 us grow it from 0, 5 x 1 ms shrink it back to 0
+pw=$(field poll_windows "$("$sim" --topology "$g4" --print-costs)")
+[ "$pw" = "[10000,20000,40000,80000,160000,80000,40000,20000,10000,0]" ] ||
+    { echo "FAIL: costs: halt-poll windows $pw"; fail=1; }
+pw=$(field poll_windows "$("$sim" --topology "$g4" --print-costs \
+    --halt-poll-ns 0)")
+[ "$pw" = "[0,0,0,0,0,0,0,0,0,0]" ] ||
+    { echo "FAIL: costs: halt-poll windows with polling off $pw"; fail=1; }
+
+# a shared idle-mask line queues its transfers (M/D/1): touched every
+# 1 ms it costs one transfer, every 200 ns clearly more
+ul=$(field upkeep_line_ns "$("$sim" --topology "$g4" --print-costs)")
+check "idle-mask line contention" "$(nth 1 "$ul") == 95 && \
+    $(nth 2 "$ul") >= $(nth 1 "$ul") && $(nth 3 "$ul") > 1.3 * $(nth 1 "$ul")"
+
+# runs, with the invariants checked after every event
+for c in none migration cstates turbo poll upkeep all; do
+	eval "h_$c=\$(run --topology \"\$g4\" --workload hackbench --load 60 \
+	    --strategy stock --costs $c --check)" || {
+		echo "FAIL: costs: invariants with --costs $c"; fail=1; }
+done
+mig_per() {	# mean cost of one migration in a run line
+	awk -v c="$(field migr_cost_ns "$1")" \
+	    -v m="$(field migrations_per_s "$1")" 'BEGIN { print c / (m * 0.01) }'
+}
+m0=$(run --topology "$g4" --workload hackbench --load 125 --strategy stock \
+    --costs none)
+m1=$(run --topology "$g4" --workload hackbench --load 125 --strategy stock \
+    --costs migration)
+check "runs charge the migration model" \
+    "$(mig_per "$m1") > 2 * $(mig_per "$m0") && $(mig_per "$m0") > 0"
+check "C-state exits charged" "$(field cstate_ns "$h_cstates") > 0"
+check "C-state exits delay wake-ups" \
+    "$(field p99_ns "$h_cstates") > $(field p99_ns "$h_none")"
+check "no C-state cost when off" "$(field cstate_ns "$h_none") == 0"
+check "vCPUs halt-poll" "$(field poll_ns "$h_poll") > 0"
+check "wake-ups caught while polling" \
+    "$(field poll_hit_share "$h_poll") > 0.2"
+np=$(run --topology "$g4" --workload hackbench --load 60 --strategy stock \
+    --costs poll --halt-poll-ns 0)
+check "--halt-poll-ns 0 stops polling" "$(field poll_ns "$np") == 0"
+scx=$(run --topology "$g4" --workload hackbench --load 60 --strategy scx \
+    --costs upkeep)
+p3=$(run --topology "$g4" --workload hackbench --load 60 \
+    --strategy patch-0003 --costs upkeep)
+st=$(run --topology "$g4" --workload hackbench --load 60 --strategy stock \
+    --costs upkeep)
+check "sched_ext idle-mask upkeep charged" \
+    "$(field idle_upkeep_ns "$scx") > $(field idle_upkeep_ns "$p3")"
+check "the series' idle-mask upkeep charged" \
+    "$(field idle_upkeep_ns "$p3") > $(field idle_upkeep_ns "$st")"
+
+# turbo on a full host: every core busy runs at the all-core bin
+ho=$(run --topology "$g4" --workload hogs --load 100 --strategy pinned \
+    --costs none)
+ht=$(run --topology "$g4" --workload hogs --load 100 --strategy pinned \
+    --costs turbo)
+check "turbo slows a full host to about 3.1 / 3.5" \
+    "$(field throughput "$ht") / $(field throughput "$ho") < 0.95 && \
+    $(field throughput "$ht") / $(field throughput "$ho") > 0.87"
+
+# every strategy with every cost on, invariants after every event
+for st in stock pinned daemon daemon-cores scx patch-0003 greedy; do
+	for tw in g4dnmetal.xml:hackbench 128arm-2pa2n8cluster4co.xml:dense; do
+		if ! "$sim" --topology "$dir/${tw%%:*}" --workload "${tw#*:}" \
+		    --load 150 --strategy $st --seed 7 --check --costs all \
+		    --warmup-ms 2 --measure-ms 5 >/dev/null; then
+			echo "FAIL: costs: invariants: $tw 150 $st"
+			fail=1
+		fi
+	done
+done
+
+[ $fail = 0 ] && echo "check-sim costs: all cost checks hold"
+exit $fail
