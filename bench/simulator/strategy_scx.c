@@ -29,6 +29,7 @@
  * nothing to do here.  Every simulated thread is a managed vCPU.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,9 @@ struct scx_sim {
 	int *dsq;		/* the shared queue, in vtime order */
 	int ndsq;
 	uint64_t vtime_now;
+	/* whole run, printed at the end when $VP_SIM_SCX_STATS is set */
+	unsigned long n_direct, n_queued, n_kick, n_consume, n_kept,
+	    n_requeue;
 };
 
 /* The wake decision's context: the simulator instead of a task. */
@@ -274,7 +278,10 @@ scx_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 		return cpuset_first(&s->allowed[th->allowed]);
 	}
 	t->queued = !direct;
+	if (!direct)
+		x->n_queued++;
 	if (direct) {
+		x->n_direct++;
 		/* note_claim(): the run record says who is coming */
 		x->runs[pu].since = s->now_ns;
 		x->runs[pu].expect_ns = t->avg_run_ns;
@@ -303,7 +310,10 @@ scx_enqueue(struct sim *s, int thi)
 	cpu = scx_pick_idle(s, thi, caller, true);
 	if (cpu < 0)
 		cpu = scx_pick_idle(s, thi, caller, false);
-	return cpu < 0 ? -1 : dense(s, cpu);
+	if (cpu < 0)
+		return -1;
+	x->n_kick++;
+	return dense(s, cpu);
 }
 
 int
@@ -322,6 +332,7 @@ scx_consume(struct sim *s, int pu)
 		memmove(&x->dsq[i], &x->dsq[i + 1],
 		    (x->ndsq - i - 1) * sizeof(int));
 		x->ndsq--;
+		x->n_consume++;
 		return thi;
 	}
 	return -1;
@@ -335,12 +346,14 @@ scx_slice_end(struct sim *s, int pu, int thi)
 	stopping(&x->th[thi], s->now_ns);
 	if (!x->ndsq) {
 		/* VP_SCX_KEPT: nobody waits, it keeps its PU, a new slice */
+		x->n_kept++;
 		scx_running(s, pu, thi);
 		return true;
 	}
 	/* to the back of its vtime; its own PU dispatches next, no kick */
 	s->th[thi].state = TH_WAKING;
 	dsq_insert(x, thi);
+	x->n_requeue++;
 	return false;
 }
 
@@ -404,6 +417,11 @@ scx_release(struct sim *s)
 
 	if (!x)
 		return;
+	/* for tests/sim/scx.sh: the queueing rules at work */
+	if (getenv("VP_SIM_SCX_STATS"))
+		fprintf(stderr, "scx: direct %lu queued %lu kick %lu consume "
+		    "%lu kept %lu requeue %lu\n", x->n_direct, x->n_queued,
+		    x->n_kick, x->n_consume, x->n_kept, x->n_requeue);
 	free(x->doms);
 	free(x->runs);
 	free(x->cursor);
