@@ -10,7 +10,9 @@
  *              is place_select() of the placement core (place.c)
  *   greedy     sees everything, probes nothing: a reference heuristic,
  *              not a bound (bound.c computes the bound)
- *   daemon-cores, scx, patch-0003: placeholders until built (issue 12)
+ *   scx        the same plan fed to the sched_ext scheduler, whose own
+ *              wake decision and shared queue run (strategy_scx.c)
+ *   daemon-cores, patch-0003: placeholders until built (issue 12)
  */
 #include <errno.h>
 #include <stdlib.h>
