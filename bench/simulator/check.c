@@ -78,6 +78,8 @@ check_state(struct sim *s)
 		if (th->work_ns < -1e-6 || th->over_ns < -1e-6)
 			fail(s, "negative work", i, 0);
 	}
+	if (!scx_check(s))
+		fail(s, "scx shared queue broken", 0, 0);
 	if (running != cpuset_count(&s->running))
 		fail(s, "running threads != busy PUs", running,
 		    cpuset_count(&s->running));

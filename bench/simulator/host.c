@@ -253,6 +253,8 @@ start_run(struct sim *s, int pu, int thi)
 	th->pu = pu;
 	th->state = TH_RUNNING;
 	s->pu[pu].slice_end_ns = s->now_ns + s->p.slice_ns;
+	if (s->strat == STRAT_SCX)	/* ops.running, sched_ext's slice */
+		scx_running(s, pu, thi);
 	set_running(s, pu, thi);
 	update_busy(s, pu);
 }
@@ -365,7 +367,14 @@ dispatch(struct sim *s, int pu)
 		start_run(s, pu, thi);
 		return;
 	}
+	/* sched_ext: the shared queue at once, no newidle balance */
+	if (s->strat == STRAT_SCX && (thi = scx_consume(s, pu)) >= 0) {
+		start_run(s, pu, thi);
+		return;
+	}
 	update_busy(s, pu);
+	if (s->strat == STRAT_SCX)
+		return;
 	/* newidle: only when it expects to idle longer than a migration
 	 * costs; the oracle, knowing the future, always pulls */
 	if (s->strat == STRAT_GREEDY ||
@@ -431,6 +440,12 @@ on_enqueue(struct sim *s, int thi)
 	struct sim_thread *th = &s->th[thi];
 	int pu = th->pu;
 
+	if (s->strat == STRAT_SCX && scx_queued(s, thi)) {
+		/* the shared queue; an idle PU kicked drains it */
+		if ((pu = scx_enqueue(s, thi)) >= 0)
+			dispatch(s, pu);
+		return;
+	}
 	s->pu[pu].inflight--;
 	if (s->pu[pu].cur >= 0 && s->th[s->pu[pu].cur].polling)
 		poll_stop(s, pu);
@@ -521,8 +536,10 @@ host_wake(struct sim *s, int thi, int waker_pu)
 	}
 	th->state = TH_WAKING;
 	th->pu = pu;
-	s->pu[pu].inflight++;
-	update_busy(s, pu);
+	if (!(s->strat == STRAT_SCX && scx_queued(s, thi))) {
+		s->pu[pu].inflight++;
+		update_busy(s, pu);
+	}
 	if (delay + exit)
 		push(s, s->now_ns + delay + exit, EV_ENQUEUE, thi, 0);
 	else
@@ -572,6 +589,15 @@ on_pu(struct sim *s, int pu)
 	}
 	if (s->now_ns < p->slice_end_ns) {
 		resched(s, pu);
+		return;
+	}
+	if (s->strat == STRAT_SCX && scx_slice_end(s, pu, thi)) {
+		resched(s, pu);		/* kept: nobody waits */
+		return;
+	}
+	if (s->strat == STRAT_SCX) {	/* in the shared queue now */
+		set_running(s, pu, -1);
+		dispatch(s, pu);
 		return;
 	}
 	if (!p->nq) {
@@ -628,7 +654,7 @@ on_balance(struct sim *s, int llc)
 	int pu;
 
 	for (pu = l->first_pu; pu < l->first_pu + l->npus; pu++)
-		if (host_idle(s, pu))
+		if (host_idle(s, pu) && s->strat != STRAT_SCX)
 			idle_pull(s, pu);
 	push(s, s->now_ns + (uint64_t)l->npus * 1000000, EV_BALANCE, llc, 0);
 }

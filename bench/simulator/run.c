@@ -12,6 +12,7 @@ static void
 sim_free(struct sim *s)
 {
 	host_release(s);
+	scx_release(s);
 	free(s->th);
 	free(s->vm);
 	free(s->allowed);

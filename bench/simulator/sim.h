@@ -228,6 +228,9 @@ struct sim {
 	bool *has_idle_cores;	/* [nllcs] */
 	int *nr_idle_scan;	/* [nllcs] */
 	bool cluster_active;	/* a cluster level between core and LLC */
+	/* scx: the BPF side's state (strategy_scx.c) and vp_features */
+	struct scx_sim *scx;
+	uint32_t scx_features;
 	/* vcpuplace: the core's idle masks, fed at idle entry */
 	struct vp_idlemask idle;
 	bool measuring;
@@ -307,6 +310,27 @@ int strategy_tick(struct sim *s) VP_MUST_CHECK;
 /* May idle @pu pull queued @th from @src?  Only the oracle says no:
  * when the move's warm-up costs more than the wait it saves. */
 bool strategy_may_pull(const struct sim *s, int src, int th, int pu);
+
+/* ---------------------------------------------------------------- */
+/* strategy_scx.c: the sched_ext scheduler (daemon/scx/vcpuplace_wake.h) */
+
+/* Its tables and state; 0 or -errno.  scx_release() frees them. */
+int scx_setup(struct sim *s) VP_MUST_CHECK;
+void scx_release(struct sim *s);
+/* select_cpu: the PU claimed, or where it waits if scx_queued(). */
+int scx_select(struct sim *s, int th, int waker_pu, unsigned long *probes);
+/* The last decision sent @th to the shared queue, not to a PU. */
+bool scx_queued(const struct sim *s, int th);
+/* Queues @th (a wake-up); returns an idle PU kicked to drain, or -1. */
+int scx_enqueue(struct sim *s, int th);
+/* ops.dispatch of idle @pu: the thread it takes, or -1. */
+int scx_consume(struct sim *s, int pu);
+/* ops.running: @th starts on @pu (run record, vtime, its slice). */
+void scx_running(struct sim *s, int pu, int th);
+/* @th's slice ended on @pu: true if kept, else queued. */
+bool scx_slice_end(struct sim *s, int pu, int th);
+/* The shared queue's invariants hold. */
+bool scx_check(const struct sim *s);
 
 /* ---------------------------------------------------------------- */
 /* workload.c: VMs, their vCPU threads and what they do */

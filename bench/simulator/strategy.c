@@ -10,7 +10,9 @@
  *              is place_select() of the placement core (place.c)
  *   greedy     sees everything, probes nothing: a reference heuristic,
  *              not a bound (bound.c computes the bound)
- *   daemon-cores, scx, patch-0003: placeholders until built (issue 12)
+ *   scx        the same plan fed to the sched_ext scheduler, whose own
+ *              wake decision and shared queue run (strategy_scx.c)
+ *   daemon-cores, patch-0003: placeholders until built (issue 12)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -277,9 +279,16 @@ setup_sets(struct sim *s, const int *o)
 			cpuset_set(&s->allowed[i], o[i % s->t->npus]);
 		}
 		return 0;
+	case STRAT_SCX:
+		s->select = scx_select;
+		if ((r = replan(s)) < 0 || (r = scx_setup(s)) < 0)
+			return r;
+		for (i = 0; i < s->nth; i++)
+			if (s->th[i].home != VP_PU_NONE)
+				s->th[i].last_pu = s->th[i].home;
+		return 0;
 	case STRAT_DAEMON:
 	case STRAT_DAEMON_CORES:	/* placeholder: daemon, until built */
-	case STRAT_SCX:			/* placeholder: place.c, until built */
 	case STRAT_PATCH0003:		/* placeholder: place.c, until built */
 		s->select = s->strat == STRAT_DAEMON ||
 		    s->strat == STRAT_DAEMON_CORES ? stock_select :

@@ -54,6 +54,7 @@ SCX_BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -mcpu=v3 \
 	-D__TARGET_ARCH_x86 -mlittle-endian
 
 $(SB)/vcpuplace.bpf.o: daemon/scx/vcpuplace.bpf.c daemon/scx/vcpuplace_scx.h \
+		daemon/scx/vcpuplace_wake.h \
 		$(SCX_K)/vmlinux.h $(SCX_LIBBPF)/lib/libbpf.a
 	@mkdir -p $(dir $@)
 	$(SCX_CLANG) $(SCX_BPF_CFLAGS) $(SCX_BPF_INC) -c -o $@ $<

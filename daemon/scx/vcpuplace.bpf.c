@@ -93,23 +93,74 @@ struct {
 } vp_task_store SEC(".maps");
 
 /*
- * Per CPU: when the task on it started its burst and how long its bursts
- * last, so a waker can tell a sibling about to idle (a vCPU near the end
- * of its usual run) from one that will stay busy (a host hog).  Written
- * only by the CPU itself (ops.running), read by wakers on any CPU.
+ * The wake-up decision (decide() and its helpers) is in vcpuplace_wake.h,
+ * shared with the host simulator (bench/simulator/strategy_scx.c).  Here
+ * are its accessors: sched_ext's idle masks and kfuncs, and the maps.
  */
-struct vp_cpu_run {
-	u64 since;
-	u64 expect_ns;
-	bool vcpu;		/* the task is a managed vCPU */
-};
+static bool feat(u32 f)
+{
+	return vp_features & f;
+}
 
+static const struct vp_scx_pu *pu_of(s32 cpu)
+{
+	u32 key = cpu;
+
+	if (cpu < 0 || cpu >= VP_SCX_MAX_CPUS)
+		return NULL;
+	return bpf_map_lookup_elem(&vp_pus, &key);
+}
+
+static const struct vp_scx_dom *dom_of(u32 id)
+{
+	if (id >= VP_SCX_MAX_DOMS)
+		return NULL;
+	return bpf_map_lookup_elem(&vp_doms, &id);
+}
+
+static const struct vp_cpu_run *cpu_run_of(s32 cpu);
+
+static u64 slept_at_of(struct task_struct *p)
+{
+	struct vp_task *t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
+
+	return t ? t->slept_at : 0;
+}
+
+#define VPW_WAKE_CTX \
+	struct task_struct *p; \
+	const struct cpumask *idle;	/* PUs idle now */ \
+	const struct cpumask *idle_core; /* PUs whose whole core is idle */
+#define vpw_feat(w, f)		feat(f)
+#define vpw_idle(w, cpu)	bpf_cpumask_test_cpu(cpu, (w)->idle)
+#define vpw_idle_core(w, cpu)	bpf_cpumask_test_cpu(cpu, (w)->idle_core)
+#define vpw_allowed(w, cpu)	bpf_cpumask_test_cpu(cpu, (w)->p->cpus_ptr)
+#define vpw_claim(w, cpu)	scx_bpf_test_and_clear_cpu_idle(cpu)
+#define vpw_pu(w, cpu)		pu_of(cpu)
+#define vpw_dom(w, id)		dom_of(id)
+#define vpw_now(w)		bpf_ktime_get_ns()
+#define vpw_cpu_run(w, cpu)	cpu_run_of(cpu)
+#define vpw_slept_at(w)		slept_at_of((w)->p)
+#define vpw_pick_idle(w, core)	scx_bpf_pick_idle_cpu((w)->p->cpus_ptr, \
+					(core) ? SCX_PICK_IDLE_CORE : 0)
+#define vpw_any_allowed(w)	bpf_cpumask_any_distribute((w)->p->cpus_ptr)
+#define vpw_for(i, from, to)	bpf_for(i, from, to)
+#include "vcpuplace_wake.h"
+
+/* Per CPU: the run records of struct vp_cpu_run (vcpuplace_wake.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(key_size, sizeof(u32));
 	__uint(value_size, sizeof(struct vp_cpu_run));
 	__uint(max_entries, VP_SCX_MAX_CPUS);
 } vp_cpu_runs SEC(".maps");
+
+static const struct vp_cpu_run *cpu_run_of(s32 cpu)
+{
+	u32 key = cpu;
+
+	return bpf_map_lookup_elem(&vp_cpu_runs, &key);
+}
 
 /*
  * A PU claimed for a task reads as busy at once (its idle bit is clear)
@@ -144,319 +195,9 @@ static void stat_inc(enum vp_scx_stat idx)
 		(*cnt)++;
 }
 
-static bool feat(u32 f)
-{
-	return vp_features & f;
-}
 
-/* One wake-up being decided: its inputs and what it cost. */
-struct wake {
-	struct task_struct *p;
-	const struct vp_scx_vcpu *v;
-	const struct cpumask *idle;	/* PUs idle now */
-	const struct cpumask *idle_core; /* PUs whose whole core is idle */
-	s32 prev;
-	u32 probes;
-	bool sib_busy;	/* the PU claimed has a busy SMT sibling */
-};
 
-static const struct vp_scx_pu *pu_of(s32 cpu)
-{
-	u32 key = cpu;
 
-	if (cpu < 0 || cpu >= VP_SCX_MAX_CPUS)
-		return NULL;
-	return bpf_map_lookup_elem(&vp_pus, &key);
-}
-
-static bool allowed(const struct wake *w, s32 cpu)
-{
-	return cpu >= 0 && bpf_cpumask_test_cpu(cpu, w->p->cpus_ptr);
-}
-
-/*
- * SMT-aware priority (core/prio.c): a PU is worth its core's priority,
- * halved when a sibling is busy.  prio.c divides by one plus the number
- * of busy siblings; sched_ext's masks say only "whole core idle" or not,
- * so on SMT4/SMT8 cores a PU with two or more busy siblings scores a
- * little higher here.  Counting them would cost a loop per candidate at
- * every wake-up; on SMT2 (x86, most arm64) the two rules are the same.
- */
-static u32 score(const struct wake *w, s32 cpu, const struct vp_scx_pu *pu)
-{
-	if (!feat(VP_SCX_FEAT_SMT_PRIO) ||
-	    bpf_cpumask_test_cpu(cpu, w->idle_core))
-		return pu->prio;
-	return pu->prio / 2;
-}
-
-/*
- * Claims idle @cpu for this wake-up (no other waker can take it), and
- * notes whether it comes with a busy sibling.  False: it was not idle,
- * or another waker was first.
- */
-static bool claim(struct wake *w, s32 cpu)
-{
-	bool whole = bpf_cpumask_test_cpu(cpu, w->idle_core);
-
-	if (!scx_bpf_test_and_clear_cpu_idle(cpu))
-		return false;
-	w->sib_busy = !whole;
-	return true;
-}
-
-static const struct vp_scx_dom *dom_of(u32 id)
-{
-	if (id >= VP_SCX_MAX_DOMS)
-		return NULL;
-	return bpf_map_lookup_elem(&vp_doms, &id);
-}
-
-/*
- * Rule 2: a whole idle core of domain @id inside the allowed set, the
- * best priority first; a core at the domain's best priority ends the
- * scan.  Returns the claimed PU or -1.
- */
-static s32 claim_idle_core_in(struct wake *w, u32 id)
-{
-	const struct vp_scx_dom *d = dom_of(id);
-	s32 best = -1;
-	u32 i, n, best_prio = 0;
-
-	if (!d)
-		return -1;
-	n = d->ncpus;
-	bpf_for(i, 0, n) {
-		const struct vp_scx_pu *pu;
-		s32 cpu;
-
-		if (i >= VP_SCX_DOM_CPUS)
-			break;
-		cpu = d->cpu[i];
-		w->probes++;
-		if (cpu < 0 || !bpf_cpumask_test_cpu(cpu, w->idle_core) ||
-		    !allowed(w, cpu))
-			continue;
-		pu = pu_of(cpu);
-		if (!pu)
-			continue;
-		if (!feat(VP_SCX_FEAT_SMT_PRIO) || pu->prio >= d->max_prio) {
-			/* nothing in the domain beats it: take it now */
-			if (claim(w, cpu))
-				return cpu;
-			continue;	/* another waker was first */
-		}
-		if (pu->prio > best_prio) {
-			best = cpu;
-			best_prio = pu->prio;
-		}
-	}
-	if (best >= 0 && claim(w, best))
-		return best;
-	return -1;
-}
-
-/*
- * How long the busiest of @pu's siblings is likely to stay busy: the
- * usual burst of the task running there, less what it has run already.
- * A host hog's bursts are whole slices; a vCPU's, its run between halts.
- */
-static u64 busy_rest_ns(struct wake *w, const struct vp_scx_pu *pu)
-{
-	u64 now = bpf_ktime_get_ns(), rest = 0;
-	u32 i, nsib = pu->nsib;
-
-	bpf_for(i, 0, VP_SCX_MAX_SMT) {
-		const struct vp_cpu_run *r;
-		u32 key;
-		u64 ran;
-
-		if (i >= nsib)
-			break;
-		if (pu->sib[i] < 0 || bpf_cpumask_test_cpu(pu->sib[i], w->idle))
-			continue;
-		key = pu->sib[i];
-		r = bpf_map_lookup_elem(&vp_cpu_runs, &key);
-		if (!r)
-			continue;
-		ran = now - r->since;
-		if (r->expect_ns > ran && r->expect_ns - ran > rest)
-			rest = r->expect_ns - ran;
-	}
-	return rest;
-}
-
-/*
- * Rule 3: the idle PU of domain @id with the best SMT-aware priority,
- * which here always has a busy sibling (rule 2 found no whole core).
- * Between equals, the one whose busy sibling should idle soonest: the
- * vCPU then has a whole core sooner (SOON_IDLE).
- */
-static s32 claim_idle_pu_in(struct wake *w, u32 id)
-{
-	const struct vp_scx_dom *d = dom_of(id);
-	s32 best = -1;
-	u32 i, n, best_score = 0;
-	u64 rest, best_rest = ~0ULL;
-
-	if (!d)
-		return -1;
-	n = d->ncpus;
-	bpf_for(i, 0, n) {
-		const struct vp_scx_pu *pu;
-		u32 s;
-		s32 cpu;
-
-		if (i >= VP_SCX_DOM_CPUS)
-			break;
-		cpu = d->cpu[i];
-		w->probes++;
-		if (cpu < 0 || !bpf_cpumask_test_cpu(cpu, w->idle) ||
-		    !allowed(w, cpu))
-			continue;
-		pu = pu_of(cpu);
-		if (!pu)
-			continue;
-		if (w->v->flags & VP_SCX_F_SMT_ANY) {
-			if (claim(w, cpu))
-				return cpu;
-			continue;
-		}
-		s = score(w, cpu, pu);
-		rest = feat(VP_SCX_FEAT_SOON_IDLE) ? busy_rest_ns(w, pu) : 0;
-		if (s > best_score || (s == best_score && rest < best_rest)) {
-			best = cpu;
-			best_score = s;
-			best_rest = rest;
-		}
-	}
-	if (best >= 0 && claim(w, best))
-		return best;
-	return -1;
-}
-
-/* SIS_CACHE: a vCPU that slept less than its short sleep goes back. */
-static bool cache_hot(struct wake *w)
-{
-	const struct vp_scx_vcpu *v = w->v;
-	struct vp_task *t;
-
-	if (!feat(VP_SCX_FEAT_SIS_CACHE) || !(v->flags & VP_SCX_F_CACHE_HOT) ||
-	    !v->short_sleep_ns || w->prev == v->home)
-		return false;
-	t = bpf_task_storage_get(&vp_task_store, w->p, 0, 0);
-	if (!t || !t->slept_at ||
-	    bpf_ktime_get_ns() - t->slept_at >= v->short_sleep_ns)
-		return false;
-	return allowed(w, w->prev);
-}
-
-/*
- * The decision for one managed vCPU; returns the PU and sets *@why to the
- * vstat that says which rule chose it.  *@direct when the PU was claimed
- * idle and the task may be dispatched to it straight away.
- */
-static s32 decide(struct wake *w, enum vp_scx_vstat *why, bool *direct)
-{
-	const struct vp_scx_vcpu *v = w->v;
-	bool home_ok = feat(VP_SCX_FEAT_HOME) && allowed(w, v->home);
-	bool isolate = v->flags & VP_SCX_F_SMT_ISOLATE;
-	bool any = v->flags & VP_SCX_F_SMT_ANY;
-	s32 cpu;
-
-	*direct = true;
-	/*
-	 * 1. home, if idle.  As in place.c's select_home_pu(): with SIS_CORE
-	 * and SMT_PRIO, a home next to a busy sibling waits until rule 2 has
-	 * looked for a whole idle core; smt=isolate never takes it.
-	 */
-	if (home_ok) {
-		bool whole = bpf_cpumask_test_cpu(v->home, w->idle_core);
-		bool half_ok = any || (!isolate &&
-			!(feat(VP_SCX_FEAT_SIS_CORE) && feat(VP_SCX_FEAT_SMT_PRIO)));
-
-		w->probes++;
-		if ((whole || (half_ok &&
-		     bpf_cpumask_test_cpu(v->home, w->idle))) &&
-		    claim(w, v->home)) {
-			*why = VP_SCX_V_HOME;
-			return v->home;
-		}
-	}
-	if (cache_hot(w)) {
-		w->probes++;
-		if (claim(w, w->prev)) {
-			*why = VP_SCX_V_CACHE_HOT;
-			return w->prev;
-		}
-	}
-	/* 2. a whole idle core, near domain first */
-	if (feat(VP_SCX_FEAT_SIS_CORE) && !any) {
-		if (feat(VP_SCX_FEAT_CLUSTER_FIRST) && v->near_dom != v->far_dom &&
-		    (cpu = claim_idle_core_in(w, v->near_dom)) >= 0)
-			goto idle_core;
-		if ((cpu = claim_idle_core_in(w, v->far_dom)) >= 0)
-			goto idle_core;
-	}
-	/* 3. home next to a busy sibling, then the best idle PU */
-	if (!isolate) {
-		if (home_ok && !any) {
-			w->probes++;
-			if (claim(w, v->home)) {
-				*why = VP_SCX_V_HOME;
-				return v->home;
-			}
-		}
-		if ((cpu = claim_idle_pu_in(w, v->far_dom)) >= 0)
-			goto idle_pu;
-	}
-	/* 4. the rest of the allowed set, if the locality allows */
-	if (!(v->flags & VP_SCX_F_STAY_FAR_DOM)) {
-		w->probes++;
-		/* sched_ext's own picks claim the PU they return */
-		cpu = scx_bpf_pick_idle_cpu(w->p->cpus_ptr, SCX_PICK_IDLE_CORE);
-		if (cpu >= 0) {
-			w->sib_busy = false;
-			goto idle_core;
-		}
-		if (!isolate) {
-			w->probes++;
-			cpu = scx_bpf_pick_idle_cpu(w->p->cpus_ptr, 0);
-			if (cpu >= 0) {
-				/* no whole core was idle a moment ago */
-				w->sib_busy = true;
-				goto idle_pu;
-			}
-		}
-	}
-	/* 5. where it was, if idle; else it waits in the shared queue */
-	w->probes++;
-	if (allowed(w, w->prev) && claim(w, w->prev)) {
-		*why = VP_SCX_V_PREV;
-		return w->prev;
-	}
-	*direct = false;
-	*why = VP_SCX_V_QUEUED;
-	/*
-	 * Where it waits: prev, else home, else any PU it may run on (re-pinned
-	 * while asleep, it may have neither).  Never an invalid CPU: the
-	 * kernel ejects a scheduler whose select_cpu returns one.
-	 */
-	if (allowed(w, w->prev))
-		return w->prev;
-	if (allowed(w, v->home))
-		return v->home;
-	/* not scx_bpf_pick_any_cpu(): it would claim an idle PU, unused */
-	cpu = bpf_cpumask_any_distribute(w->p->cpus_ptr);
-	return cpu >= 0 && cpu < VP_SCX_MAX_CPUS &&
-	       allowed(w, cpu) ? cpu : w->prev;
-idle_core:
-	*why = cpu == v->home ? VP_SCX_V_HOME : VP_SCX_V_IDLE_CORE;
-	return cpu;
-idle_pu:
-	*why = cpu == v->home ? VP_SCX_V_HOME : VP_SCX_V_IDLE_SIBLING;
-	return cpu;
-}
 
 /* Per-vCPU counters: one wake-up decided at @cpu for rule @why. */
 static void count_wake(struct wake *w, s32 cpu, enum vp_scx_vstat why,

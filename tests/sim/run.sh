@@ -71,5 +71,6 @@ if [ "$a" != "$b" ]; then
 	echo "FAIL: same seed, different result"
 	fail=1
 fi
+sh "$(dirname "$0")/scx.sh" "$sim" "$dir" || fail=1
 [ $fail = 0 ] && echo "check-sim: all invariants hold"
 exit $fail

@@ -22,6 +22,7 @@ Suite *kvm_iface_suite(void);
 Suite *qemu_suite(void);
 Suite *scx_suite(void);
 Suite *scxfeed_suite(void);
+Suite *scxwake_suite(void);
 Suite *command_suite(void);
 Suite *tick_suite(void);
 Suite *inventory_suite(void);

@@ -1,0 +1,453 @@
+/*
+ * strategy_scx.c - the `scx` strategy: the daemon's plan (plan.c, through
+ * strategy.c's replan()) fed to the sched_ext scheduler the way the daemon
+ * feeds it (host/scxfeed.c), and that scheduler's own wake decision:
+ * decide() of daemon/scx/vcpuplace_wake.h, the header vcpuplace.bpf.c
+ * compiles, here over the simulator's state.
+ *
+ * What the BPF program does besides select_cpu is modelled here too:
+ *   - a wake-up that is not dispatched straight to a claimed idle PU goes
+ *     to the shared queue (VP_SCX_DSQ_SHARED, ordered by vtime, a sleeper
+ *     banking at most one slice of credit: vp_enqueue()), and an idle PU
+ *     of the task's allowed set is kicked to drain it, a whole idle core
+ *     first;
+ *   - a PU with nothing to run takes the first queued thread it may run
+ *     (vp_dispatch() -> scx_bpf_consume(); 6.12's consume_dispatch_q()
+ *     walks the queue in vtime order and skips tasks that may not run
+ *     there), at once: sched_ext has no newidle gate and no idle balance;
+ *   - at the end of a slice a thread keeps its PU when the shared queue is
+ *     empty (VP_SCX_KEPT), else it goes to the queue with its vtime;
+ *   - slices are SCX_SLICE_DFL, 20 ms (6.12 include/linux/sched/ext.h);
+ *   - the per-CPU run records (vp_cpu_runs) are written at each start
+ *     (vp_running()) and at each direct dispatch (note_claim()); a
+ *     thread's average run and vtime at each stop (vp_stopping()).
+ * sched_ext's idle masks are exact: a PU is idle iff host_idle(), its
+ * SMT bit iff host_core_idle(); a claimed PU is busy at once (host.c
+ * counts the wake-up in flight on it).
+ *
+ * HOST_PACK acts on host tasks only; the simulator has none, so it has
+ * nothing to do here.  Every simulated thread is a managed vCPU.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/scxfeed.h"
+#include "sim.h"
+
+/* SCX_SLICE_DFL of Linux 6.12 (include/linux/sched/ext.h): 20 ms. */
+#define SCX_SLICE_NS	20000000ULL
+/*
+ * SIS_CACHE's bound as the daemon writes it: VP_SX_SHORT_SLEEP_NS of
+ * daemon/vcpuplaced/daemon.h (50 us; that header drags in libvirt).
+ */
+#define SCX_SHORT_SLEEP_NS	50000ULL
+
+/* Per thread: what the BPF side keeps in vp_task_store and p->scx. */
+struct scx_th {
+	uint64_t vtime;		/* p->scx.dsq_vtime */
+	uint64_t ran_at;	/* when its current run started */
+	uint64_t avg_run_ns;	/* 1/4 new, 3/4 old (vp_stopping()) */
+	bool open;		/* a run started and not yet stopped */
+	bool queued;		/* the last decision sent it to the queue */
+};
+
+struct scx_sim {
+	struct vp_scx_pu pus[VP_SCX_MAX_CPUS];	/* vp_pus, by OS CPU */
+	struct vp_scx_dom *doms;	/* vp_doms [ndoms] */
+	unsigned int ndoms;
+	struct vp_cpu_run *runs;	/* vp_cpu_runs, by dense PU */
+	unsigned int *cursor;	/* distribute_cpu_mask_prev, per dense PU */
+	struct scx_th *th;	/* [nth] */
+	int *dsq;		/* the shared queue, in vtime order */
+	int ndsq;
+	uint64_t vtime_now;
+	/* whole run, printed at the end when $VP_SIM_SCX_STATS is set */
+	unsigned long n_direct, n_queued, n_kick, n_consume, n_kept,
+	    n_requeue;
+};
+
+/* The wake decision's context: the simulator instead of a task. */
+#define VPW_WAKE_CTX \
+	struct sim *s; \
+	int th; \
+	int caller;	/* the PU running select_cpu (its cursor) */
+#define vpw_feat(w, f)		((w)->s->scx_features & (f))
+#define vpw_idle(w, cpu)	scx_idle((w)->s, cpu, false)
+#define vpw_idle_core(w, cpu)	scx_idle((w)->s, cpu, true)
+#define vpw_allowed(w, cpu)	scx_allowed((w)->s, (w)->th, cpu)
+/* a claim in the simulator: the PU is idle; host_wake() makes it busy */
+#define vpw_claim(w, cpu)	scx_idle((w)->s, cpu, false)
+#define vpw_pu(w, cpu)		scx_pu((w)->s, cpu)
+#define vpw_dom(w, id)		scx_dom((w)->s, id)
+#define vpw_now(w)		((w)->s->now_ns)
+#define vpw_cpu_run(w, cpu)	scx_run((w)->s, cpu)
+#define vpw_slept_at(w)		((w)->s->th[(w)->th].sleep_t_ns)
+#define vpw_pick_idle(w, core)	scx_pick_idle((w)->s, (w)->th, \
+					(w)->caller, core)
+#define vpw_any_allowed(w)	distribute((w)->s, (w)->th, (w)->caller, 0)
+#define vpw_for(i, from, to)	for ((i) = (from); (i) < (to); (i)++)
+
+static int
+dense(const struct sim *s, __s32 cpu)
+{
+	if (cpu < 0 || (unsigned int)cpu >= s->t->os_limit)
+		return VP_PU_NONE;
+	return s->t->os_to_pu[cpu];
+}
+
+static bool
+scx_idle(const struct sim *s, __s32 cpu, bool core)
+{
+	int pu = dense(s, cpu);
+
+	if (pu == VP_PU_NONE)
+		return false;
+	return core ? host_core_idle(s, pu) : host_idle(s, pu);
+}
+
+static bool
+scx_allowed(const struct sim *s, int thi, __s32 cpu)
+{
+	int pu = dense(s, cpu);
+
+	return pu != VP_PU_NONE &&
+	    cpuset_test(&s->allowed[s->th[thi].allowed], pu);
+}
+
+/* As the BPF array maps: any id below the bound has an entry. */
+static const struct vp_scx_pu *
+scx_pu(const struct sim *s, __s32 cpu)
+{
+	if (cpu < 0 || cpu >= VP_SCX_MAX_CPUS)
+		return NULL;
+	return &s->scx->pus[cpu];
+}
+
+/* Ids the daemon never wrote read as empty domains there: NULL here. */
+static const struct vp_scx_dom *
+scx_dom(const struct sim *s, __u32 id)
+{
+	return id < s->scx->ndoms ? &s->scx->doms[id] : NULL;
+}
+
+/* vp_cpu_runs: below, once vcpuplace_wake.h has defined the record */
+static const struct vp_cpu_run *scx_run(const struct sim *s, __s32 cpu);
+
+/*
+ * cpumask_any_and_distribute() of 6.12 over the thread's allowed set and
+ * the PUs that pass @what (0 any, 1 idle, 2 whole core idle): the first
+ * after the calling CPU's last pick (distribute_cpu_mask_prev), wrapping.
+ */
+static __s32
+distribute(struct sim *s, int thi, int caller, int what)
+{
+	const struct vp_topo *t = s->t;
+	unsigned int *prev = &s->scx->cursor[caller], n = t->os_limit, k, os;
+	int pu;
+
+	for (k = 1; k <= n; k++) {
+		os = (*prev + k) % n;
+		pu = t->os_to_pu[os];
+		if (pu == VP_PU_NONE ||
+		    !cpuset_test(&s->allowed[s->th[thi].allowed], pu) ||
+		    (what == 1 && !host_idle(s, pu)) ||
+		    (what == 2 && !host_core_idle(s, pu)))
+			continue;
+		*prev = os;
+		return (__s32)os;
+	}
+	return -1;
+}
+
+/*
+ * scx_bpf_pick_idle_cpu() as 6.12's scx_pick_idle_cpu(): with SMT
+ * active, a PU of a whole idle core first, and only that with
+ * SCX_PICK_IDLE_CORE (@core); then any idle PU.  The PU returned is
+ * claimed (host.c makes it busy).  An OS CPU id, or -1.
+ */
+static __s32
+scx_pick_idle(struct sim *s, int thi, int caller, bool core)
+{
+	__s32 cpu;
+
+	if (s->t->npus > s->t->ncores) {
+		if ((cpu = distribute(s, thi, caller, 2)) >= 0 || core)
+			return cpu;
+	}
+	return distribute(s, thi, caller, 1);
+}
+
+#include "scx/vcpuplace_wake.h"
+
+static const struct vp_cpu_run *
+scx_run(const struct sim *s, __s32 cpu)
+{
+	int pu = dense(s, cpu);
+
+	return pu == VP_PU_NONE ? NULL : &s->scx->runs[pu];
+}
+
+/* vp_stopping(): the run that ends at @end_ns, in vtime and average. */
+static void
+stopping(struct scx_th *x, uint64_t end_ns)
+{
+	uint64_t ran = end_ns > x->ran_at ? end_ns - x->ran_at : 0;
+
+	if (!x->open)
+		return;
+	/* all threads have the default weight (100): vtime += runtime */
+	x->vtime += ran;
+	if (x->ran_at && end_ns > x->ran_at)
+		x->avg_run_ns = (3 * x->avg_run_ns + ran) / 4;
+	x->open = false;
+}
+
+void
+scx_running(struct sim *s, int pu, int thi)
+{
+	struct scx_sim *x = s->scx;
+	struct scx_th *t = &x->th[thi];
+
+	if ((int64_t)(x->vtime_now - t->vtime) < 0)
+		x->vtime_now = t->vtime;
+	t->ran_at = s->now_ns;
+	t->open = true;
+	x->runs[pu].since = s->now_ns;
+	x->runs[pu].expect_ns = t->avg_run_ns;
+	x->runs[pu].vcpu = true;
+	s->pu[pu].slice_end_ns = s->now_ns + SCX_SLICE_NS;
+}
+
+/* Into the shared queue at its vtime, after every equal one. */
+static void
+dsq_insert(struct scx_sim *x, int thi)
+{
+	uint64_t v = x->th[thi].vtime;
+	int i = x->ndsq;
+
+	/* a sleeper banks at most one slice of credit (vp_enqueue()) */
+	if ((int64_t)(v - (x->vtime_now - SCX_SLICE_NS)) < 0)
+		v = x->th[thi].vtime = x->vtime_now - SCX_SLICE_NS;
+	while (i > 0 && (int64_t)(v - x->th[x->dsq[i - 1]].vtime) < 0)
+		i--;
+	memmove(&x->dsq[i + 1], &x->dsq[i], (x->ndsq - i) * sizeof(int));
+	x->dsq[i] = thi;
+	x->ndsq++;
+}
+
+int
+scx_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
+{
+	struct scx_sim *x = s->scx;
+	struct sim_thread *th = &s->th[thi];
+	struct scx_th *t = &x->th[thi];
+	const struct sim_vm *vm = &s->vm[th->vm];
+	struct scxfeed_vcpu_in in = {
+		.policy = &s->policy, .nvcpus = vm->n,
+		.home = th->home, .anchor = th->last_pu,
+		.vm = th->vm, .vcpu = th->idx,
+		.short_sleep_ns = SCX_SHORT_SLEEP_NS,
+	};
+	struct vp_scx_vcpu e;
+	struct wake w;
+	enum vp_scx_vstat why;
+	bool direct;
+	__s32 cpu;
+	int pu;
+
+	/* it went to sleep at sleep_t_ns: that stop, now */
+	stopping(t, th->sleep_t_ns);
+	/* the daemon's vp_vcpus entry for it, from the plan in force */
+	scxfeed_vcpu(s->t, &in, &e);
+	memset(&w, 0, sizeof(w));
+	w.s = s;
+	w.th = thi;
+	/* a timer fires where the thread slept */
+	w.caller = waker_pu >= 0 ? waker_pu : th->last_pu >= 0 ?
+	    th->last_pu : 0;
+	w.v = &e;
+	w.prev = th->last_pu >= 0 ? (__s32)s->t->pu[th->last_pu].os_index : -1;
+	cpu = decide(&w, &why, &direct);
+	*probes += w.probes;
+	pu = dense(s, cpu);
+	if (pu == VP_PU_NONE) {
+		/* the kernel would eject the scheduler */
+		s->errors++;
+		return cpuset_first(&s->allowed[th->allowed]);
+	}
+	t->queued = !direct;
+	if (!direct)
+		x->n_queued++;
+	if (direct) {
+		x->n_direct++;
+		/* note_claim(): the run record says who is coming */
+		x->runs[pu].since = s->now_ns;
+		x->runs[pu].expect_ns = t->avg_run_ns;
+		x->runs[pu].vcpu = true;
+	}
+	return pu;
+}
+
+bool
+scx_queued(const struct sim *s, int thi)
+{
+	return s->scx->th[thi].queued;
+}
+
+int
+scx_enqueue(struct sim *s, int thi)
+{
+	struct scx_sim *x = s->scx;
+	struct sim_thread *th = &s->th[thi];
+	int caller = th->waker_pu >= 0 ? th->waker_pu : th->pu;
+	__s32 cpu;
+
+	x->th[thi].queued = false;
+	dsq_insert(x, thi);
+	/* kick an idle PU of its allowed set, a whole idle core first */
+	cpu = scx_pick_idle(s, thi, caller, true);
+	if (cpu < 0)
+		cpu = scx_pick_idle(s, thi, caller, false);
+	if (cpu < 0)
+		return -1;
+	x->n_kick++;
+	return dense(s, cpu);
+}
+
+int
+scx_consume(struct sim *s, int pu)
+{
+	struct scx_sim *x = s->scx;
+	int i, thi;
+
+	/* a PU claimed by a wake-up in flight waits for it */
+	if (s->pu[pu].inflight)
+		return -1;
+	for (i = 0; i < x->ndsq; i++) {
+		thi = x->dsq[i];
+		if (!cpuset_test(&s->allowed[s->th[thi].allowed], pu))
+			continue;
+		memmove(&x->dsq[i], &x->dsq[i + 1],
+		    (x->ndsq - i - 1) * sizeof(int));
+		x->ndsq--;
+		x->n_consume++;
+		return thi;
+	}
+	return -1;
+}
+
+bool
+scx_slice_end(struct sim *s, int pu, int thi)
+{
+	struct scx_sim *x = s->scx;
+
+	stopping(&x->th[thi], s->now_ns);
+	if (!x->ndsq) {
+		/* VP_SCX_KEPT: nobody waits, it keeps its PU, a new slice */
+		x->n_kept++;
+		scx_running(s, pu, thi);
+		return true;
+	}
+	/* to the back of its vtime; its own PU dispatches next, no kick */
+	s->th[thi].state = TH_WAKING;
+	dsq_insert(x, thi);
+	x->n_requeue++;
+	return false;
+}
+
+/* The daemon's table writer, pointed at our copies. */
+static struct scx_sim *feed_target;
+
+static int
+feed_pu(struct scx_sched *sched, int cpu, const struct vp_scx_pu *pu)
+{
+	(void)sched;
+	if (cpu < 0 || cpu >= VP_SCX_MAX_CPUS)
+		return -ERANGE;
+	feed_target->pus[cpu] = *pu;
+	return 0;
+}
+
+static int
+feed_dom(struct scx_sched *sched, unsigned int id,
+    const struct vp_scx_dom *dom)
+{
+	(void)sched;
+	if (id >= feed_target->ndoms)
+		return -ERANGE;
+	feed_target->doms[id] = *dom;
+	return 0;
+}
+
+int
+scx_setup(struct sim *s)
+{
+	static const struct scxfeed_writer w = { feed_pu, feed_dom };
+	struct scx_sim *x = calloc(1, sizeof(*x));
+	int r;
+
+	if (!x)
+		return -ENOMEM;
+	s->scx = x;
+	x->ndoms = scxfeed_ndoms(s->t);
+	x->doms = calloc(x->ndoms ? x->ndoms : 1, sizeof(*x->doms));
+	x->runs = calloc(s->t->npus, sizeof(*x->runs));
+	x->cursor = calloc(s->t->npus, sizeof(*x->cursor));
+	x->th = calloc(s->nth, sizeof(*x->th));
+	x->dsq = calloc(s->nth, sizeof(*x->dsq));
+	if (!x->doms || !x->runs || !x->cursor || !x->th || !x->dsq)
+		return -ENOMEM;
+	/* the daemon's own writer: every PU and every domain of every level */
+	feed_target = x;
+	r = scxfeed_topology(NULL, s->t, 0, &w);
+	feed_target = NULL;
+	if (r < 0)
+		return r;
+	/* the daemon's switches, as schedext.c maps the core's */
+	s->scx_features = scxfeed_features(&s->feat);
+	return 0;
+}
+
+void
+scx_release(struct sim *s)
+{
+	struct scx_sim *x = s->scx;
+
+	if (!x)
+		return;
+	/* for tests/sim/scx.sh: the queueing rules at work */
+	if (getenv("VP_SIM_SCX_STATS"))
+		fprintf(stderr, "scx: direct %lu queued %lu kick %lu consume "
+		    "%lu kept %lu requeue %lu\n", x->n_direct, x->n_queued,
+		    x->n_kick, x->n_consume, x->n_kept, x->n_requeue);
+	free(x->doms);
+	free(x->runs);
+	free(x->cursor);
+	free(x->th);
+	free(x->dsq);
+	free(x);
+	s->scx = NULL;
+}
+
+/* The shared queue: waiting threads only, each once, in vtime order. */
+bool
+scx_check(const struct sim *s)
+{
+	const struct scx_sim *x = s->scx;
+	int i, j, thi;
+
+	for (i = 0; x && i < x->ndsq; i++) {
+		thi = x->dsq[i];
+		if (s->th[thi].state != TH_WAKING)
+			return false;
+		for (j = 0; j < i; j++)
+			if (x->dsq[j] == thi)
+				return false;
+		if (i && (int64_t)(x->th[thi].vtime -
+		    x->th[x->dsq[i - 1]].vtime) < 0)
+			return false;
+	}
+	return true;
+}

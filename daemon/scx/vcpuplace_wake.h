@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vcpuplace_wake.h: the wake-up decision for one managed vCPU (decide()
+ * and its helpers), written once and compiled twice: by the sched_ext
+ * scheduler (daemon/scx/vcpuplace.bpf.c) and by the host simulator's
+ * `scx` strategy (bench/simulator/strategy_scx.c), so that the simulator
+ * runs the rules the kernel runs, not a port of them.
+ *
+ * It uses only the tables of vcpuplace_scx.h, and reaches everything
+ * else through accessors the includer defines before including it:
+ *
+ *   VPW_WAKE_CTX                 more members of struct wake: the task,
+ *                                the masks, whatever the accessors need
+ *   vpw_feat(w, f)               a vp_scx_feature bit is on
+ *   vpw_idle(w, cpu)             @cpu (>= 0) is idle now
+ *   vpw_idle_core(w, cpu)        ... and so is its whole core
+ *   vpw_allowed(w, cpu)          @cpu (>= 0) is in the task's allowed set
+ *   vpw_claim(w, cpu)            test-and-clear @cpu's idle bit: true if
+ *                                this wake-up now owns it
+ *   vpw_pu(w, cpu)               the vp_pus entry of @cpu, or NULL
+ *   vpw_dom(w, id)               the vp_doms entry of domain @id, or NULL
+ *   vpw_now(w)                   now, in ns
+ *   vpw_cpu_run(w, cpu)          @cpu's struct vp_cpu_run, or NULL
+ *   vpw_slept_at(w)              when the task last went to sleep, 0: never
+ *   vpw_pick_idle(w, core)       claim an idle CPU of the allowed set (a
+ *                                whole idle core only if @core), or < 0
+ *   vpw_any_allowed(w)           some CPU of the allowed set, or < 0
+ *   vpw_for(i, from, to)         a bounded loop: bpf_for() in BPF, a plain
+ *                                for in C
+ *
+ * CPUs are OS CPU ids, as in the tables.  The types are the __u32 style
+ * both sides have (vmlinux.h, <linux/types.h>).
+ */
+#ifndef VCPUPLACE_WAKE_H
+#define VCPUPLACE_WAKE_H
+
+#include "vcpuplace_scx.h"
+
+/*
+ * Per CPU: when the task on it started its burst and how long its bursts
+ * last, so a waker can tell a sibling about to idle (a vCPU near the end
+ * of its usual run) from one that will stay busy (a host hog).  Written
+ * only by the CPU itself (ops.running), read by wakers on any CPU.
+ */
+struct vp_cpu_run {
+	__u64 since;
+	__u64 expect_ns;
+	bool vcpu;		/* the task is a managed vCPU */
+};
+
+/* One wake-up being decided: its inputs and what it cost. */
+struct wake {
+	VPW_WAKE_CTX
+	const struct vp_scx_vcpu *v;
+	__s32 prev;
+	__u32 probes;
+	bool sib_busy;	/* the PU claimed has a busy SMT sibling */
+};
+
+static bool allowed(const struct wake *w, __s32 cpu)
+{
+	return cpu >= 0 && vpw_allowed(w, cpu);
+}
+
+/*
+ * SMT-aware priority (core/prio.c): a PU is worth its core's priority,
+ * halved when a sibling is busy.  prio.c divides by one plus the number
+ * of busy siblings; sched_ext's masks say only "whole core idle" or not,
+ * so on SMT4/SMT8 cores a PU with two or more busy siblings scores a
+ * little higher here.  Counting them would cost a loop per candidate at
+ * every wake-up; on SMT2 (x86, most arm64) the two rules are the same.
+ */
+static __u32 score(const struct wake *w, __s32 cpu, const struct vp_scx_pu *pu)
+{
+	if (!vpw_feat(w, VP_SCX_FEAT_SMT_PRIO) || vpw_idle_core(w, cpu))
+		return pu->prio;
+	return pu->prio / 2;
+}
+
+/*
+ * Claims idle @cpu for this wake-up (no other waker can take it), and
+ * notes whether it comes with a busy sibling.  False: it was not idle,
+ * or another waker was first.
+ */
+static bool claim(struct wake *w, __s32 cpu)
+{
+	bool whole = vpw_idle_core(w, cpu);
+
+	if (!vpw_claim(w, cpu))
+		return false;
+	w->sib_busy = !whole;
+	return true;
+}
+
+/*
+ * Rule 2: a whole idle core of domain @id inside the allowed set, the
+ * best priority first; a core at the domain's best priority ends the
+ * scan.  Returns the claimed PU or -1.
+ */
+static __s32 claim_idle_core_in(struct wake *w, __u32 id)
+{
+	const struct vp_scx_dom *d = vpw_dom(w, id);
+	__s32 best = -1;
+	__u32 i, n, best_prio = 0;
+
+	if (!d)
+		return -1;
+	n = d->ncpus;
+	vpw_for(i, 0, n) {
+		const struct vp_scx_pu *pu;
+		__s32 cpu;
+
+		if (i >= VP_SCX_DOM_CPUS)
+			break;
+		cpu = d->cpu[i];
+		w->probes++;
+		if (cpu < 0 || !vpw_idle_core(w, cpu) || !allowed(w, cpu))
+			continue;
+		pu = vpw_pu(w, cpu);
+		if (!pu)
+			continue;
+		if (!vpw_feat(w, VP_SCX_FEAT_SMT_PRIO) ||
+		    pu->prio >= d->max_prio) {
+			/* nothing in the domain beats it: take it now */
+			if (claim(w, cpu))
+				return cpu;
+			continue;	/* another waker was first */
+		}
+		if (pu->prio > best_prio) {
+			best = cpu;
+			best_prio = pu->prio;
+		}
+	}
+	if (best >= 0 && claim(w, best))
+		return best;
+	return -1;
+}
+
+/*
+ * How long the busiest of @pu's siblings is likely to stay busy: the
+ * usual burst of the task running there, less what it has run already.
+ * A host hog's bursts are whole slices; a vCPU's, its run between halts.
+ */
+static __u64 busy_rest_ns(struct wake *w, const struct vp_scx_pu *pu)
+{
+	__u64 now = vpw_now(w), rest = 0;
+	__u32 i, nsib = pu->nsib;
+
+	vpw_for(i, 0, VP_SCX_MAX_SMT) {
+		const struct vp_cpu_run *r;
+		__u64 ran;
+
+		if (i >= nsib)
+			break;
+		if (pu->sib[i] < 0 || vpw_idle(w, pu->sib[i]))
+			continue;
+		r = vpw_cpu_run(w, pu->sib[i]);
+		if (!r)
+			continue;
+		ran = now - r->since;
+		if (r->expect_ns > ran && r->expect_ns - ran > rest)
+			rest = r->expect_ns - ran;
+	}
+	return rest;
+}
+
+/*
+ * Rule 3: the idle PU of domain @id with the best SMT-aware priority,
+ * which here always has a busy sibling (rule 2 found no whole core).
+ * Between equals, the one whose busy sibling should idle soonest: the
+ * vCPU then has a whole core sooner (SOON_IDLE).
+ */
+static __s32 claim_idle_pu_in(struct wake *w, __u32 id)
+{
+	const struct vp_scx_dom *d = vpw_dom(w, id);
+	__s32 best = -1;
+	__u32 i, n, best_score = 0;
+	__u64 rest, best_rest = ~0ULL;
+
+	if (!d)
+		return -1;
+	n = d->ncpus;
+	vpw_for(i, 0, n) {
+		const struct vp_scx_pu *pu;
+		__u32 s;
+		__s32 cpu;
+
+		if (i >= VP_SCX_DOM_CPUS)
+			break;
+		cpu = d->cpu[i];
+		w->probes++;
+		if (cpu < 0 || !vpw_idle(w, cpu) || !allowed(w, cpu))
+			continue;
+		pu = vpw_pu(w, cpu);
+		if (!pu)
+			continue;
+		if (w->v->flags & VP_SCX_F_SMT_ANY) {
+			if (claim(w, cpu))
+				return cpu;
+			continue;
+		}
+		s = score(w, cpu, pu);
+		rest = vpw_feat(w, VP_SCX_FEAT_SOON_IDLE) ?
+		    busy_rest_ns(w, pu) : 0;
+		if (s > best_score || (s == best_score && rest < best_rest)) {
+			best = cpu;
+			best_score = s;
+			best_rest = rest;
+		}
+	}
+	if (best >= 0 && claim(w, best))
+		return best;
+	return -1;
+}
+
+/* SIS_CACHE: a vCPU that slept less than its short sleep goes back. */
+static bool cache_hot(struct wake *w)
+{
+	const struct vp_scx_vcpu *v = w->v;
+	__u64 slept_at;
+
+	if (!vpw_feat(w, VP_SCX_FEAT_SIS_CACHE) ||
+	    !(v->flags & VP_SCX_F_CACHE_HOT) ||
+	    !v->short_sleep_ns || w->prev == v->home)
+		return false;
+	slept_at = vpw_slept_at(w);
+	if (!slept_at || vpw_now(w) - slept_at >= v->short_sleep_ns)
+		return false;
+	return allowed(w, w->prev);
+}
+
+/*
+ * The decision for one managed vCPU; returns the PU and sets *@why to the
+ * vstat that says which rule chose it.  *@direct when the PU was claimed
+ * idle and the task may be dispatched to it straight away.
+ */
+static __s32 decide(struct wake *w, enum vp_scx_vstat *why, bool *direct)
+{
+	const struct vp_scx_vcpu *v = w->v;
+	bool home_ok = vpw_feat(w, VP_SCX_FEAT_HOME) && allowed(w, v->home);
+	bool isolate = v->flags & VP_SCX_F_SMT_ISOLATE;
+	bool any = v->flags & VP_SCX_F_SMT_ANY;
+	__s32 cpu;
+
+	*direct = true;
+	/*
+	 * 1. home, if idle.  As in place.c's select_home_pu(): with SIS_CORE
+	 * and SMT_PRIO, a home next to a busy sibling waits until rule 2 has
+	 * looked for a whole idle core; smt=isolate never takes it.
+	 */
+	if (home_ok) {
+		bool whole = vpw_idle_core(w, v->home);
+		bool half_ok = any || (!isolate &&
+			!(vpw_feat(w, VP_SCX_FEAT_SIS_CORE) &&
+			  vpw_feat(w, VP_SCX_FEAT_SMT_PRIO)));
+
+		w->probes++;
+		if ((whole || (half_ok && vpw_idle(w, v->home))) &&
+		    claim(w, v->home)) {
+			*why = VP_SCX_V_HOME;
+			return v->home;
+		}
+	}
+	if (cache_hot(w)) {
+		w->probes++;
+		if (claim(w, w->prev)) {
+			*why = VP_SCX_V_CACHE_HOT;
+			return w->prev;
+		}
+	}
+	/* 2. a whole idle core, near domain first */
+	if (vpw_feat(w, VP_SCX_FEAT_SIS_CORE) && !any) {
+		if (vpw_feat(w, VP_SCX_FEAT_CLUSTER_FIRST) &&
+		    v->near_dom != v->far_dom &&
+		    (cpu = claim_idle_core_in(w, v->near_dom)) >= 0)
+			goto idle_core;
+		if ((cpu = claim_idle_core_in(w, v->far_dom)) >= 0)
+			goto idle_core;
+	}
+	/* 3. home next to a busy sibling, then the best idle PU */
+	if (!isolate) {
+		if (home_ok && !any) {
+			w->probes++;
+			if (claim(w, v->home)) {
+				*why = VP_SCX_V_HOME;
+				return v->home;
+			}
+		}
+		if ((cpu = claim_idle_pu_in(w, v->far_dom)) >= 0)
+			goto idle_pu;
+	}
+	/* 4. the rest of the allowed set, if the locality allows */
+	if (!(v->flags & VP_SCX_F_STAY_FAR_DOM)) {
+		w->probes++;
+		/* sched_ext's own picks claim the PU they return */
+		cpu = vpw_pick_idle(w, true);
+		if (cpu >= 0) {
+			w->sib_busy = false;
+			goto idle_core;
+		}
+		if (!isolate) {
+			w->probes++;
+			cpu = vpw_pick_idle(w, false);
+			if (cpu >= 0) {
+				/* no whole core was idle a moment ago */
+				w->sib_busy = true;
+				goto idle_pu;
+			}
+		}
+	}
+	/* 5. where it was, if idle; else it waits in the shared queue */
+	w->probes++;
+	if (allowed(w, w->prev) && claim(w, w->prev)) {
+		*why = VP_SCX_V_PREV;
+		return w->prev;
+	}
+	*direct = false;
+	*why = VP_SCX_V_QUEUED;
+	/*
+	 * Where it waits: prev, else home, else any PU it may run on (re-pinned
+	 * while asleep, it may have neither).  Never an invalid CPU: the
+	 * kernel ejects a scheduler whose select_cpu returns one.
+	 */
+	if (allowed(w, w->prev))
+		return w->prev;
+	if (allowed(w, v->home))
+		return v->home;
+	/* not scx_bpf_pick_any_cpu(): it would claim an idle PU, unused */
+	cpu = vpw_any_allowed(w);
+	return cpu >= 0 && cpu < VP_SCX_MAX_CPUS &&
+	       allowed(w, cpu) ? cpu : w->prev;
+idle_core:
+	*why = cpu == v->home ? VP_SCX_V_HOME : VP_SCX_V_IDLE_CORE;
+	return cpu;
+idle_pu:
+	*why = cpu == v->home ? VP_SCX_V_HOME : VP_SCX_V_IDLE_SIBLING;
+	return cpu;
+}
+
+#endif /* VCPUPLACE_WAKE_H */

@@ -1,0 +1,62 @@
+#!/bin/sh
+# tests/sim/scx.sh - the scx strategy's queueing (bench/simulator/
+# strategy_scx.c) at work, from the counters it prints to stderr with
+# VP_SIM_SCX_STATS=1, on short --check runs (the shared queue's vtime
+# order is one of --check's invariants, scx_check()):
+#   - KEPT: with nobody waiting, a thread whose slice ends keeps its PU
+#     (g4dn.metal, hogs at 150 %: 72 threads on 96 PUs, never a requeue);
+#   - the slice is SCX_SLICE_DFL, 20 ms: 72 hogs over 52 ms end at most
+#     72 * 52 / 20 = 187 slices (with the 3 ms EEVDF slice, ~1100);
+#   - with threads waiting (128arm, no SMT: 192 hogs on 128 PUs) a slice
+#     end requeues, and freed PUs consume the queue;
+#   - a queued wake-up kicks an idle PU of its allowed set (dense, 150 %).
+#
+#   scx.sh SIM TOPODIR
+set -eu
+sim=$1
+dir=$2
+fail=0
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
+
+# stats TOPOLOGY WORKLOAD: "direct N queued N kick N consume N kept N ..."
+stats() {
+	if ! VP_SIM_SCX_STATS=1 "$sim" --topology "$dir/$1" --workload "$2" \
+	    --load 150 --strategy scx --seed 7 --check --warmup-ms 2 \
+	    --measure-ms 50 2>"$err" >/dev/null; then
+		echo "FAIL: scx invariant: $1 $2: $(cat "$err")" >&2
+		fail=1
+	fi
+	sed -n 's/^scx: //p' "$err"
+}
+
+# field STATS NAME
+field() {
+	echo "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i += 2)
+		if ($i == k) print $(i + 1) }'
+}
+
+# expect WHAT VALUE OP BOUND
+expect() {
+	if ! [ "$2" -"$3" "$4" ]; then
+		echo "FAIL: scx: $1: $2, expected -$3 $4"
+		fail=1
+	fi
+}
+
+s=$(stats g4dnmetal.xml hogs)
+expect "kept, nobody waiting" "$(field "$s" kept)" ge 1
+expect "requeued, nobody waiting" "$(field "$s" requeue)" eq 0
+expect "slices of 20 ms" "$(field "$s" kept)" le 187
+
+s=$(stats 128arm-2pa2n8cluster4co.xml hogs)
+expect "requeued, threads waiting" "$(field "$s" requeue)" ge 1
+expect "consumed at least what was requeued" "$(field "$s" consume)" \
+    ge "$(field "$s" requeue)"
+
+s=$(stats g4dnmetal.xml dense)
+expect "queued wake-ups" "$(field "$s" queued)" ge 1
+expect "idle PUs kicked" "$(field "$s" kick)" ge 1
+
+[ $fail = 0 ] && echo "check-sim: scx queueing rules hold"
+exit $fail

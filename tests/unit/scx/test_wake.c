@@ -1,0 +1,430 @@
+/*
+ * test_wake.c - the sched_ext scheduler's wake decision
+ * (daemon/scx/vcpuplace_wake.h, the code vcpuplace.bpf.c compiles),
+ * compiled here with plain-C accessors over crafted states of a
+ * synthetic host: two packages, one LLC each, two clusters (L2) of four
+ * SMT2 cores per LLC.  The tables are the daemon's own (scxfeed.c).
+ * Each test checks one rule's place in the order.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "host/scxfeed.h"
+#include "../suites.h"
+#include "../testutil.h"
+
+#define SYNTH "pack:2 l3:1 l2:2 core:4 pu:2"
+
+/* The state a wake-up sees: what sched_ext's masks and maps would hold. */
+struct tctx {
+	struct vp_topo *t;
+	struct vp_cpuset busy;		/* not idle (dense) */
+	struct vp_cpuset allowed;	/* the task's affinity (dense) */
+	struct vp_scx_pu pus[VP_SCX_MAX_CPUS];
+	struct vp_scx_dom *doms;
+	unsigned int ndoms;
+	struct vp_cpu_run *runs;	/* by dense PU */
+	__u64 now, slept_at;
+	__u32 feat;
+};
+
+static int tdense(const struct tctx *c, __s32 cpu);
+static bool tidle(const struct tctx *c, __s32 cpu, bool core);
+static __s32 tpick(struct tctx *c, int what);
+
+#define VPW_WAKE_CTX		struct tctx *c;
+#define vpw_feat(w, f)		((w)->c->feat & (f))
+#define vpw_idle(w, cpu)	tidle((w)->c, cpu, false)
+#define vpw_idle_core(w, cpu)	tidle((w)->c, cpu, true)
+#define vpw_allowed(w, cpu)	(tdense((w)->c, cpu) >= 0 && \
+				 cpuset_test(&(w)->c->allowed, \
+				 tdense((w)->c, cpu)))
+#define vpw_claim(w, cpu)	tclaim((w)->c, cpu)
+#define vpw_pu(w, cpu)		((cpu) >= 0 && (cpu) < VP_SCX_MAX_CPUS ? \
+				 &(w)->c->pus[cpu] : NULL)
+#define vpw_dom(w, id)		((id) < (w)->c->ndoms ? \
+				 &(w)->c->doms[id] : NULL)
+#define vpw_now(w)		((w)->c->now)
+#define vpw_cpu_run(w, cpu)	(tdense((w)->c, cpu) >= 0 ? \
+				 &(w)->c->runs[tdense((w)->c, cpu)] : NULL)
+#define vpw_slept_at(w)		((w)->c->slept_at)
+#define vpw_pick_idle(w, core)	tpick((w)->c, (core) ? 2 : 1)
+#define vpw_any_allowed(w)	tpick((w)->c, 0)
+#define vpw_for(i, from, to)	for ((i) = (from); (i) < (to); (i)++)
+
+static bool tclaim(struct tctx *c, __s32 cpu);
+
+#include "scx/vcpuplace_wake.h"
+
+static int
+tdense(const struct tctx *c, __s32 cpu)
+{
+	if (cpu < 0 || (unsigned int)cpu >= c->t->os_limit)
+		return -1;
+	return c->t->os_to_pu[cpu] == VP_PU_NONE ? -1 : c->t->os_to_pu[cpu];
+}
+
+static bool
+tidle(const struct tctx *c, __s32 cpu, bool core)
+{
+	int pu = tdense(c, cpu);
+
+	if (pu < 0)
+		return false;
+	return core ? core_idle(c->t, &c->busy, pu) :
+	    !cpuset_test(&c->busy, pu);
+}
+
+/* test-and-clear: an idle PU becomes busy, so a claim is exclusive */
+static bool
+tclaim(struct tctx *c, __s32 cpu)
+{
+	if (!tidle(c, cpu, false))
+		return false;
+	cpuset_set(&c->busy, tdense(c, cpu));
+	return true;
+}
+
+/* 0: any allowed PU; 1: an idle one (whole core first); 2: whole core */
+static __s32
+tpick(struct tctx *c, int what)
+{
+	int pu, pass;
+
+	for (pass = what == 0 ? 0 : 2; pass >= (what == 2 ? 2 : what); pass--)
+		cpuset_for_each(pu, &c->allowed, c->t->npus) {
+			if (pass == 2 && !core_idle(c->t, &c->busy, pu))
+				continue;
+			if (pass == 1 && cpuset_test(&c->busy, pu))
+				continue;
+			if (pass)
+				cpuset_set(&c->busy, pu);
+			return (__s32)c->t->pu[pu].os_index;
+		}
+	return -1;
+}
+
+static int
+feed_pu(struct scx_sched *s, int cpu, const struct vp_scx_pu *pu)
+{
+	struct tctx *c = (struct tctx *)s;
+
+	c->pus[cpu] = *pu;
+	return 0;
+}
+
+static int
+feed_dom(struct scx_sched *s, unsigned int id, const struct vp_scx_dom *d)
+{
+	struct tctx *c = (struct tctx *)s;
+
+	ck_assert_uint_lt(id, c->ndoms);
+	c->doms[id] = *d;
+	return 0;
+}
+
+static struct tctx *
+setup(void)
+{
+	static const struct scxfeed_writer w = { feed_pu, feed_dom };
+	struct tctx *c = calloc(1, sizeof(*c));
+
+	ck_assert_ptr_nonnull(c);
+	c->t = load_synth(SYNTH);
+	ck_assert_int_eq(c->t->npus, 32);
+	c->ndoms = scxfeed_ndoms(c->t);
+	c->doms = calloc(c->ndoms, sizeof(*c->doms));
+	c->runs = calloc(c->t->npus, sizeof(*c->runs));
+	ck_assert_ptr_nonnull(c->doms);
+	ck_assert_ptr_nonnull(c->runs);
+	ck_assert_int_eq(scxfeed_topology((struct scx_sched *)c, c->t, 0, &w),
+	    0);
+	c->allowed = c->t->all;
+	c->feat = VP_SCX_FEAT_ALL;
+	c->now = 10000000;
+	return c;
+}
+
+static void
+teardown(struct tctx *c)
+{
+	topo_free(c->t);
+	free(c->doms);
+	free(c->runs);
+	free(c);
+}
+
+/* Dense PU @k of core @core (cores in dense order, 4 per cluster). */
+static int
+pu_of_core(const struct tctx *c, int core, int k)
+{
+	return c->t->core[core].first_pu + k;
+}
+
+static __s32
+os(const struct tctx *c, int pu)
+{
+	return (__s32)c->t->pu[pu].os_index;
+}
+
+/* The vp_vcpus entry of a 2-vCPU VM homed on dense @home. */
+static void
+entry(const struct tctx *c, int home, enum vp_locality loc,
+    struct vp_scx_vcpu *ret)
+{
+	struct vp_policy pol;
+	struct scxfeed_vcpu_in in = {
+		.policy = &pol, .nvcpus = 2, .home = home,
+		.anchor = VP_PU_NONE, .short_sleep_ns = 50000,
+	};
+
+	policy_default(&pol);
+	pol.smt = VP_SMT_PREFER_IDLE_CORE;
+	pol.locality = loc;
+	pol.cache_hot = true;
+	scxfeed_vcpu(c->t, &in, ret);
+}
+
+/* Runs decide(); returns the dense PU. */
+static int
+run(struct tctx *c, const struct vp_scx_vcpu *v, int prev,
+    enum vp_scx_vstat *why, bool *direct)
+{
+	struct wake w = { .c = c, .v = v, .prev = prev >= 0 ? os(c, prev) : -1 };
+	__s32 cpu = decide(&w, why, direct);
+
+	ck_assert_int_ge(w.probes, 1);
+	return tdense(c, cpu);
+}
+
+/* Makes every PU of core @core busy (@k < 0) or only its PU @k. */
+static void
+busy(struct tctx *c, int core, int k)
+{
+	int i;
+
+	for (i = 0; i < c->t->core[core].npus; i++)
+		if (k < 0 || i == k)
+			cpuset_set(&c->busy, pu_of_core(c, core, i));
+}
+
+/* 1: the home first when its whole core is idle, not the cluster's first. */
+START_TEST(test_home_whole_first)
+{
+	struct tctx *c = setup();
+	struct vp_scx_vcpu v;
+	enum vp_scx_vstat why;
+	bool direct;
+	int home = pu_of_core(c, 1, 0);
+
+	entry(c, home, VP_LOC_ANY, &v);
+	ck_assert_int_eq(run(c, &v, pu_of_core(c, 6, 0), &why, &direct), home);
+	ck_assert_int_eq(why, VP_SCX_V_HOME);
+	ck_assert(direct);
+	teardown(c);
+}
+END_TEST
+
+/*
+ * 2: a home next to a busy sibling loses to a whole idle core of the
+ * near domain (its cluster), even when the far domain has one earlier
+ * in scan order.
+ */
+START_TEST(test_half_home_loses_to_near_core)
+{
+	struct tctx *c = setup();
+	struct vp_scx_vcpu v;
+	enum vp_scx_vstat why;
+	bool direct;
+	int home = pu_of_core(c, 5, 0), pu;
+
+	busy(c, 5, 1);			/* home's sibling */
+	busy(c, 4, -1);			/* cluster 1: cores 4..7 */
+	entry(c, home, VP_LOC_ANY, &v);
+	ck_assert_uint_ne(v.near_dom, v.far_dom);
+	pu = run(c, &v, home, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_IDLE_CORE);
+	ck_assert_int_eq(c->t->pu[pu].cluster, c->t->pu[home].cluster);
+	ck_assert(core_idle(c->t, &c->busy, pu) == false);	/* claimed */
+	ck_assert_int_ne(c->t->pu[pu].core, 5);
+	teardown(c);
+}
+END_TEST
+
+/* 2': the near domain has none: a whole core of the far one (the LLC). */
+START_TEST(test_half_home_loses_to_far_core)
+{
+	struct tctx *c = setup();
+	struct vp_scx_vcpu v;
+	enum vp_scx_vstat why;
+	bool direct;
+	int home = pu_of_core(c, 5, 0), pu;
+
+	busy(c, 5, 1);
+	busy(c, 4, 0);
+	busy(c, 6, 1);
+	busy(c, 7, 0);
+	entry(c, home, VP_LOC_ANY, &v);
+	pu = run(c, &v, home, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_IDLE_CORE);
+	ck_assert_int_eq(c->t->pu[pu].llc, c->t->pu[home].llc);
+	ck_assert_int_ne(c->t->pu[pu].cluster, c->t->pu[home].cluster);
+	teardown(c);
+}
+END_TEST
+
+/*
+ * SMT priority (rule 3 without SIS_CORE): an idle PU of a whole idle
+ * core scores its core's priority, a PU next to a busy sibling half of
+ * it, so the whole core wins though it comes later in the scan.
+ */
+START_TEST(test_smt_prio)
+{
+	struct tctx *c = setup();
+	struct vp_scx_vcpu v;
+	enum vp_scx_vstat why;
+	bool direct;
+	int c2, pu, whole = pu_of_core(c, 3, 0);
+
+	c->feat &= ~VP_SCX_FEAT_SIS_CORE;
+	entry(c, pu_of_core(c, 0, 0), VP_LOC_ANY, &v);
+	v.home = -1;			/* no home: rule 3's scan decides */
+	for (c2 = 0; c2 < 8; c2++)
+		if (c2 != 3)
+			busy(c, c2, 1);
+	pu = run(c, &v, -1, &why, &direct);
+	ck_assert_int_eq(pu, whole);
+	ck_assert_int_eq(why, VP_SCX_V_IDLE_SIBLING);	/* rule 3's label */
+	teardown(c);
+}
+END_TEST
+
+/*
+ * SOON_IDLE: among idle PUs of equal score, the one whose busy sibling
+ * should idle soonest (its usual run nearly done).
+ */
+START_TEST(test_soon_idle)
+{
+	struct tctx *c = setup();
+	struct vp_scx_vcpu v;
+	enum vp_scx_vstat why;
+	bool direct;
+	int c2, pu;
+
+	entry(c, pu_of_core(c, 0, 0), VP_LOC_ANY, &v);
+	v.home = -1;
+	for (c2 = 0; c2 < 8; c2++) {
+		busy(c, c2, 1);
+		/* every busy sibling runs a task with 1 ms left... */
+		c->runs[pu_of_core(c, c2, 1)].since = c->now;
+		c->runs[pu_of_core(c, c2, 1)].expect_ns = 1000000;
+	}
+	/* ...but core 6's, which is 10 us from its usual end */
+	c->runs[pu_of_core(c, 6, 1)].since = c->now - 990000;
+	pu = run(c, &v, -1, &why, &direct);
+	ck_assert_int_eq(pu, pu_of_core(c, 6, 0));
+	ck_assert_int_eq(why, VP_SCX_V_IDLE_SIBLING);
+	teardown(c);
+}
+END_TEST
+
+/* SIS_CACHE: a short sleeper goes back to its idle prev before rule 2. */
+START_TEST(test_cache_hot_prev)
+{
+	struct tctx *c = setup();
+	struct vp_scx_vcpu v;
+	enum vp_scx_vstat why;
+	bool direct;
+	int home = pu_of_core(c, 1, 0), prev = pu_of_core(c, 10, 1);
+
+	busy(c, 1, -1);			/* home's core all busy */
+	entry(c, home, VP_LOC_ANY, &v);
+	c->slept_at = c->now - 20000;	/* 20 us < 50 us */
+	ck_assert_int_eq(run(c, &v, prev, &why, &direct), prev);
+	ck_assert_int_eq(why, VP_SCX_V_CACHE_HOT);
+	teardown(c);
+	/* and not after a long sleep: the near cluster's idle core */
+	c = setup();
+	busy(c, 1, -1);
+	entry(c, home, VP_LOC_ANY, &v);
+	c->slept_at = c->now - 200000;
+	ck_assert_int_eq(c->t->pu[run(c, &v, prev, &why, &direct)].cluster,
+	    c->t->pu[home].cluster);
+	teardown(c);
+}
+END_TEST
+
+/*
+ * STAY_FAR_DOM: locality llc and the home LLC all busy: the shared
+ * queue, though the other package idles; with locality any, the other
+ * package.
+ */
+START_TEST(test_stay_far_dom)
+{
+	struct tctx *c = setup();
+	struct vp_scx_vcpu v;
+	enum vp_scx_vstat why;
+	bool direct;
+	int home = pu_of_core(c, 2, 0), pu, c2;
+
+	for (c2 = 0; c2 < 8; c2++)
+		busy(c, c2, -1);
+	entry(c, home, VP_LOC_LLC, &v);
+	ck_assert(v.flags & VP_SCX_F_STAY_FAR_DOM);
+	pu = run(c, &v, home, &why, &direct);
+	ck_assert(!direct);
+	ck_assert_int_eq(why, VP_SCX_V_QUEUED);
+	ck_assert_int_eq(pu, home);
+	entry(c, home, VP_LOC_ANY, &v);
+	pu = run(c, &v, home, &why, &direct);
+	ck_assert(direct);
+	ck_assert_int_ne(c->t->pu[pu].llc, c->t->pu[home].llc);
+	teardown(c);
+}
+END_TEST
+
+/*
+ * Nothing idle, re-pinned while asleep away from prev and home: the
+ * queued fallback names a CPU of the allowed set, never one outside.
+ */
+START_TEST(test_queued_inside_allowed)
+{
+	struct tctx *c = setup();
+	struct vp_scx_vcpu v;
+	enum vp_scx_vstat why;
+	bool direct;
+	int home = pu_of_core(c, 2, 0), pu, c2;
+
+	for (c2 = 0; c2 < 16; c2++)
+		busy(c, c2, -1);
+	cpuset_zero(&c->allowed);
+	cpuset_set(&c->allowed, pu_of_core(c, 13, 1));
+	cpuset_set(&c->allowed, pu_of_core(c, 14, 0));
+	entry(c, home, VP_LOC_ANY, &v);
+	pu = run(c, &v, pu_of_core(c, 2, 1), &why, &direct);
+	ck_assert(!direct);
+	ck_assert_int_eq(why, VP_SCX_V_QUEUED);
+	ck_assert(pu >= 0 && cpuset_test(&c->allowed, pu));
+	teardown(c);
+}
+END_TEST
+
+Suite *
+scxwake_suite(void)
+{
+	Suite *s = suite_create("scxwake");
+	TCase *tt = tcase_create("order");
+
+	tcase_add_test(tt, test_home_whole_first);
+	tcase_add_test(tt, test_half_home_loses_to_near_core);
+	tcase_add_test(tt, test_half_home_loses_to_far_core);
+	tcase_add_test(tt, test_smt_prio);
+	tcase_add_test(tt, test_soon_idle);
+	tcase_add_test(tt, test_cache_hot_prev);
+	tcase_add_test(tt, test_stay_far_dom);
+	tcase_add_test(tt, test_queued_inside_allowed);
+	suite_add_tcase(s, tt);
+	return s;
+}
