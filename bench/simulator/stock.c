@@ -22,12 +22,21 @@ struct sis {
 	const struct vp_cpuset *cpus;	/* p->cpus_ptr */
 	unsigned long *probes;
 	struct vp_cpuset skip;		/* cores select_idle_core() dropped */
+	struct vp_cpuset seen;		/* runqueues read in this wake-up */
 };
 
+/*
+ * available_idle_cpu() reads the remote runqueue's line; a second read
+ * of the same line in one wake-up (prev in wake_affine_idle() and then
+ * in select_idle_sibling()) hits the waker's cache, so it is one probe.
+ */
 static bool
 probe_idle(struct sis *c, int pu)
 {
-	(*c->probes)++;
+	if (!cpuset_test(&c->seen, pu)) {
+		cpuset_set(&c->seen, pu);
+		(*c->probes)++;
+	}
 	return host_idle(c->s, pu);
 }
 
@@ -259,6 +268,7 @@ stock_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 	if (prev < 0 || !cpuset_test(c.cpus, prev))
 		prev = th->home >= 0 && cpuset_test(c.cpus, th->home) ?
 		    th->home : cpuset_first(c.cpus);
+	cpuset_zero(&c.seen);
 	target = prev;
 	if (waker_pu >= 0 && waker_pu != prev &&
 	    cpuset_test(c.cpus, waker_pu))
