@@ -40,7 +40,7 @@ enum ev_type {
 	EV_TIMER,	/* a sleeping thread's timer fires */
 	EV_ENQUEUE,	/* a decided wake-up reaches its PU */
 	EV_UTIL,	/* SIS_UTIL: refresh util and nr_idle_scan */
-	EV_BALANCE,	/* periodic idle balance of one LLC */
+	EV_BALANCE,	/* the scheduler tick's balance work (balance.c) */
 	EV_TICK,	/* the daemon's planning tick */
 };
 
@@ -208,6 +208,7 @@ struct sim {
 	bool *has_idle_cores;	/* [nllcs] */
 	int *nr_idle_scan;	/* [nllcs] */
 	bool cluster_active;	/* a cluster level between core and LLC */
+	struct sim_balance *bal;	/* balance.c's sched domains */
 	/* vcpuplace: the core's idle masks, fed at idle entry */
 	struct vp_idlemask idle;
 	bool measuring;
@@ -247,6 +248,22 @@ int host_distance(const struct vp_topo *t, int a, int b);
 double host_refetch_ns(const struct sim *s, double lines, int d);
 /* Per-thread speed on @pu's core with @k threads running on it. */
 double host_speed_with(const struct sim *s, int pu, int k);
+/* Moves queued @th from @src to @dst (balance); @cost_ns delays it. */
+void host_pull(struct sim *s, int src, int th, int dst, double cost_ns);
+
+/* ---------------------------------------------------------------- */
+/* balance.c: Linux 6.12's load balance, newidle and periodic */
+
+int balance_init(struct sim *s) VP_MUST_CHECK;
+void balance_release(struct sim *s);
+/* The first EV_BALANCE events. */
+void balance_start(struct sim *s);
+/* @pu has just gone idle: sched_balance_newidle(). */
+void balance_newidle(struct sim *s, int pu);
+/* An EV_BALANCE event with @arg. */
+void balance_event(struct sim *s, int arg);
+/* A thread was queued behind another on @pu (rd->overloaded). */
+void balance_queued(struct sim *s, int pu);
 
 /* ---------------------------------------------------------------- */
 /* check.c: invariants, verified after every event in --check mode */
