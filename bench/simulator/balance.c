@@ -22,6 +22,8 @@ struct sd {
 	int first, n;		/* span: a range of dense PU indices */
 	uint64_t max_cost_ns;	/* max_newidle_lb_cost */
 	uint64_t last_decay_ns;	/* last_decay_max_lb_cost */
+	uint64_t last_balance_ns;	/* last_balance */
+	unsigned int interval_ms;	/* balance_interval */
 	/* NI_RANDOM: newidle_call, newidle_success, newidle_ratio */
 	unsigned int ni_call, ni_success, ni_ratio;
 };
@@ -29,6 +31,7 @@ struct sd {
 struct sim_balance {
 	struct sd *sd;		/* [npus * MAX_LEVELS] */
 	int *nlev;		/* [npus] */
+	uint64_t *next_balance_ns;	/* [npus]: rq->next_balance */
 	bool overloaded;	/* rq->rd->overloaded */
 	uint64_t rng;		/* sched_rng() of NI_RANDOM */
 };
@@ -72,6 +75,7 @@ add_level(struct sim *s, int pu, int first, int n)
 	d->ni_call = 512;
 	d->ni_success = 256;
 	d->ni_ratio = 512;
+	d->interval_ms = n;	/* sd_init(): balance_interval = sd_weight */
 	s->bal->nlev[pu] = k + 1;
 }
 
@@ -87,7 +91,8 @@ balance_init(struct sim *s)
 	s->bal = b;
 	b->sd = calloc((size_t)t->npus * MAX_LEVELS, sizeof(*b->sd));
 	b->nlev = calloc(t->npus, sizeof(*b->nlev));
-	if (!b->sd || !b->nlev)
+	b->next_balance_ns = calloc(t->npus, sizeof(*b->next_balance_ns));
+	if (!b->sd || !b->nlev || !b->next_balance_ns)
 		return -ENOMEM;
 	b->rng = 0x9e3779b97f4a7c15ull;
 	for (pu = 0; pu < t->npus; pu++) {
@@ -114,6 +119,7 @@ balance_release(struct sim *s)
 		return;
 	free(s->bal->sd);
 	free(s->bal->nlev);
+	free(s->bal->next_balance_ns);
 	free(s->bal);
 	s->bal = NULL;
 }
@@ -268,35 +274,212 @@ balance_newidle(struct sim *s, int pu)
 }
 
 /*
- * Periodic idle balance of one LLC.  sd_init() gives a domain a
- * balance interval of its weight in ms (48 ms for a 48-CPU LLC); idle
- * CPUs balance at that interval, so each idle PU pulls once per period.
+ * The tick: HZ = 250, Debian's amd64 and arm64 kernel configs
+ * (CONFIG_HZ_250=y in linux-image-6.12 config-6.12.*-amd64 and -arm64).
+ * Range for a sweep: 100..1000.
+ */
+#define JIFFY_NS	4000000ull
+#define HZ		250
+/* sd_init(): busy_factor 16 */
+#define BUSY_FACTOR	16
+
+/*
+ * get_sd_balance_interval(): balance_interval ms (sd_weight, doubled
+ * while balanced, up to 2 * sd_weight), times busy_factor when busy,
+ * in jiffies, one less when busy, clamped to [1, HZ * ncpus / 10].
+ */
+static uint64_t
+balance_interval_ns(const struct sim *s, const struct sd *d, bool busy)
+{
+	uint64_t ms = d->interval_ms * (busy ? BUSY_FACTOR : 1);
+	uint64_t j = (ms * HZ + 999) / 1000, max = (uint64_t)HZ *
+	    s->t->npus / 10;
+
+	if (busy)
+		j--;
+	if (j < 1)
+		j = 1;
+	if (j > max)
+		j = max;
+	return j * JIFFY_NS;
+}
+
+static bool
+core_idle(const struct sim *s, int pu)
+{
+	return host_core_idle(s, pu);
+}
+
+/*
+ * should_we_balance() for the tick's balance: in the local group (the
+ * child domain's span), only the first idle CPU on an idle core, else
+ * the first idle CPU, else the group's first CPU balances this level.
+ */
+static bool
+should_we_balance(const struct sim *s, int pu, int lev)
+{
+	int first, n, i, idle_smt = -1;
+
+	if (lev == 0)
+		return true;	/* the SMT level's groups are single CPUs */
+	first = sd_of(s, pu, lev - 1)->first;
+	n = sd_of(s, pu, lev - 1)->n;
+	for (i = first; i < first + n; i++) {
+		if (!host_idle(s, i))
+			continue;
+		if (s->t->max_smt > 1 && !core_idle(s, i)) {
+			if (idle_smt < 0)
+				idle_smt = i;
+			continue;
+		}
+		return i == pu;
+	}
+	if (idle_smt >= 0)
+		return idle_smt == pu;
+	return first == pu;
+}
+
+/*
+ * sched_balance_rq() at one level, reduced to its effect here: an idle
+ * CPU pulls one queued thread from the busiest runqueue; a busy one
+ * pulls only when that runqueue has two more runnable threads.  The
+ * top level refreshes rd->overloaded (update_sd_lb_stats()).
+ */
+static bool
+balance_rq(struct sim *s, int pu, int lev)
+{
+	struct sd *d = sd_of(s, pu, lev);
+	int src, thi = -1, i;
+	bool found;
+
+	src = find_busiest(s, pu, d->first, d->n, &thi);
+	found = src >= 0 && (host_idle(s, pu) ||
+	    host_nr(s, src) >= host_nr(s, pu) + 2);
+	if (found)
+		host_pull(s, src, thi, pu, 0);
+	/* unbalanced: min_interval; balanced: double, to max_interval */
+	if (found)
+		d->interval_ms = d->n;
+	else if (d->interval_ms < 2 * (unsigned int)d->n)
+		d->interval_ms *= 2;
+	if (lev == s->bal->nlev[pu] - 1) {
+		s->bal->overloaded = false;
+		for (i = 0; i < s->t->npus && !s->bal->overloaded; i++)
+			balance_queued(s, i);
+	}
+	return found;
+}
+
+/* sched_balance_domains(): every due level, bottom up. */
+static void
+balance_domains(struct sim *s, int pu)
+{
+	struct sim_balance *b = s->bal;
+	uint64_t next = s->now_ns + 60ull * 1000000000, iv;
+	bool busy = !host_idle(s, pu), cont = true;
+	int lev;
+
+	for (lev = 0; lev < b->nlev[pu]; lev++) {
+		struct sd *d = sd_of(s, pu, lev);
+
+		update_newidle_cost(s, d, 0);
+		if (!cont)
+			continue;
+		iv = balance_interval_ns(s, d, busy);
+		if (s->now_ns >= d->last_balance_ns + iv) {
+			cont = should_we_balance(s, pu, lev);
+			if (cont && balance_rq(s, pu, lev))
+				busy = !host_idle(s, pu);
+			d->last_balance_ns = s->now_ns;
+			iv = balance_interval_ns(s, d, busy);
+		}
+		if (d->last_balance_ns + iv < next)
+			next = d->last_balance_ns + iv;
+	}
+	b->next_balance_ns[pu] = next;
+}
+
+/*
+ * One jiffy.  A busy CPU's tick runs its own balance when due
+ * (sched_balance_trigger()) and may kick the idle-load balancer
+ * (nohz_balancer_kick(): a due idle CPU exists and this CPU has two
+ * runnable threads, or its LLC two busy CPUs).  Idle CPUs have their
+ * tick stopped; the ILB, the first idle CPU (find_new_ilb()), runs the
+ * due balances of every idle CPU for them, itself last
+ * (_nohz_idle_balance()), and stops when it got work itself.
  */
 void
-balance_event(struct sim *s, int llc)
+balance_event(struct sim *s, int arg)
 {
-	const struct vp_llc *l = &s->t->llc[llc];
-	int pu;
+	struct sim_balance *b = s->bal;
+	const struct vp_topo *t = s->t;
+	int pu, ilb = -1, i, l, nbusy;
+	bool kick = false, due = false;
 
-	for (pu = l->first_pu; pu < l->first_pu + l->npus; pu++)
-		if (host_idle(s, pu) && !pull_one(s, pu, l->first_pu,
-		    l->npus, 0))
-			pull_one(s, pu, 0, s->t->npus, 0);
-	s->bal->overloaded = false;
-	for (pu = 0; pu < s->t->npus && !s->bal->overloaded; pu++)
-		balance_queued(s, pu);
-	if (evq_push(&s->q, s->now_ns + (uint64_t)l->npus * 1000000,
-	    EV_BALANCE, llc, 0) < 0)
+	(void)arg;
+	for (pu = 0; pu < t->npus; pu++)
+		if (host_idle(s, pu)) {
+			if (ilb < 0)
+				ilb = pu;
+			if (s->now_ns >= b->next_balance_ns[pu])
+				due = true;
+		}
+	for (pu = 0; pu < t->npus; pu++) {
+		if (host_idle(s, pu))
+			continue;
+		if (s->now_ns >= b->next_balance_ns[pu])
+			balance_domains(s, pu);
+		if (kick || !due || host_idle(s, pu))
+			continue;
+		if (host_nr(s, pu) >= 2) {
+			kick = true;
+			continue;
+		}
+		l = t->pu[pu].llc;
+		nbusy = 0;
+		for (i = t->llc[l].first_pu; i < t->llc[l].first_pu +
+		    t->llc[l].npus; i++)
+			nbusy += !host_idle(s, i);
+		kick = nbusy > 1;	/* sds->nr_busy_cpus > 1 */
+	}
+	if (kick && ilb >= 0) {
+		for (i = 1; i <= t->npus; i++) {
+			pu = (ilb + i) % t->npus;
+			if (!host_idle(s, pu) ||
+			    s->now_ns < b->next_balance_ns[pu])
+				continue;
+			balance_domains(s, pu);
+			if (pu != ilb && !host_idle(s, ilb))
+				break;	/* need_resched() on the ILB */
+		}
+	}
+	if (evq_push(&s->q, s->now_ns + JIFFY_NS, EV_BALANCE, 0, 0) < 0)
 		s->errors++;
 }
 
+/*
+ * The first tick.  6.12 starts every domain's last_balance at the same
+ * jiffy and does not skew the tick (sched_skew_tick=0); CPUs drift
+ * apart as they go idle and busy.  We start them staggered, each PU
+ * one jiffy after the previous within the interval, as that drift
+ * leaves them, rather than in lock step.
+ */
 void
 balance_start(struct sim *s)
 {
-	int i;
+	int pu, lev;
 
-	for (i = 0; i < s->t->nllcs; i++)
-		if (evq_push(&s->q, (uint64_t)s->t->llc[i].npus * 1000000,
-		    EV_BALANCE, i, 0) < 0)
-			s->errors++;
+	for (pu = 0; pu < s->t->npus; pu++)
+		for (lev = 0; lev < s->bal->nlev[pu]; lev++) {
+			struct sd *d = sd_of(s, pu, lev);
+			uint64_t iv = balance_interval_ns(s, d, false);
+
+			d->last_balance_ns = (pu * JIFFY_NS) % iv;
+			if (d->last_balance_ns + iv <
+			    s->bal->next_balance_ns[pu] || !lev)
+				s->bal->next_balance_ns[pu] =
+				    d->last_balance_ns + iv;
+		}
+	if (evq_push(&s->q, JIFFY_NS, EV_BALANCE, 0, 0) < 0)
+		s->errors++;
 }
