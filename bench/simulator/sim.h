@@ -150,6 +150,12 @@ struct sim_thread {
 	int waker_pu;		/* the PU that woke it, or VP_PU_NONE */
 	bool woken;		/* next start is a wake-up (latency) */
 	bool started;		/* had its first wake-up */
+	/* stock.c: PELT load_avg (0..1024) and record_wakee() state */
+	double load;
+	uint64_t load_t_ns;
+	unsigned int wakee_flips;
+	uint64_t flip_decay_ns;
+	int last_wakee;
 	uint32_t timer_gen;
 	/* workload state */
 	int pending;		/* messages or requests waiting */

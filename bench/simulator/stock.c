@@ -13,6 +13,7 @@
  * core is used here, so the two can disagree and the figures show it.
  */
 #include <limits.h>
+#include <math.h>
 
 #include "sim.h"
 
@@ -78,23 +79,109 @@ stock_pu_idle(struct sim *s, int pu)
 }
 
 /*
- * wake_affine(): the waker's CPU or prev.  WA_IDLE: an idle prev wins;
- * WA_WEIGHT: the waker's CPU only if, with this task added, it is less
- * loaded than prev by the half imbalance_pct margin (100 vs 108).
- * vCPU kicks are not sync wake-ups.  Runnable counts stand in for load.
+ * A thread's PELT load_avg (nice 0, so weight 1024 x its runnable
+ * fraction), with the util half-life (32 ms).  Brought up to date at
+ * each of its wake-ups: runnable from the last update to its sleep,
+ * then asleep.
+ */
+static double
+decay(const struct sim *s, double v, uint64_t dt)
+{
+	return v * pow(0.5, (double)dt / s->p.util_halflife_ns);
+}
+
+static double
+thread_load(const struct sim *s, const struct sim_thread *th)
+{
+	uint64_t run_end = s->now_ns;
+	double l = th->load;
+
+	if (th->state == TH_SLEEP && th->sleep_t_ns >= th->load_t_ns)
+		run_end = th->sleep_t_ns;
+	if (run_end > th->load_t_ns)
+		l = decay(s, l, run_end - th->load_t_ns) + 1024 *
+		    (1 - decay(s, 1, run_end - th->load_t_ns));
+	return decay(s, l, s->now_ns - run_end);
+}
+
+/* cpu_load(): the cfs_rq's load_avg, with the blocked load of the
+ * threads that last ran there (it decays on that runqueue). */
+static double
+cpu_load(const struct sim *s, int pu)
+{
+	double sum = 0;
+	int i;
+
+	for (i = 0; i < s->nth; i++) {
+		const struct sim_thread *th = &s->th[i];
+		int on = th->state == TH_SLEEP ? th->last_pu : th->pu;
+
+		if (on == pu)
+			sum += thread_load(s, th);
+	}
+	return sum;
+}
+
+/*
+ * record_wakee() on the waker, then wake_wide(): spread when both
+ * flip counts reach the LLC size and the larger is that factor above
+ * the smaller.  Flips halve once a second (HZ jiffies).
+ */
+static bool
+wake_wide(struct sim *s, int thi, int waker_pu)
+{
+	struct sim_thread *w;
+	unsigned int master, slave, factor;
+
+	if (waker_pu < 0 || s->pu[waker_pu].cur < 0)
+		return false;	/* a timer: no waking task */
+	w = &s->th[s->pu[waker_pu].cur];
+	if (s->now_ns > w->flip_decay_ns + 1000000000ull) {
+		w->wakee_flips >>= 1;
+		w->flip_decay_ns = s->now_ns;
+	}
+	if (w->last_wakee != thi) {
+		w->last_wakee = thi;
+		w->wakee_flips++;
+	}
+	master = w->wakee_flips;
+	slave = s->th[thi].wakee_flips;
+	factor = s->t->llc[s->t->pu[waker_pu].llc].npus;
+	if (master < slave) {
+		unsigned int x = master;
+
+		master = slave;
+		slave = x;
+	}
+	return !(slave < factor || master < slave * factor);
+}
+
+/*
+ * wake_affine(): the waker's CPU or prev.  WA_IDLE: an idle waker's
+ * CPU sharing the LLC with prev gives prev if idle, else itself; an
+ * idle prev wins.  WA_WEIGHT (wake_affine_weight()): the waker's CPU if
+ * its load plus the task's, times 100, is below prev's load minus the
+ * task's, times 100 + (imbalance_pct - 100) / 2, capacities crossed.
+ * imbalance_pct is that of the lowest domain spanning both (sd_init():
+ * 110 for SMT, 117 above).  vCPU kicks are not sync wake-ups.
  */
 static int
-wake_affine(struct sis *c, int this, int prev)
+wake_affine(struct sis *c, int thi, int this, int prev)
 {
 	struct sim *s = c->s;
+	double tl, this_eff, prev_eff;
+	int pct;
 
 	if (host_idle(s, this) && share_llc(s, this, prev))
 		return probe_idle(c, prev) ? prev : this;
 	if (probe_idle(c, prev))
 		return prev;
-	if ((host_nr(s, this) + 1) * 100 < host_nr(s, prev) * 108)
-		return this;
-	return prev;
+	pct = s->t->pu[this].core == s->t->pu[prev].core ? 110 : 117;
+	tl = thread_load(s, &s->th[thi]);
+	this_eff = (cpu_load(s, this) + tl) * 100 * s->t->pu[prev].prio;
+	prev_eff = (cpu_load(s, prev) - tl) * (100 + (pct - 100) / 2) *
+	    s->t->pu[this].prio;
+	return this_eff < prev_eff ? this : prev;
 }
 
 /* select_idle_smt(): an idle SMT sibling of prev. */
@@ -261,6 +348,9 @@ stock_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 	};
 	int prev = th->last_pu, target;
 
+	/* the load is brought up to date at each wake-up */
+	th->load = thread_load(s, th);
+	th->load_t_ns = s->now_ns;
 	/* one allowed CPU: select_task_rq() does not even ask */
 	if (cpuset_count(c.cpus) == 1)
 		return cpuset_first(c.cpus);
@@ -270,9 +360,10 @@ stock_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 		    th->home : cpuset_first(c.cpus);
 	cpuset_zero(&c.seen);
 	target = prev;
-	if (waker_pu >= 0 && waker_pu != prev &&
-	    cpuset_test(c.cpus, waker_pu))
-		target = wake_affine(&c, waker_pu, prev);
+	if (!wake_wide(s, thi, waker_pu) && waker_pu >= 0 &&
+	    waker_pu != prev && cpuset_test(c.cpus, waker_pu))
+		target = wake_affine(&c, thi, waker_pu, prev);
+
 	cpuset_zero(&c.skip);
 	return select_idle_sibling(&c, th, prev, target);
 }

@@ -316,6 +316,7 @@ strategy_setup(struct sim *s)
 		/* fork balancing spread the threads once: CPU order */
 		th->last_pu = o[i % s->t->npus];
 		th->recent_pu = VP_PU_NONE;
+		th->last_wakee = -1;
 	}
 	r = setup_sets(s, o);
 	free(o);
