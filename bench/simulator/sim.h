@@ -215,6 +215,8 @@ struct sim {
 	int *nr_idle_scan;	/* [nllcs] */
 	bool cluster_active;	/* a cluster level between core and LLC */
 	struct sim_balance *bal;	/* balance.c's sched domains */
+	/* patch-0003: SIS_CORE's idle cores, a bit at each core's first PU */
+	struct vp_cpuset sis_idle_cores;
 	/* vcpuplace: the core's idle masks, fed at idle entry */
 	struct vp_idlemask idle;
 	bool measuring;
@@ -285,6 +287,16 @@ int stock_select(struct sim *s, int th, int waker_pu, unsigned long *probes);
 int stock_nr_idle_scan(const struct vp_topo *t, int llc, double util_sum);
 /* A PU went idle: __update_idle_core() sets has_idle_cores. */
 void stock_pu_idle(struct sim *s, int pu);
+
+/* ---------------------------------------------------------------- */
+/* patch0003.c: kvm-patches/0003 (SIS_CORE) as it is */
+
+/* __update_idle_core() with SIS_CORE: the core's bit at idle entry. */
+void patch0003_pu_idle(struct sim *s, int pu);
+/* select_idle_core_sis(): a PU, or VP_PU_NONE for the stock path;
+ * @probe reads one runqueue (and counts it). */
+int patch0003_core(struct sim *s, const struct vp_cpuset *cpus, int prev,
+    int target, bool (*probe)(void *, int), void *ctx);
 
 /* ---------------------------------------------------------------- */
 /* strategy.c: the strategies' setup and their wake-up decisions */

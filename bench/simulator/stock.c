@@ -76,6 +76,14 @@ stock_pu_idle(struct sim *s, int pu)
 	/* __update_idle_core(): a CPU entering idle on a now idle core */
 	if (s->t->max_smt > 1 && host_core_idle(s, pu))
 		s->has_idle_cores[s->t->pu[pu].llc] = true;
+	if (s->strat == STRAT_PATCH0003)
+		patch0003_pu_idle(s, pu);
+}
+
+static bool
+probe_cb(void *ctx, int pu)
+{
+	return probe_idle(ctx, pu);
 }
 
 /*
@@ -301,8 +309,15 @@ select_idle_sibling(struct sis *c, struct sim_thread *th, int prev,
 {
 	struct sim *s = c->s;
 	int prev_aff = VP_PU_NONE, recent, i;
-	bool has_idle_core = false;
+	bool has_idle_core = false, sis_core_failed = false;
 
+	/* patch 0003: a whole idle core first, before everything else */
+	if (s->strat == STRAT_PATCH0003 && s->t->max_smt > 1) {
+		i = patch0003_core(s, c->cpus, prev, target, probe_cb, c);
+		if (i != VP_PU_NONE)
+			return i;
+		sis_core_failed = true;
+	}
 	if (probe_idle(c, target))
 		return target;
 	/* If the previous CPU is cache affine and idle, don't be stupid */
@@ -323,7 +338,8 @@ select_idle_sibling(struct sis *c, struct sim_thread *th, int prev,
 		recent = VP_PU_NONE;
 	}
 	if (s->t->max_smt > 1) {
-		has_idle_core = s->has_idle_cores[s->t->pu[target].llc];
+		has_idle_core = !sis_core_failed &&
+		    s->has_idle_cores[s->t->pu[target].llc];
 		if (!has_idle_core && share_llc(s, prev, target) &&
 		    (i = select_idle_smt(c, prev)) != VP_PU_NONE)
 			return i;

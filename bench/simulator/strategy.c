@@ -280,9 +280,10 @@ setup_sets(struct sim *s, const int *o)
 	case STRAT_DAEMON:
 	case STRAT_DAEMON_CORES:	/* placeholder: daemon, until built */
 	case STRAT_SCX:			/* placeholder: place.c, until built */
-	case STRAT_PATCH0003:		/* placeholder: place.c, until built */
+	case STRAT_PATCH0003:	/* the daemon's plan, stock.c + patch0003.c */
 		s->select = s->strat == STRAT_DAEMON ||
-		    s->strat == STRAT_DAEMON_CORES ? stock_select :
+		    s->strat == STRAT_DAEMON_CORES ||
+		    s->strat == STRAT_PATCH0003 ? stock_select :
 		    vcpuplace_select;
 		if ((r = replan(s)) < 0)
 			return r;
