@@ -22,3 +22,4 @@ bench: $(B)/vcpuplace-sim
 
 check-sim: $(B)/vcpuplace-sim
 	sh tests/sim/run.sh $(B)/vcpuplace-sim tests/topologies
+	sh tests/sim/stock.sh $(B)/vcpuplace-sim tests/topologies
