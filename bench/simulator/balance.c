@@ -219,6 +219,21 @@ sched_rng(struct sim_balance *b)
 	return (unsigned int)(b->rng >> 32);
 }
 
+static uint64_t balance_interval_ns(const struct sim *s, const struct sd *d,
+    bool busy);
+
+/* update_next_balance() in newidle: the level's idle interval pulls
+ * rq->next_balance in, so a CPU that idles is balanced at that rate */
+static void
+newidle_next_balance(struct sim *s, int pu, int lev)
+{
+	struct sd *d = sd_of(s, pu, lev);
+	uint64_t next = d->last_balance_ns + balance_interval_ns(s, d, false);
+
+	if (next < s->bal->next_balance_ns[pu])
+		s->bal->next_balance_ns[pu] = next;
+}
+
 /*
  * sched_balance_newidle() of 6.12 (Debian 6.12.117, which has the
  * NI_RANDOM backport): nothing while rd->overloaded is clear or while
@@ -249,12 +264,17 @@ balance_newidle(struct sim *s, int pu)
 			pull_one(s, pu, 0, s->t->npus, 0);
 		return;
 	}
-	if (!b->nlev[pu] || !b->overloaded ||
-	    p->avg_idle_ns < sd_of(s, pu, 0)->max_cost_ns)
+	if (!b->nlev[pu])
 		return;
+	if (!b->overloaded ||
+	    p->avg_idle_ns < sd_of(s, pu, 0)->max_cost_ns) {
+		newidle_next_balance(s, pu, 0);
+		return;
+	}
 	for (lev = 0; lev < b->nlev[pu]; lev++) {
 		struct sd *d = sd_of(s, pu, lev);
 
+		newidle_next_balance(s, pu, lev);
 		if (p->avg_idle_ns < curr_cost + d->max_cost_ns)
 			break;
 		weight = 1 + d->ni_ratio;

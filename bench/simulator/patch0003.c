@@ -132,12 +132,16 @@ mask_empty(const struct sim *s, int llc)
 
 int
 patch0003_core(struct sim *s, const struct vp_cpuset *cpus, int prev,
-    int target, bool (*probe)(void *, int), void *ctx)
+    int target, bool (*probe)(void *, int), void *ctx,
+    unsigned long *probes)
 {
 	const struct vp_topo *t = s->t;
 	int cluster = -1, i;
 	bool asym;
 
+	/* cpumask_empty() reads the LLC-shared mask, a line every CPU of
+	 * the LLC writes at idle entry: one probe */
+	(*probes)++;
 	if (mask_empty(s, t->pu[target].llc))
 		return VP_PU_NONE;
 	if (core_is_idle(s, cpus, target, probe, ctx))

@@ -296,7 +296,8 @@ void patch0003_pu_idle(struct sim *s, int pu);
 /* select_idle_core_sis(): a PU, or VP_PU_NONE for the stock path;
  * @probe reads one runqueue (and counts it). */
 int patch0003_core(struct sim *s, const struct vp_cpuset *cpus, int prev,
-    int target, bool (*probe)(void *, int), void *ctx);
+    int target, bool (*probe)(void *, int), void *ctx,
+    unsigned long *probes);
 
 /* ---------------------------------------------------------------- */
 /* strategy.c: the strategies' setup and their wake-up decisions */

@@ -1,13 +1,16 @@
 /*
  * stock.c - Linux 6.12's wake-up path for a CFS task, modelled from
- * kernel/sched/fair.c: wake_affine() picks the target between the
- * waker's CPU and prev, then select_idle_sibling() tries, cheapest
- * first, the target, prev, recent_used_cpu, prev's SMT siblings, and
- * select_idle_cpu(): the target's cluster, then the rest of the LLC in
- * CPU-number order, looking for a whole idle core while the LLC's
- * has_idle_cores hint is set, else for any idle CPU within SIS_UTIL's
- * depth.  Every available_idle_cpu() on a CPU other than the waker's is
- * one probe, the unit the figures count.
+ * kernel/sched/fair.c: select_task_rq_fair() records the wakee and asks
+ * wake_wide(); unless it says spread, wake_affine() picks the target
+ * between the waker's CPU and prev (WA_IDLE, then WA_WEIGHT on PELT
+ * load); then select_idle_sibling() tries, cheapest first, the target,
+ * prev, recent_used_cpu, select_idle_capacity() on asym-capacity hosts,
+ * prev's SMT siblings, and select_idle_cpu(): the target's cluster,
+ * then the rest of the LLC in CPU-number order, looking for a whole
+ * idle core while the LLC's has_idle_cores hint is set, else for any
+ * idle CPU within SIS_UTIL's depth.  Every available_idle_cpu() read of
+ * a runqueue not yet read in this wake-up is one probe, the unit the
+ * figures count.
  *
  * Written from the kernel's documented behaviour; none of the placement
  * core is used here, so the two can disagree and the figures show it.
@@ -24,6 +27,7 @@ struct sis {
 	unsigned long *probes;
 	struct vp_cpuset skip;		/* cores select_idle_core() dropped */
 	struct vp_cpuset seen;		/* runqueues read in this wake-up */
+	int thi;			/* the wakee */
 };
 
 /*
@@ -84,6 +88,35 @@ static bool
 probe_cb(void *ctx, int pu)
 {
 	return probe_idle(ctx, pu);
+}
+
+/*
+ * sched_asym_cpucap_active(): unequal CPU capacities.  In 6.12 arm64
+ * gets them from DT or ACPI CPPC (topology_init_cpu_capacity_cppc());
+ * on x86 intel_pstate sets capacities on hybrid parts only without SMT
+ * (hybrid_init_cpu_capacity_scaling(): !cpu_smt_possible()), otherwise
+ * it enables ITMT asym packing, as amd-pstate does with preferred
+ * cores: no asym capacity.  So: unequal priorities and no SMT.  An AMD
+ * hybrid without SMT would be ITMT in 6.12; vp_topo cannot tell.
+ */
+static bool
+asym_cpucap(const struct vp_topo *t)
+{
+	int pu;
+
+	if (t->max_smt > 1)
+		return false;
+	for (pu = 1; pu < t->npus; pu++)
+		if (t->pu[pu].prio != t->pu[0].prio)
+			return true;
+	return false;
+}
+
+/* capacity_of(): the core's priority as capacity, else all 1024. */
+static unsigned int
+capacity(const struct sim *s, int pu)
+{
+	return asym_cpucap(s->t) ? s->t->pu[pu].prio : 1024;
 }
 
 /*
@@ -186,9 +219,9 @@ wake_affine(struct sis *c, int thi, int this, int prev)
 		return prev;
 	pct = s->t->pu[this].core == s->t->pu[prev].core ? 110 : 117;
 	tl = thread_load(s, &s->th[thi]);
-	this_eff = (cpu_load(s, this) + tl) * 100 * s->t->pu[prev].prio;
+	this_eff = (cpu_load(s, this) + tl) * 100 * capacity(s, prev);
 	prev_eff = (cpu_load(s, prev) - tl) * (100 + (pct - 100) / 2) *
-	    s->t->pu[this].prio;
+	    capacity(s, this);
 	return this_eff < prev_eff ? this : prev;
 }
 
@@ -302,6 +335,77 @@ select_idle_cpu(struct sis *c, bool has_idle_core, int target)
 	return idle_cpu;
 }
 
+/*
+ * asym_fits_cpu(): on asym-capacity hosts the task's util must fit the
+ * CPU, util * 1280 < capacity * 1024 (fits_capacity(), no uclamp).
+ * task_util_est() is taken as the thread's PELT load (a vCPU is mostly
+ * alone on its runqueue, so runnable ~ running).
+ */
+static bool
+fits(struct sis *c, int pu)
+{
+	double util = c->s->th[c->thi].load;
+
+	return !asym_cpucap(c->s->t) || util * 1280 < capacity(c->s, pu) *
+	    1024.0;
+}
+
+/*
+ * sd_asym_cpucapacity of @target: the lowest of its LLC, package and
+ * machine that holds every capacity (SD_ASYM_CPUCAPACITY_FULL).
+ */
+static void
+asym_span(const struct vp_topo *t, int target, int *first, int *n)
+{
+	const struct vp_llc *l = &t->llc[t->pu[target].llc];
+	unsigned int lo = 1024, hi = 0, llo = 1024, lhi = 0;
+	int pu;
+
+	for (pu = 0; pu < t->npus; pu++) {
+		unsigned int p = t->pu[pu].prio;
+
+		lo = p < lo ? p : lo;
+		hi = p > hi ? p : hi;
+		if (pu >= l->first_pu && pu < l->first_pu + l->npus) {
+			llo = p < llo ? p : llo;
+			lhi = p > lhi ? p : lhi;
+		}
+	}
+	*first = 0;
+	*n = t->npus;
+	if (llo == lo && lhi == hi) {
+		*first = l->first_pu;
+		*n = l->npus;
+	}
+}
+
+/*
+ * select_idle_capacity(): from the target on, in CPU-number order over
+ * sd_asym_cpucapacity and p->cpus_ptr, the first idle CPU the task
+ * fits, else the idle CPU of the highest capacity, else none.
+ */
+static int
+select_idle_capacity(struct sis *c, int target)
+{
+	const struct vp_topo *t = c->s->t;
+	int first, n, k, pu, best = VP_PU_NONE;
+	unsigned int best_cap = 0;
+
+	asym_span(t, target, &first, &n);
+	for (k = 0; k < n; k++) {
+		pu = first + (target - first + k) % n;
+		if (!cpuset_test(c->cpus, pu) || !probe_idle(c, pu))
+			continue;
+		if (fits(c, pu))
+			return pu;
+		if (capacity(c->s, pu) > best_cap) {
+			best_cap = capacity(c->s, pu);
+			best = pu;
+		}
+	}
+	return best;
+}
+
 /* select_idle_sibling(), cheapest try first. */
 static int
 select_idle_sibling(struct sis *c, struct sim_thread *th, int prev,
@@ -313,16 +417,17 @@ select_idle_sibling(struct sis *c, struct sim_thread *th, int prev,
 
 	/* patch 0003: a whole idle core first, before everything else */
 	if (s->strat == STRAT_PATCH0003 && s->t->max_smt > 1) {
-		i = patch0003_core(s, c->cpus, prev, target, probe_cb, c);
+		i = patch0003_core(s, c->cpus, prev, target, probe_cb, c,
+		    c->probes);
 		if (i != VP_PU_NONE)
 			return i;
 		sis_core_failed = true;
 	}
-	if (probe_idle(c, target))
+	if (probe_idle(c, target) && fits(c, target))
 		return target;
 	/* If the previous CPU is cache affine and idle, don't be stupid */
 	if (prev != target && share_llc(s, prev, target) &&
-	    probe_idle(c, prev)) {
+	    probe_idle(c, prev) && fits(c, prev)) {
 		if (!s->cluster_active || share_cluster(s, prev, target))
 			return prev;
 		prev_aff = prev;
@@ -331,11 +436,15 @@ select_idle_sibling(struct sis *c, struct sim_thread *th, int prev,
 	th->recent_pu = prev;
 	if (recent >= 0 && recent != prev && recent != target &&
 	    share_llc(s, recent, target) && probe_idle(c, recent) &&
-	    cpuset_test(c->cpus, recent)) {
+	    cpuset_test(c->cpus, recent) && fits(c, recent)) {
 		if (!s->cluster_active || share_cluster(s, recent, target))
 			return recent;
 	} else {
 		recent = VP_PU_NONE;
+	}
+	if (asym_cpucap(s->t)) {
+		i = select_idle_capacity(c, target);
+		return i != VP_PU_NONE ? i : target;
 	}
 	if (s->t->max_smt > 1) {
 		has_idle_core = !sis_core_failed &&
@@ -361,6 +470,7 @@ stock_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 	struct sim_thread *th = &s->th[thi];
 	struct sis c = {
 		.s = s, .cpus = &s->allowed[th->allowed], .probes = probes,
+		.thi = thi,
 	};
 	int prev = th->last_pu, target;
 

@@ -5,6 +5,9 @@
 #     at 60 % load nearly every wake-up finds prev idle, one probe;
 #   - newidle gated by max_newidle_lb_cost, not avg_idle >= 500 us:
 #     schbench 125 % p99 on g4dn below 1.5 ms (the old gate: 2.3 ms);
+#   - select_idle_capacity() on an asym-capacity host (GB10, no SMT):
+#     the whole span, unbounded by SIS_UTIL, is scanned when the target,
+#     prev and recent do not fit or are busy (without it: ~2.5 probes);
 #   - patch-0003 takes a whole idle core before a busy core's idle
 #     sibling: fewer busy-sibling wake-ups than daemon, same plan.
 #
@@ -33,6 +36,14 @@ fi
 q=$(run --workload schbench --load 125 --strategy stock | field p99_ns)
 if awk -v q="$q" 'BEGIN { exit !(q >= 1500000) }'; then
 	echo "FAIL: newidle gate: schbench 125 % p99 $q ns"
+	fail=1
+fi
+
+c=$("$sim" --topology "$dir/nvidia-dgx-gb10.xml" --seed 7 --warmup-ms 50 \
+    --measure-ms 50 --workload dense --load 125 --strategy stock | \
+    field probes_per_wake)
+if awk -v c="$c" 'BEGIN { exit !(c < 5) }'; then
+	echo "FAIL: select_idle_capacity: GB10 dense $c probes per wake"
 	fail=1
 fi
 
