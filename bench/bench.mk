@@ -20,6 +20,13 @@ bench: $(B)/vcpuplace-sim
 	@sh tests/deps.sh gnuplot-nox
 	$(B)/vcpuplace-sim --sweep tests/topologies bench/results --jobs 2
 
-check-sim: $(B)/vcpuplace-sim
+# The wake and balance rules on hand-built states (tests/sim/rules.c).
+$(B)/sim-rules: $(call obj,$(B),tests/sim/rules.c \
+		$(filter-out bench/simulator/main.c,$(SIM_SRCS))) \
+		$(B)/libvphost.a $(B)/libvpcore.a
+	$(LINK) $^ $(LIB_HWLOC) $(LIB_JSON) -lm $(LDLIBS)
+
+check-sim: $(B)/vcpuplace-sim $(B)/sim-rules
+	$(B)/sim-rules tests/topologies/g4dnmetal.xml
 	sh tests/sim/run.sh $(B)/vcpuplace-sim tests/topologies
 	sh tests/sim/stock.sh $(B)/vcpuplace-sim tests/topologies
