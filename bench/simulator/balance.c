@@ -132,6 +132,18 @@ balance_queued(struct sim *s, int pu)
 		s->bal->overloaded = true;
 }
 
+/* update_sd_lb_stats() at the top level (no parent), whatever the
+ * balance type: rd->overloaded is whether any CPU has two tasks now. */
+static void
+refresh_overloaded(struct sim *s)
+{
+	int i;
+
+	s->bal->overloaded = false;
+	for (i = 0; i < s->t->npus && !s->bal->overloaded; i++)
+		balance_queued(s, i);
+}
+
 /*
  * The first queued thread on @src that may run on @pu, or -1.  The
  * head waited longest, so it goes first, as the kernel's detach_tasks()
@@ -286,6 +298,8 @@ balance_newidle(struct sim *s, int pu)
 		cost = (uint64_t)d->n * s->p.probe_ns;
 		curr_cost += cost;
 		pulled = pull_one(s, pu, d->first, d->n, (double)curr_cost);
+		if (lev == b->nlev[pu] - 1)
+			refresh_overloaded(s);
 		update_newidle_stats(d, weight * pulled);
 		update_newidle_cost(s, d, cost);
 		if (pulled)
@@ -369,7 +383,7 @@ static bool
 balance_rq(struct sim *s, int pu, int lev)
 {
 	struct sd *d = sd_of(s, pu, lev);
-	int src, thi = -1, i;
+	int src, thi = -1;
 	bool found;
 
 	src = find_busiest(s, pu, d->first, d->n, &thi);
@@ -382,11 +396,8 @@ balance_rq(struct sim *s, int pu, int lev)
 		d->interval_ms = d->n;
 	else if (d->interval_ms < 2 * (unsigned int)d->n)
 		d->interval_ms *= 2;
-	if (lev == s->bal->nlev[pu] - 1) {
-		s->bal->overloaded = false;
-		for (i = 0; i < s->t->npus && !s->bal->overloaded; i++)
-			balance_queued(s, i);
-	}
+	if (lev == s->bal->nlev[pu] - 1)
+		refresh_overloaded(s);
 	return found;
 }
 
