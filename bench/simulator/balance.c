@@ -308,9 +308,10 @@ balance_newidle(struct sim *s, int pu)
 }
 
 /*
- * The tick: HZ = 250, Debian's amd64 and arm64 kernel configs
- * (CONFIG_HZ_250=y in linux-image-6.12 config-6.12.*-amd64 and -arm64).
- * Range for a sweep: 100..1000.
+ * The tick: HZ = 250, the default of kernel/Kconfig.hz in 6.12 (arm64
+ * and x86 have no choice of their own), and CONFIG_HZ_250=y in Debian's
+ * amd64 config (this machine's /boot/config-6.1.0-57-amd64; the 6.12
+ * package was not checked).  Range for a sweep: 100..1000.
  */
 #define JIFFY_NS	4000000ull
 #define HZ		250
