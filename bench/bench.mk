@@ -26,7 +26,15 @@ $(B)/test-sim: $(call obj,$(B),tests/sim/test_sweep.c \
 		$(B)/libvphost.a $(B)/libvpcore.a
 	$(LINK) $^ $(LIB_HWLOC) $(LIB_JSON) $(LIB_CHECK) -lm $(LDLIBS)
 
-check-sim: $(B)/vcpuplace-sim $(B)/test-sim
+# The wake and balance rules on hand-built states (tests/sim/rules.c).
+$(B)/sim-rules: $(call obj,$(B),tests/sim/rules.c \
+		$(filter-out bench/simulator/main.c,$(SIM_SRCS))) \
+		$(B)/libvphost.a $(B)/libvpcore.a
+	$(LINK) $^ $(LIB_HWLOC) $(LIB_JSON) -lm $(LDLIBS)
+
+check-sim: $(B)/vcpuplace-sim $(B)/test-sim $(B)/sim-rules
 	$(B)/test-sim
+	$(B)/sim-rules tests/topologies/g4dnmetal.xml
 	sh tests/sim/run.sh $(B)/vcpuplace-sim tests/topologies
 	sh tests/sim/costs.sh $(B)/vcpuplace-sim tests/topologies
+	sh tests/sim/stock.sh $(B)/vcpuplace-sim tests/topologies

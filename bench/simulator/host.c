@@ -273,6 +273,7 @@ rq_push(struct sim *s, int pu, int thi)
 		p->head = thi;
 	p->tail = thi;
 	p->nq++;
+	balance_queued(s, pu);
 }
 
 /* Unlinks queued @thi from @pu's run queue. */
@@ -295,63 +296,18 @@ rq_remove(struct sim *s, int pu, int thi)
 	p->nq--;
 }
 
-/*
- * The first queued thread on @src that may run on @pu, or -1.  The
- * head waited longest, so it goes first, as the kernel's detach_tasks()
- * walks the tail of cfs_tasks, the least recently run.
- */
-static int
-pullable(const struct sim *s, int src, int pu)
+void
+host_pull(struct sim *s, int src, int thi, int dst, double cost_ns)
 {
-	int i;
-
-	for (i = s->pu[src].head; i >= 0; i = s->th[i].next)
-		if (cpuset_test(&s->allowed[s->th[i].allowed], pu))
-			return i;
-	return -1;
-}
-
-/* The PU in [first, first + n) with the longest queue we can pull. */
-static int
-find_busiest(const struct sim *s, int pu, int first, int n, int *ret_th)
-{
-	int src, best = -1, best_nq = 0, thi;
-
-	for (src = first; src < first + n; src++) {
-		if (src == pu || s->pu[src].nq <= best_nq)
-			continue;
-		thi = pullable(s, src, pu);
-		if (thi < 0 || !strategy_may_pull(s, src, thi, pu))
-			continue;
-		best = src;
-		best_nq = s->pu[src].nq;
-		*ret_th = thi;
-	}
-	return best;
-}
-
-/*
- * Idle balance for idle @pu: pull one queued thread from the busiest
- * run queue of its LLC, else of the whole host, as newidle_balance()
- * walks up the domains.  Running threads are never moved (that is
- * active balance, which needs repeated failures first).
- */
-static void
-idle_pull(struct sim *s, int pu)
-{
-	const struct vp_llc *l = &s->t->llc[s->t->pu[pu].llc];
-	int src, thi = -1;
-
-	if (!host_idle(s, pu))
-		return;
-	src = find_busiest(s, pu, l->first_pu, l->npus, &thi);
-	if (src < 0)
-		src = find_busiest(s, pu, 0, s->t->npus, &thi);
-	if (src < 0)
-		return;
 	rq_remove(s, src, thi);
 	update_busy(s, src);
-	start_run(s, pu, thi);
+	s->th[thi].over_ns += cost_ns;
+	if (s->pu[dst].cur < 0 && s->pu[dst].nq == 0) {
+		start_run(s, dst, thi);
+		return;
+	}
+	rq_push(s, dst, thi);
+	update_busy(s, dst);
 }
 
 /* @pu has nobody running: next from its queue, else go idle. */
@@ -373,13 +329,10 @@ dispatch(struct sim *s, int pu)
 		return;
 	}
 	update_busy(s, pu);
+	/* sched_ext switches the whole system: no CFS balance at all */
 	if (s->strat == STRAT_SCX)
 		return;
-	/* newidle: only when it expects to idle longer than a migration
-	 * costs; the oracle, knowing the future, always pulls */
-	if (s->strat == STRAT_GREEDY ||
-	    p->avg_idle_ns >= s->p.migration_cost_ns)
-		idle_pull(s, pu);
+	balance_newidle(s, pu);
 }
 
 /*
@@ -642,23 +595,6 @@ on_util(struct sim *s)
 	push(s, s->now_ns + s->p.util_period_ns, EV_UTIL, 0, 0);
 }
 
-/*
- * Periodic idle balance of one LLC.  sd_init() gives a domain a
- * balance interval of its weight in ms (48 ms for a 48-CPU LLC); idle
- * CPUs balance at that interval, so each idle PU pulls once per period.
- */
-static void
-on_balance(struct sim *s, int llc)
-{
-	const struct vp_llc *l = &s->t->llc[llc];
-	int pu;
-
-	for (pu = l->first_pu; pu < l->first_pu + l->npus; pu++)
-		if (host_idle(s, pu) && s->strat != STRAT_SCX)
-			idle_pull(s, pu);
-	push(s, s->now_ns + (uint64_t)l->npus * 1000000, EV_BALANCE, llc, 0);
-}
-
 static void
 settle_all(struct sim *s)
 {
@@ -688,7 +624,7 @@ handle(struct sim *s, const struct event *e)
 		on_util(s);
 		break;
 	case EV_BALANCE:
-		on_balance(s, e->arg);
+		balance_event(s, e->arg);
 		break;
 	case EV_TICK:
 		if (strategy_tick(s) < 0)
@@ -702,7 +638,7 @@ int
 host_init(struct sim *s)
 {
 	const struct vp_topo *t = s->t;
-	int i, c;
+	int i, c, r;
 
 	s->pu = calloc(t->npus, sizeof(*s->pu));
 	s->has_idle_cores = calloc(t->nllcs, sizeof(*s->has_idle_cores));
@@ -731,7 +667,9 @@ host_init(struct sim *s)
 		if (t->cluster[c].ncores > 1 &&
 		    t->cluster[c].npus < t->llc[t->cluster[c].llc].npus)
 			s->cluster_active = feat(&s->feat, CLUSTER_FIRST);
-	return costs_init(s);
+	if ((r = costs_init(s)) < 0)
+		return r;
+	return balance_init(s);
 }
 
 void
@@ -740,6 +678,7 @@ host_release(struct sim *s)
 	evq_release(&s->q);
 	idlemask_release(&s->idle);
 	costs_release(s);
+	balance_release(s);
 	free(s->pu);
 	free(s->has_idle_cores);
 	free(s->nr_idle_scan);
@@ -753,12 +692,9 @@ host_run(struct sim *s)
 {
 	uint64_t end = s->p.warmup_ns + s->p.measure_ns;
 	struct event e;
-	int i;
 
 	push(s, s->p.util_period_ns, EV_UTIL, 0, 0);
-	for (i = 0; i < s->t->nllcs; i++)
-		push(s, (uint64_t)s->t->llc[i].npus * 1000000, EV_BALANCE, i,
-		    0);
+	balance_start(s);
 	push(s, s->p.tick_ns, EV_TICK, 0, 0);
 	workload_start(s);
 	while (evq_pop(&s->q, &e)) {

@@ -41,7 +41,7 @@ enum ev_type {
 	EV_TIMER,	/* a sleeping thread's timer fires */
 	EV_ENQUEUE,	/* a decided wake-up reaches its PU */
 	EV_UTIL,	/* SIS_UTIL: refresh util and nr_idle_scan */
-	EV_BALANCE,	/* periodic idle balance of one LLC */
+	EV_BALANCE,	/* the scheduler tick's balance work (balance.c) */
 	EV_TICK,	/* the daemon's planning tick */
 };
 
@@ -168,6 +168,12 @@ struct sim_thread {
 	bool started;		/* had its first wake-up */
 	bool polling;		/* halted, spinning on its PU (KVM) */
 	uint64_t poll_win_ns;	/* KVM's vcpu->halt_poll_ns */
+	/* stock.c: PELT load_avg (0..1024) and record_wakee() state */
+	double load;
+	uint64_t load_t_ns;
+	unsigned int wakee_flips;
+	uint64_t flip_decay_ns;
+	int last_wakee;
 	uint32_t timer_gen;
 	/* workload state */
 	int pending;		/* messages or requests waiting */
@@ -231,6 +237,9 @@ struct sim {
 	/* scx: the BPF side's state (strategy_scx.c) and vp_features */
 	struct scx_sim *scx;
 	uint32_t scx_features;
+	struct sim_balance *bal;	/* balance.c's sched domains */
+	/* patch-0003: SIS_CORE's idle cores, a bit at each core's first PU */
+	struct vp_cpuset sis_idle_cores;
 	/* vcpuplace: the core's idle masks, fed at idle entry */
 	struct vp_idlemask idle;
 	bool measuring;
@@ -282,6 +291,22 @@ int host_distance(const struct vp_topo *t, int a, int b);
 double host_refetch_ns(const struct sim *s, double lines, int d);
 /* Per-thread speed on @pu's core with @k threads running on it. */
 double host_speed_with(const struct sim *s, int pu, int k);
+/* Moves queued @th from @src to @dst (balance); @cost_ns delays it. */
+void host_pull(struct sim *s, int src, int th, int dst, double cost_ns);
+
+/* ---------------------------------------------------------------- */
+/* balance.c: Linux 6.12's load balance, newidle and periodic */
+
+int balance_init(struct sim *s) VP_MUST_CHECK;
+void balance_release(struct sim *s);
+/* The first EV_BALANCE events. */
+void balance_start(struct sim *s);
+/* @pu has just gone idle: sched_balance_newidle(). */
+void balance_newidle(struct sim *s, int pu);
+/* An EV_BALANCE event with @arg. */
+void balance_event(struct sim *s, int arg);
+/* A thread was queued behind another on @pu (rd->overloaded). */
+void balance_queued(struct sim *s, int pu);
 
 /* ---------------------------------------------------------------- */
 /* check.c: invariants, verified after every event in --check mode */
@@ -297,6 +322,17 @@ int stock_select(struct sim *s, int th, int waker_pu, unsigned long *probes);
 int stock_nr_idle_scan(const struct vp_topo *t, int llc, double util_sum);
 /* A PU went idle: __update_idle_core() sets has_idle_cores. */
 void stock_pu_idle(struct sim *s, int pu);
+
+/* ---------------------------------------------------------------- */
+/* patch0003.c: kvm-patches/0003 (SIS_CORE) as it is */
+
+/* __update_idle_core() with SIS_CORE: the core's bit at idle entry. */
+void patch0003_pu_idle(struct sim *s, int pu);
+/* select_idle_core_sis(): a PU, or VP_PU_NONE for the stock path;
+ * @probe reads one runqueue (and counts it). */
+int patch0003_core(struct sim *s, const struct vp_cpuset *cpus, int prev,
+    int target, bool (*probe)(void *, int), void *ctx,
+    unsigned long *probes);
 
 /* ---------------------------------------------------------------- */
 /* strategy.c: the strategies' setup and their wake-up decisions */

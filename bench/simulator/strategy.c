@@ -289,9 +289,10 @@ setup_sets(struct sim *s, const int *o)
 		return 0;
 	case STRAT_DAEMON:
 	case STRAT_DAEMON_CORES:	/* placeholder: daemon, until built */
-	case STRAT_PATCH0003:		/* placeholder: place.c, until built */
+	case STRAT_PATCH0003:	/* the daemon's plan, stock.c + patch0003.c */
 		s->select = s->strat == STRAT_DAEMON ||
-		    s->strat == STRAT_DAEMON_CORES ? stock_select :
+		    s->strat == STRAT_DAEMON_CORES ||
+		    s->strat == STRAT_PATCH0003 ? stock_select :
 		    vcpuplace_select;
 		if ((r = replan(s)) < 0)
 			return r;
@@ -325,6 +326,7 @@ strategy_setup(struct sim *s)
 		/* fork balancing spread the threads once: CPU order */
 		th->last_pu = o[i % s->t->npus];
 		th->recent_pu = VP_PU_NONE;
+		th->last_wakee = -1;
 	}
 	r = setup_sets(s, o);
 	free(o);

@@ -1,0 +1,206 @@
+/*
+ * rules.c - the 6.12 wake and balance rules of bench/simulator, one
+ * hand-built state each, checked on the decision the rule makes (so a
+ * rule taken out fails here, whatever the figures do):
+ *   prev         one probe when prev is idle (wake_affine + sis)
+ *   wa_weight    wake_affine() weighs PELT load, not run counts
+ *   wake_wide    a waker of many, and a wakee of many, go to prev
+ *   newidle      avg_idle 200 us still pulls (max_newidle_lb_cost)
+ *   nohz         the tick of a CPU with two threads kicks the ILB,
+ *                which pulls the queued one onto an idle CPU
+ *
+ *   sim-rules TOPOLOGY.xml   (a 2-way SMT host, e.g. g4dnmetal.xml)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/hwtopo.h"
+#include "../../bench/simulator/sim.h"
+
+static int fails;
+
+#define EXPECT(cond, ...) do {						\
+	if (!(cond)) {							\
+		printf("FAIL: " __VA_ARGS__);				\
+		printf("\n");						\
+		fails++;						\
+	}								\
+} while (0)
+
+static void
+setup(struct sim *s, const struct vp_topo *t)
+{
+	memset(s, 0, sizeof(*s));
+	s->t = t;
+	params_default(&s->p);
+	features_default(&s->feat);
+	policy_default(&s->policy);
+	s->strat = STRAT_STOCK;
+	s->wl = WL_HACKBENCH;
+	if (host_init(s) < 0 || workload_create(s, 200, 1) < 0 ||
+	    strategy_setup(s) < 0) {
+		printf("FAIL: setup\n");
+		fails++;
+	}
+	s->now_ns = 1000000000;
+}
+
+static void
+teardown(struct sim *s)
+{
+	host_release(s);
+	free(s->th);
+	free(s->vm);
+	free(s->allowed);
+}
+
+/* @thi runs on @pu with PELT load @load. */
+static void
+put_running(struct sim *s, int thi, int pu, double load)
+{
+	struct sim_thread *th = &s->th[thi];
+
+	th->state = TH_RUNNING;
+	th->pu = th->last_pu = pu;
+	th->load = load;
+	th->load_t_ns = s->now_ns;
+	s->pu[pu].cur = thi;
+	s->pu[pu].speed = 1;
+	s->pu[pu].slice_end_ns = s->now_ns + s->p.slice_ns;
+	cpuset_set(&s->busy, pu);
+	cpuset_set(&s->running, pu);
+}
+
+/* @thi waits in @pu's (empty) queue. */
+static void
+put_queued(struct sim *s, int thi, int pu)
+{
+	struct sim_thread *th = &s->th[thi];
+
+	th->state = TH_QUEUED;
+	th->pu = pu;
+	th->next = -1;
+	s->pu[pu].head = s->pu[pu].tail = thi;
+	s->pu[pu].nq = 1;
+	balance_queued(s, pu);
+}
+
+/* Every PU busy with a sleeping-load-free filler, but @skip. */
+static void
+fill(struct sim *s, int first_th, int skip_a, int skip_b)
+{
+	int pu, k = first_th;
+
+	for (pu = 0; pu < s->t->npus; pu++)
+		if (pu != skip_a && pu != skip_b && k < s->nth)
+			put_running(s, k++, pu, 0);
+}
+
+static void
+test_prev(const struct vp_topo *t)
+{
+	struct sim s;
+	unsigned long probes = 0;
+	int pu;
+
+	setup(&s, t);
+	/* waker on PU 0, wakee 1 slept on PU 2 (same LLC), all else idle */
+	put_running(&s, 0, 0, 512);
+	s.th[1].last_pu = 2;
+	pu = stock_select(&s, 1, 0, &probes);
+	EXPECT(pu == 2 && probes == 1, "prev: PU %d, %lu probes "
+	    "(want 2, 1)", pu, probes);
+	teardown(&s);
+}
+
+static void
+test_wa_weight(const struct vp_topo *t, bool wide)
+{
+	int this = 0, prev = 2, pu;
+	unsigned long probes = 0;
+	struct sim s;
+
+	setup(&s, t);
+	/* the waker's CPU carries little load, prev a heavy thread; both
+	 * run one thread, so run counts tie and prev would win */
+	put_running(&s, 0, this, 100);
+	put_running(&s, 2, prev, 1024);
+	s.th[1].last_pu = prev;
+	s.th[1].load = 200;
+	fill(&s, 3, this, prev);
+	if (wide) {
+		/* wake_wide(): slave >= llc_size, master >= slave * size */
+		int f = t->llc[t->pu[this].llc].npus;
+
+		s.th[0].wakee_flips = (unsigned int)(f * f + 1);
+		s.th[0].flip_decay_ns = s.now_ns;
+		s.th[0].last_wakee = 1;
+		s.th[1].wakee_flips = (unsigned int)f;
+	}
+	pu = stock_select(&s, 1, this, &probes);
+	if (wide)
+		EXPECT(pu == prev, "wake_wide: PU %d, want prev %d", pu,
+		    prev);
+	else
+		EXPECT(pu == this, "wa_weight: PU %d, want waker's %d", pu,
+		    this);
+	teardown(&s);
+}
+
+static void
+test_newidle(const struct vp_topo *t)
+{
+	struct sim s;
+	int a = 0, b = 2, i;
+
+	setup(&s, t);
+	put_running(&s, 0, b, 1024);
+	put_queued(&s, 1, b);
+	cpuset_set(&s.busy, b);
+	/* below the old 500 us gate, above any domain's probe cost */
+	s.pu[a].avg_idle_ns = 200000;
+	for (i = 0; i < 16 && s.pu[a].cur < 0; i++)
+		balance_newidle(&s, a);
+	EXPECT(s.pu[a].cur == 1, "newidle: PU %d runs %d, want 1", a,
+	    s.pu[a].cur);
+	teardown(&s);
+}
+
+static void
+test_nohz(const struct vp_topo *t)
+{
+	struct sim s;
+	int b = 2;
+
+	setup(&s, t);
+	balance_start(&s);
+	put_running(&s, 0, b, 1024);
+	put_queued(&s, 1, b);
+	/* newidle off: every idle PU's avg_idle below any cost */
+	balance_event(&s, 0);
+	EXPECT(s.pu[b].nq == 0 && s.th[1].state == TH_RUNNING &&
+	    s.th[1].pu != b, "nohz: queued thread still on PU %d (nq %d)",
+	    s.th[1].pu, s.pu[b].nq);
+	teardown(&s);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct vp_topo *t;
+
+	if (argc != 2 || hwtopo_load_xml(argv[1], &t) < 0) {
+		fprintf(stderr, "usage: sim-rules TOPOLOGY.xml\n");
+		return 2;
+	}
+	test_prev(t);
+	test_wa_weight(t, false);
+	test_wa_weight(t, true);
+	test_newidle(t);
+	test_nohz(t);
+	topo_free(t);
+	if (!fails)
+		printf("check-sim: wake and balance rules hold\n");
+	return fails ? 1 : 0;
+}
