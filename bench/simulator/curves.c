@@ -25,10 +25,15 @@ static const struct curve migr = {
 	FAM_MIGRATION, "migration cost (us)", "migr=%gus", migration_curve,
 };
 
+static const struct curve bpf = {
+	FAM_BPF, "scx scan step (ns)", "bpf=%gns", bpf_curve,
+};
+
 static int
 curve_n(const struct curve *c)
 {
-	return c->fam == FAM_SMT ? nsmt_curve : nmigration_curve;
+	return c->fam == FAM_SMT ? nsmt_curve : c->fam == FAM_BPF ?
+	    nbpf_curve : nmigration_curve;
 }
 
 /* Ratio of @strat to stock at value @k of @c; 0 when not run. */
@@ -42,6 +47,9 @@ gain_at(const struct sweep *sw, const struct curve *c, int k, int topo,
 	snprintf(v, sizeof(v), c->fmt, c->x[k]);
 	a = results_find(sw, topo, wl, 125, strat, v);
 	b = results_find(sw, topo, wl, 125, STRAT_STOCK, v);
+	/* a knob stock does not have (BPF): stock's standard run */
+	if (!b.n)
+		b = results_find(sw, topo, wl, 125, STRAT_STOCK, "");
 	return a.n && b.n ? results_ratio(a.thr, b.thr) : 0;
 }
 
@@ -201,6 +209,7 @@ curves_write(const struct sweep *sw)
 	    "where the curve first reaches 1.0.\n");
 	r |= write_curve(sw, f, &smt, STRAT_SCX, "sens-smt-scx");
 	r |= write_curve(sw, f, &migr, STRAT_SCX, "sens-migration-scx");
+	r |= write_curve(sw, f, &bpf, STRAT_SCX, "sens-bpf-scx");
 	fclose(f);
 	return r;
 }

@@ -59,7 +59,7 @@ host_nr(const struct sim *s, int pu)
  * each further sibling adds the same gain (SMT4/8 cores).
  */
 double
-host_speed_with(const struct sim *s, int pu, int k)
+host_speed_with(const struct sim *s, int pu, double k)
 {
 	double base = s->t->pu[pu].prio / 1024.0, gain;
 
@@ -73,9 +73,16 @@ static double
 pu_speed(const struct sim *s, int pu)
 {
 	const struct vp_core *c = &s->t->core[s->t->pu[pu].core];
+	double k = 0;
+	int sb;
 
-	return host_speed_with(s, pu,
-	    cpuset_count_range(&s->running, c->first_pu, c->npus)) *
+	/* a halt-polling sibling spins on PAUSE: it takes less of the core
+	 * than a thread at work (params.c, poll_smt_weight) */
+	for (sb = c->first_pu; sb < c->first_pu + c->npus; sb++)
+		if (s->pu[sb].cur >= 0)
+			k += s->th[s->pu[sb].cur].polling ?
+			    s->p.poll_smt_weight : 1;
+	return host_speed_with(s, pu, k) *
 	    s->pkg_speed[s->t->pu[pu].package];
 }
 
@@ -166,6 +173,23 @@ turbo_update(struct sim *s, int pu, int delta)
 			continue;
 		s->pu[i].speed = pu_speed(s, i);
 		resched(s, i);
+	}
+}
+
+/* @pu's thread started or stopped polling: its siblings' speeds move. */
+static void
+respeed_core(struct sim *s, int pu)
+{
+	const struct vp_core *c = &s->t->core[s->t->pu[pu].core];
+	int sb;
+
+	for (sb = c->first_pu; sb < c->first_pu + c->npus; sb++)
+		settle(s, sb);
+	for (sb = c->first_pu; sb < c->first_pu + c->npus; sb++) {
+		if (s->pu[sb].cur < 0)
+			continue;
+		s->pu[sb].speed = pu_speed(s, sb);
+		resched(s, sb);
 	}
 }
 
@@ -351,9 +375,9 @@ poll_start(struct sim *s, int pu, int thi)
 
 	if (!w || p->nq || p->inflight)
 		return false;
-	s->th[thi].polling = true;
 	p->slice_end_ns = s->now_ns + w;
-	resched(s, pu);
+	s->th[thi].polling = true;
+	respeed_core(s, pu);
 	return true;
 }
 
@@ -374,6 +398,7 @@ poll_hit(struct sim *s, int thi, int waker_pu)
 	settle(s, pu);
 	costs_halt_end(s, thi);
 	th->polling = false;
+	respeed_core(s, pu);
 	th->state = TH_RUNNING;
 	th->timer_gen++;
 	th->over_ns += host_refetch_ns(s, s->p.msg_lines,
@@ -479,7 +504,8 @@ host_wake(struct sim *s, int thi, int waker_pu)
 	pu = s->select(s, thi, waker_pu, &probes);
 	count_wake(s, thi, pu, probes);
 	/* the waker's CPU does the scan: it pays, and the wakee waits */
-	delay = probes * s->p.probe_ns + costs_waker_upkeep(s, pu);
+	delay = (s->strat == STRAT_SCX ? scx_scan_ns(s) :
+	    probes * s->p.probe_ns) + costs_waker_upkeep(s, pu);
 	/* an idle PU first leaves its C-state and idle upkeep */
 	exit = host_idle(s, pu) ? costs_wake_delay(s, pu) : 0;
 	if (delay && waker_pu >= 0 && s->pu[waker_pu].cur >= 0) {

@@ -6,6 +6,7 @@
  *       [--feature [-]NAME] [--policy-FIELD VALUE] [--check]
  *       [--costs all|none|LIST] [--no-cstates] [--no-turbo]
  *       [--migration-us X] [--halt-poll-ns N] [--cluster-line-ns X]
+ *       [--bpf-step-ns N]
  *       [--cstate-scale X]
  *       runs one point
  *   vcpuplace-sim --topology F --print-costs [cost options]
@@ -35,6 +36,7 @@ usage(void)
 	    "[--costs all|none|migration,cstates,turbo,poll,upkeep] "
 	    "[--no-cstates] [--no-turbo] [--migration-us X] "
 	    "[--halt-poll-ns N] [--cluster-line-ns X] [--cstate-scale X]\n"
+	    "       [--bpf-step-ns N]\n"
 	    "       vcpuplace-sim --sweep TOPODIR OUTDIR [--jobs N]\n");
 	exit(1);
 }
@@ -105,6 +107,8 @@ parse_opt(const char *a, const char *v, struct run_cfg *c,
 		o->p.migration_us = num(v, 0.001, 1000);
 	else if (!strcmp(a, "--halt-poll-ns"))
 		o->p.halt_poll_ns = (int64_t)num(v, 0, 1e9);
+	else if (!strcmp(a, "--bpf-step-ns"))
+		o->p.bpf_step_ns = (uint64_t)num(v, 0, 10000);
 	else if (!strcmp(a, "--cluster-line-ns"))
 		o->p.line_ns[0] = num(v, 0, 1000);
 	else if (!strcmp(a, "--cstate-scale"))

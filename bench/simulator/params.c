@@ -51,6 +51,27 @@ params_default(struct sim_params *ret)
 	 * ~50 ns in published measurements (AnandTech, Chips and Cheese).
 	 */
 	ret->probe_ns = 50;
+	/*
+	 * One CPU looked at by the sched_ext scheduler's scan: an iterator
+	 * step (bpf_iter_num_next(), a kfunc call), a kfunc bit test
+	 * (bpf_cpumask_test_cpu()) and an inlined array-map lookup, all on
+	 * lines the waker already holds.  No published per-step figure was
+	 * found; a kfunc call is a direct call of a few instructions, so a
+	 * few ns: 5 ns, swept 2-50 in make bench (50: as dear as a runqueue
+	 * read, the pessimistic end).
+	 */
+	ret->bpf_step_ns = 5;
+	/*
+	 * How much of its core a halt-polling vCPU takes from its SMT
+	 * sibling.  KVM's loop (6.12 kvm_vcpu_halt()) checks for a wake-up,
+	 * reads the clock and runs cpu_relax(): PAUSE, whose latency is ~140
+	 * cycles from Skylake on (Intel optimization manual, "Pause latency
+	 * in Skylake microarchitecture") so that a spinning thread leaves
+	 * the core to its sibling.  No measured figure of the sibling's
+	 * slowdown was found: half a busy thread, with 0 (PAUSE alone) and
+	 * 1 (a thread at work) the ends of the range.
+	 */
+	ret->poll_smt_weight = 0.5;
 	/* sysctl_sched_migration_cost: newidle balance only when the CPU
 	 * expects to stay idle longer than this (rq->avg_idle) */
 	ret->migration_cost_ns = 500000;

@@ -21,6 +21,8 @@
  *   smt curve   SMT yield 0.5..0.9, every SMT topology, 125 %
  *   migration   the whole cost of a vCPU migration, 1..20 us, every
  *               topology, 125 %
+ *   bpf step    what one CPU looked at costs the scx scan, 2..50 ns
+ *               (scx only: stock does not run BPF), every topology, 125 %
  */
 #include <errno.h>
 #include <stdio.h>
@@ -50,6 +52,8 @@ const int nsmt_curve = sizeof(smt_curve) / sizeof(*smt_curve);
 const double migration_curve[] = { 1, 2, 4, 7, 10, 15, 20 };
 const int nmigration_curve = sizeof(migration_curve) /
     sizeof(*migration_curve);
+const double bpf_curve[] = { 2, 10, 20, 50 };
+const int nbpf_curve = sizeof(bpf_curve) / sizeof(*bpf_curve);
 const double cluster_curve[] = { 5, 10 };
 const int ncluster_curve = sizeof(cluster_curve) / sizeof(*cluster_curve);
 
@@ -203,6 +207,13 @@ add_curves(struct plist *l, int t, bool smt)
 			p.variant = tag("migr=%gus", migration_curve[k]);
 			add_all(l, p, CURVE_STRATS);
 		}
+		p.migration_us = 0;
+		p.fam = FAM_BPF;
+		for (k = 0; k < nbpf_curve; k++) {
+			p.bpf_step_ns = bpf_curve[k];
+			p.variant = tag("bpf=%gns", bpf_curve[k]);
+			add_all(l, p, BIT(STRAT_SCX));
+		}
 	}
 }
 
@@ -253,6 +264,8 @@ points_opts(const struct point *p, struct run_opts *o)
 		o->p.migration_us = p->migration_us;
 	if (p->cluster_line_ns > 0)
 		o->p.line_ns[0] = p->cluster_line_ns;
+	if (p->bpf_step_ns > 0)
+		o->p.bpf_step_ns = (uint64_t)p->bpf_step_ns;
 	if (p->feature_off)
 		o->feat.on[features_lookup(p->feature_off)] = false;
 	/* a rehearsal of the whole pipeline in a minute: short runs */

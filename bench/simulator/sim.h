@@ -78,6 +78,8 @@ struct sim_params {
 	double mlp;		/* cache misses in flight at once */
 	double warm_scale;	/* sensitivity knob for all warm costs */
 	uint64_t probe_ns;	/* one remote runqueue probe */
+	uint64_t bpf_step_ns;	/* one CPU looked at by the BPF scan */
+	double poll_smt_weight;	/* a halt-polling sibling, as busy threads */
 	uint64_t migration_cost_ns;	/* newidle gate on avg_idle */
 	uint64_t util_period_ns;	/* SIS_UTIL refresh period */
 	double util_halflife_ns;	/* PELT half-life */
@@ -290,7 +292,7 @@ int host_distance(const struct vp_topo *t, int a, int b);
 /* Work (ns at full speed) to refetch @lines from distance class @d. */
 double host_refetch_ns(const struct sim *s, double lines, int d);
 /* Per-thread speed on @pu's core with @k threads running on it. */
-double host_speed_with(const struct sim *s, int pu, int k);
+double host_speed_with(const struct sim *s, int pu, double k);
 /* Moves queued @th from @src to @dst (balance); @cost_ns delays it. */
 void host_pull(struct sim *s, int src, int th, int dst, double cost_ns);
 
@@ -357,6 +359,8 @@ void scx_release(struct sim *s);
 int scx_select(struct sim *s, int th, int waker_pu, unsigned long *probes);
 /* The last decision sent @th to the shared queue, not to a PU. */
 bool scx_queued(const struct sim *s, int th);
+/* What the last scx_select() cost its waker, in ns. */
+uint64_t scx_scan_ns(const struct sim *s);
 /* Queues @th (a wake-up); returns an idle PU kicked to drain, or -1. */
 int scx_enqueue(struct sim *s, int th);
 /* ops.dispatch of idle @pu: the thread it takes, or -1. */
@@ -430,6 +434,7 @@ enum family {
 	FAM_CLUSTER,		/* seed 003 with another cluster line cost */
 	FAM_SMT,		/* SMT yield curve */
 	FAM_MIGRATION,		/* migration cost curve */
+	FAM_BPF,		/* scx: cost of a BPF scan step curve */
 };
 
 struct point {
@@ -444,6 +449,7 @@ struct point {
 	double warm_scale;	/* < 0: the default */
 	double migration_us;	/* 0: the sourced migration cost */
 	double cluster_line_ns;	/* 0: the default */
+	double bpf_step_ns;	/* 0: the default */
 	const char *feature_off;	/* a feature turned off, or NULL */
 	const char *locality;	/* the VMs' locality, or NULL: default */
 };
@@ -471,8 +477,9 @@ struct sweep {
 /* The tuning and held-out sets' loads and seeds (points.c). */
 extern const int tune_loads[], heldout_loads[];
 extern const int ntune_loads, nheldout_loads;
-extern const double smt_curve[], migration_curve[], cluster_curve[];
-extern const int nsmt_curve, nmigration_curve, ncluster_curve;
+extern const double smt_curve[], migration_curve[], cluster_curve[],
+    bpf_curve[];
+extern const int nsmt_curve, nmigration_curve, ncluster_curve, nbpf_curve;
 
 /* Fills @sw's topology list. */
 void points_topos(struct sweep *sw);

@@ -60,6 +60,8 @@ struct scx_sim {
 	struct vp_cpu_run *runs;	/* vp_cpu_runs, by dense PU */
 	unsigned int *cursor;	/* distribute_cpu_mask_prev, per dense PU */
 	struct scx_th *th;	/* [nth] */
+	unsigned long run_reads;	/* vp_cpu_runs lines read, this wake */
+	uint64_t scan_ns;	/* what the last select_cpu cost its waker */
 	int *dsq;		/* the shared queue, in vtime order */
 	int ndsq;
 	uint64_t vtime_now;
@@ -181,12 +183,16 @@ scx_pick_idle(struct sim *s, int thi, int caller, bool core)
 
 #include "scx/vcpuplace_wake.h"
 
+/* Each record read is another CPU's line (it writes it at ops.running). */
 static const struct vp_cpu_run *
 scx_run(const struct sim *s, __s32 cpu)
 {
 	int pu = dense(s, cpu);
 
-	return pu == VP_PU_NONE ? NULL : &s->scx->runs[pu];
+	if (pu == VP_PU_NONE)
+		return NULL;
+	s->scx->run_reads++;
+	return &s->scx->runs[pu];
 }
 
 /* vp_stopping(): the run that ends at @end_ns, in vtime and average. */
@@ -269,8 +275,18 @@ scx_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 	    th->last_pu : 0;
 	w.v = &e;
 	w.prev = th->last_pu >= 0 ? (__s32)s->t->pu[th->last_pu].os_index : -1;
+	x->run_reads = 0;
 	cpu = decide(&w, &why, &direct);
 	*probes += w.probes;
+	/*
+	 * What the scan cost the waker.  Not a runqueue read per CPU looked
+	 * at, as in the kernel's paths: the BPF program tests bits of
+	 * sched_ext's two idle cpumasks (a remote line each, written at
+	 * every idle entry and exit), spends a loop step per CPU, and reads
+	 * the run record of each busy sibling it weighs (SOON_IDLE).
+	 */
+	x->scan_ns = 2 * s->p.probe_ns + w.probes * s->p.bpf_step_ns +
+	    x->run_reads * s->p.probe_ns;
 	pu = dense(s, cpu);
 	if (pu == VP_PU_NONE) {
 		/* the kernel would eject the scheduler */
@@ -288,6 +304,12 @@ scx_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 		x->runs[pu].vcpu = true;
 	}
 	return pu;
+}
+
+uint64_t
+scx_scan_ns(const struct sim *s)
+{
+	return s->scx->scan_ns;
 }
 
 bool

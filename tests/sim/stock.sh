@@ -11,6 +11,9 @@
 #   - patch-0003 takes a whole idle core before a busy core's idle
 #     sibling: fewer busy-sibling wake-ups than daemon, same plan.
 #
+# Each runs with --costs none: these check the wake and balance rules,
+# and halt polling or C-state exits would hide what a rule changes.
+#
 #   stock.sh SIM TOPODIR
 set -eu
 sim=$1
@@ -23,7 +26,7 @@ field() {
 
 run() {
 	"$sim" --topology "$dir/g4dnmetal.xml" --seed 7 --warmup-ms 20 \
-	    --measure-ms 20 "$@"
+	    --measure-ms 20 --costs none "$@"
 }
 
 p=$(run --workload hackbench --load 60 --strategy stock | \
@@ -40,7 +43,8 @@ if awk -v q="$q" 'BEGIN { exit !(q >= 1500000) }'; then
 fi
 
 c=$("$sim" --topology "$dir/nvidia-dgx-gb10.xml" --seed 7 --warmup-ms 50 \
-    --measure-ms 50 --workload dense --load 125 --strategy stock | \
+    --measure-ms 50 --costs none --workload dense --load 125 \
+    --strategy stock | \
     field probes_per_wake)
 if awk -v c="$c" 'BEGIN { exit !(c < 5) }'; then
 	echo "FAIL: select_idle_capacity: GB10 dense $c probes per wake"
