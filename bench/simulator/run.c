@@ -37,6 +37,7 @@ run_point(const struct vp_topo *t, const struct run_cfg *c,
 		s.errors++;
 		goto out;
 	}
+	s.bound = bound_compute(&s);
 	if (host_run(&s) < 0 && !s.errors)
 		s.errors++;
 	line = report_json(&s, c);

@@ -216,6 +216,7 @@ struct sim {
 	bool check;		/* verify invariants after every event */
 	double issued_ns;	/* useful work handed out, for conservation */
 	double done_ns;		/* useful work completed, whole run */
+	double bound;		/* bound.c: no strategy can exceed it */
 	int errors;
 };
 
@@ -272,7 +273,7 @@ int strategy_lookup(const char *name);
 int strategy_setup(struct sim *s) VP_MUST_CHECK;
 /* The daemon's tick: replan (daemon and vcpuplace only). */
 int strategy_tick(struct sim *s) VP_MUST_CHECK;
-/* May idle @pu pull queued @th from @src?  Only the oracle says no:
+/* May idle @pu pull queued @th from @src?  Only greedy says no:
  * when the move's warm-up costs more than the wait it saves. */
 bool strategy_may_pull(const struct sim *s, int src, int th, int pu);
 
@@ -290,6 +291,22 @@ void workload_start(struct sim *s);
 bool workload_burst_end(struct sim *s, int th);
 /* @th's timer fired while it slept. */
 void workload_timer(struct sim *s, int th);
+
+/* The definition bound.c reads: messages in flight per VM, mean bursts,
+ * the schbench period. */
+struct wl_def {
+	int tokens;
+	double burst_ns[2];	/* vCPU 0, the others */
+	uint64_t period_ns;
+};
+void workload_def(enum workload w, struct wl_def *ret);
+
+/* ---------------------------------------------------------------- */
+/* bound.c: a true upper bound on throughput, from the definitions */
+
+/* Cores' worth of useful work no strategy can exceed on this run;
+ * call after workload_create() (it reads the threads' fresh streams). */
+double bound_compute(const struct sim *s);
 
 /* ---------------------------------------------------------------- */
 /* report.c: one run's figures as JSON (json-c) */

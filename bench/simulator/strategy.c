@@ -84,7 +84,7 @@ vcpuplace_select(struct sim *s, int thi, int waker_pu,
 
 /* Work left on @pu's running thread, settled to now. */
 static double
-oracle_left_ns(const struct sim *s, int pu)
+greedy_left_ns(const struct sim *s, int pu)
 {
 	const struct sim_pu *p = &s->pu[pu];
 	const struct sim_thread *c = &s->th[p->cur];
@@ -100,14 +100,14 @@ oracle_left_ns(const struct sim *s, int pu)
  * thread runs a burst or a slice, whichever ends first.
  */
 static double
-oracle_wait_ns(const struct sim *s, int pu)
+greedy_wait_ns(const struct sim *s, int pu)
 {
 	const struct sim_pu *p = &s->pu[pu];
 	double w = 0, sl, left;
 	int i;
 
 	if (p->cur >= 0) {
-		left = oracle_left_ns(s, pu);
+		left = greedy_left_ns(s, pu);
 		sl = (double)(p->slice_end_ns - s->now_ns);
 		w += left < sl ? left : sl;
 	}
@@ -124,13 +124,13 @@ oracle_wait_ns(const struct sim *s, int pu)
  * core costs it and its running siblings.
  */
 static double
-oracle_cost_ns(const struct sim *s, int thi, int pu, int waker_pu)
+greedy_cost_ns(const struct sim *s, int thi, int pu, int waker_pu)
 {
 	const struct sim_thread *th = &s->th[thi];
 	const struct vp_core *c = &s->t->core[s->t->pu[pu].core];
 	int k = cpuset_count_range(&s->running, c->first_pu, c->npus) -
 	    cpuset_test(&s->running, pu);
-	double cost = oracle_wait_ns(s, pu), w = th->work_ns;
+	double cost = greedy_wait_ns(s, pu), w = th->work_ns;
 
 	cost += host_refetch_ns(s, s->p.warm_lines,
 	    host_distance(s->t, th->last_pu, pu));
@@ -144,14 +144,14 @@ oracle_cost_ns(const struct sim *s, int thi, int pu, int waker_pu)
 }
 
 /*
- * Oracle: the allowed PU where the wake-up loses least, among the idle
+ * Greedy: the allowed PU where the wake-up loses least, among the idle
  * PUs and its previous one; no probes.  With nothing idle it stays on
  * its previous PU: when every PU is busy a move cannot add throughput,
- * only warm-up, and idle balance (which the oracle never gates) fills
+ * only warm-up, and idle balance (which greedy never gates) fills
  * any PU that empties.
  */
 static int
-oracle_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
+greedy_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 {
 	const struct vp_cpuset *a = &s->allowed[s->th[thi].allowed];
 	int pu, best = VP_PU_NONE, prev = s->th[thi].last_pu;
@@ -160,12 +160,12 @@ oracle_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 	(void)probes;
 	if (prev >= 0 && cpuset_test(a, prev)) {
 		best = prev;
-		best_cost = oracle_cost_ns(s, thi, prev, waker_pu);
+		best_cost = greedy_cost_ns(s, thi, prev, waker_pu);
 	}
 	cpuset_for_each(pu, a, s->t->npus) {
 		if (!host_idle(s, pu) || pu == prev)
 			continue;
-		c = oracle_cost_ns(s, thi, pu, waker_pu);
+		c = greedy_cost_ns(s, thi, pu, waker_pu);
 		if (best == VP_PU_NONE || c < best_cost) {
 			best = pu;
 			best_cost = c;
@@ -181,7 +181,7 @@ strategy_may_pull(const struct sim *s, int src, int thi, int pu)
 
 	if (s->strat != STRAT_GREEDY)
 		return true;
-	wait = oracle_left_ns(s, src);
+	wait = greedy_left_ns(s, src);
 	if (wait > (double)(s->pu[src].slice_end_ns - s->now_ns))
 		wait = (double)(s->pu[src].slice_end_ns - s->now_ns);
 	warm = host_refetch_ns(s, s->p.warm_lines,
@@ -268,7 +268,7 @@ setup_sets(struct sim *s, const int *o)
 		s->select = stock_select;
 		return 0;
 	case STRAT_GREEDY:
-		s->select = oracle_select;
+		s->select = greedy_select;
 		return 0;
 	case STRAT_PINNED:
 		s->select = pinned_select;
