@@ -12,6 +12,7 @@ static void
 sim_free(struct sim *s)
 {
 	host_release(s);
+	cores_release(s);
 	free(s->th);
 	free(s->vm);
 	free(s->allowed);

@@ -155,6 +155,9 @@ struct sim_thread {
 	int pending;		/* messages or requests waiting */
 	bool on;		/* dense mix: in a run phase */
 	uint64_t phase_end_ns;
+	/* what /proc/<tid>/schedstat shows: time on a CPU, time runnable
+	 * but waiting, times it got a CPU; ss_since_ns: state change */
+	uint64_t ss_run_ns, ss_wait_ns, ss_slices, ss_since_ns;
 	/* its own streams, one per purpose, so that the k-th burst, halt,
 	 * phase or message target is the same under every strategy */
 	struct rng rng[4];
@@ -212,6 +215,7 @@ struct sim {
 	struct vp_idlemask idle;
 	bool measuring;
 	struct sim_stats st;
+	struct cores_state *cores;	/* strategy_cores.c, or NULL */
 	struct vp_policy policy;	/* every VM's (the host default) */
 	bool check;		/* verify invariants after every event */
 	double issued_ns;	/* useful work handed out, for conservation */
@@ -276,6 +280,14 @@ int strategy_tick(struct sim *s) VP_MUST_CHECK;
 /* May idle @pu pull queued @th from @src?  Only greedy says no:
  * when the move's warm-up costs more than the wait it saves. */
 bool strategy_may_pull(const struct sim *s, int src, int th, int pu);
+
+/* ---------------------------------------------------------------- */
+/* strategy_cores.c: daemon-cores, core grants re-planned each tick */
+
+/* After the planner's sets are in s->allowed; 0 or -errno. */
+int cores_setup(struct sim *s) VP_MUST_CHECK;
+int cores_tick(struct sim *s) VP_MUST_CHECK;
+void cores_release(struct sim *s);
 
 /* ---------------------------------------------------------------- */
 /* workload.c: VMs, their vCPU threads and what they do */

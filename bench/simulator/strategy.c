@@ -8,9 +8,12 @@
  *              one) with the stock wake path inside them
  *   vcpuplace  the same plan with the kernel series' wake path, which
  *              is place_select() of the placement core (place.c)
+ *   daemon-cores  the daemon's plan, then each tick a whole core for
+ *              each busy vCPU from schedstat deltas (coregrant.c of the
+ *              core, strategy_cores.c), the stock wake path inside
  *   greedy     sees everything, probes nothing: a reference heuristic,
  *              not a bound (bound.c computes the bound)
- *   daemon-cores, scx, patch-0003: placeholders until built (issue 12)
+ *   scx, patch-0003: placeholders until built (issue 12)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -278,7 +281,7 @@ setup_sets(struct sim *s, const int *o)
 		}
 		return 0;
 	case STRAT_DAEMON:
-	case STRAT_DAEMON_CORES:	/* placeholder: daemon, until built */
+	case STRAT_DAEMON_CORES:	/* the planner's sets, then grants */
 	case STRAT_SCX:			/* placeholder: place.c, until built */
 	case STRAT_PATCH0003:		/* placeholder: place.c, until built */
 		s->select = s->strat == STRAT_DAEMON ||
@@ -289,7 +292,7 @@ setup_sets(struct sim *s, const int *o)
 		for (i = 0; i < s->nth; i++)
 			if (s->th[i].home != VP_PU_NONE)
 				s->th[i].last_pu = s->th[i].home;
-		return 0;
+		return s->strat == STRAT_DAEMON_CORES ? cores_setup(s) : 0;
 	default:
 		return -EINVAL;
 	}
@@ -328,5 +331,8 @@ strategy_tick(struct sim *s)
 	if (s->strat == STRAT_STOCK || s->strat == STRAT_PINNED ||
 	    s->strat == STRAT_GREEDY)
 		return 0;
+	/* the VM set never changes in a run: the plan stays, grants move */
+	if (s->strat == STRAT_DAEMON_CORES)
+		return cores_tick(s);
 	return replan(s);
 }
