@@ -368,6 +368,7 @@ struct point {
 struct result {
 	bool ok;
 	double thr, p50, p99, probes, bs, xcl, xllc, mig;
+	double bound;		/* bound.c's, for the bound check */
 };
 
 struct sweep {

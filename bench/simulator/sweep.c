@@ -227,6 +227,7 @@ parse_line(struct sweep *sw, const char *line, const char **ret_json)
 		.xcl = get_d(o, "cross_cluster_share"),
 		.xllc = get_d(o, "cross_llc_share"),
 		.mig = get_d(o, "migrations_per_s"),
+		.bound = get_d(o, "bound"),
 	};
 	json_object_put(o);
 	*ret_json = tab + 1;
