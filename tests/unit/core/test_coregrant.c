@@ -57,7 +57,7 @@ START_TEST(test_busy_get_whole_distinct_cores)
 		cpuset_zero(&pool[i]);
 		cpuset_set_range(&pool[i], l->first_pu, l->npus);
 	}
-	st[0] = stat_of(TICK * 9 / 10, 0, 5, l->first_pu);
+	st[0] = stat_of(TICK * 9 / 10, 0, 5, l->first_pu + 20);
 	st[1] = stat_of(TICK / 20, 0, 100, l->first_pu);
 	st[2] = stat_of(TICK / 5, 50 * 300000, 50, l->first_pu + 1);
 	st[3] = stat_of(TICK / 20, 0, 100, l->first_pu + 1);
@@ -83,7 +83,7 @@ START_TEST(test_busy_get_whole_distinct_cores)
 		ck_assert_int_eq(cpuset_count(&al[i]), l->npus - 4);
 	}
 	/* the first busy one got the core of its last PU */
-	pu = l->first_pu;
+	pu = l->first_pu + 20;
 	ck_assert_int_eq(core[0], t->pu[pu].core);
 }
 END_TEST
