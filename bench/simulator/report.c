@@ -56,6 +56,9 @@ report_json(const struct sim *s, const struct run_cfg *c)
 	add_d(o, "cross_llc_share", share(st->cross_llc, st->wakes));
 	add_d(o, "migrations_per_s", (double)st->migrations / secs);
 	add_d(o, "wakes_per_s", (double)st->wakes / secs);
+	if (s->cores)
+		json_object_object_add(o, "grants",
+		    json_object_new_int(cores_granted(s)));
 	json_object_object_add(o, "errors", json_object_new_int(s->errors));
 	line = strdup(json_object_to_json_string_ext(o,
 	    JSON_C_TO_STRING_PLAIN));

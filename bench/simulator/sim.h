@@ -288,6 +288,8 @@ bool strategy_may_pull(const struct sim *s, int src, int th, int pu);
 int cores_setup(struct sim *s) VP_MUST_CHECK;
 int cores_tick(struct sim *s) VP_MUST_CHECK;
 void cores_release(struct sim *s);
+/* vCPUs holding a core grant now; -1 for the other strategies. */
+int cores_granted(const struct sim *s);
 
 /* ---------------------------------------------------------------- */
 /* workload.c: VMs, their vCPU threads and what they do */

@@ -115,6 +115,18 @@ cores_setup(struct sim *s)
 }
 
 int
+cores_granted(const struct sim *s)
+{
+	int i, n = 0;
+
+	if (!s->cores)
+		return -1;
+	for (i = 0; i < s->nth; i++)
+		n += s->cores->core[i] >= 0;
+	return n;
+}
+
+int
 cores_tick(struct sim *s)
 {
 	struct cores_state *c = s->cores;

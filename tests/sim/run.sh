@@ -7,6 +7,8 @@
 #     true upper bound, so no tolerance), and the bound is not loose
 #     where the demand is known: hogs at 50 %, one vCPU = one core,
 #     bound within 5 % of what stock realises;
+#   - daemon-cores grants a core to every busy vCPU when cores allow:
+#     hogs at 50 %, after its first 50 ms tick, from schedstat figures;
 #   - the same seed gives the same JSON line twice (determinism).
 #
 #   run.sh SIM TOPODIR
@@ -60,6 +62,19 @@ for topo in g4dnmetal.xml 128arm-2pa2n8cluster4co.xml; do
 	if awk -v t="$t" -v b="$b" 'BEGIN { exit !(b > 1.05 * t) }'; then
 		echo "FAIL: bound loose: $topo hogs 50: bound $b," \
 		    "stock $t"
+		fail=1
+	fi
+done
+
+# daemon-cores: every hog (busy all tick) holds a core after one tick
+for topo in g4dnmetal.xml 128arm-2pa2n8cluster4co.xml; do
+	"$sim" --topology "$dir/$topo" --workload hogs --load 50 \
+	    --strategy daemon-cores --seed 7 --check --warmup-ms 50 \
+	    --measure-ms 5 >"$out"
+	g=$(sed 's/.*"grants":\([0-9-]*\).*/\1/' "$out")
+	v=$(sed 's/.*"vcpus":\([0-9]*\).*/\1/' "$out")
+	if [ "$g" != "$v" ]; then
+		echo "FAIL: daemon-cores: $topo hogs 50: $g grants, $v vCPUs"
 		fail=1
 	fi
 done
