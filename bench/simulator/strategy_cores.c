@@ -42,6 +42,12 @@
  */
 #define CORES_BUSY_PCT	50
 #define CORES_WAIT_NS	100000ull
+/*
+ * Grants go to a VM (round(its demand) cores shared by its vCPUs) rather
+ * than to each vCPU: a client/server pair then shares one core's two
+ * PUs and its wake-ups stay on the core, where the lines are.
+ */
+#define CORES_BY_VM	true
 
 struct cores_state {
 	struct vp_cpuset *pool;		/* [nth] the planner's sets */
@@ -49,8 +55,10 @@ struct cores_state {
 	struct vp_grant_stat *st;	/* [nth] deltas of the last tick */
 	uint64_t *run, *wait, *slices;	/* [nth] schedstat at last tick */
 	int *core;			/* [nth] granted core, or -1 */
+	int *vm;			/* [nth] its VM: grants go by VM */
 	struct vp_grant_cfg cfg;
 	uint64_t last_ns;
+	bool by_vm;			/* grants to VMs, not to vCPUs */
 	select_fn inner;
 };
 
@@ -78,6 +86,7 @@ cores_release(struct sim *s)
 	free(c->wait);
 	free(c->slices);
 	free(c->core);
+	free(c->vm);
 	free(c);
 	s->cores = NULL;
 }
@@ -98,17 +107,20 @@ cores_setup(struct sim *s)
 	c->wait = calloc(n, sizeof(*c->wait));
 	c->slices = calloc(n, sizeof(*c->slices));
 	c->core = calloc(n, sizeof(*c->core));
+	c->vm = calloc(n, sizeof(*c->vm));
 	if (!c->pool || !c->next || !c->st || !c->run || !c->wait ||
-	    !c->slices || !c->core)
+	    !c->slices || !c->core || !c->vm)
 		return -ENOMEM;		/* run.c frees through cores_release */
 	for (i = 0; i < n; i++) {
 		c->pool[i] = c->next[i] = s->allowed[s->th[i].allowed];
 		c->core[i] = -1;
+		c->vm[i] = s->th[i].vm;
 	}
 	s->p.tick_ns = CORES_TICK_NS;
 	c->cfg.tick_ns = CORES_TICK_NS;
 	c->cfg.busy_pct = CORES_BUSY_PCT;
 	c->cfg.wait_ns = CORES_WAIT_NS;
+	c->by_vm = CORES_BY_VM;
 	c->inner = s->select;
 	s->select = cores_select;
 	return 0;
@@ -148,7 +160,7 @@ cores_tick(struct sim *s)
 	}
 	c->cfg.tick_ns = s->now_ns - c->last_ns;
 	c->last_ns = s->now_ns;
-	r = coregrant_plan(s->t, &c->cfg, c->st, c->pool, s->nth, c->core,
-	    c->next);
+	r = coregrant_plan(s->t, &c->cfg, c->st, c->by_vm ? c->vm : NULL,
+	    c->pool, s->nth, c->core, c->next);
 	return r < 0 ? r : 0;
 }

@@ -51,49 +51,58 @@ dist(const struct vp_topo *t, int c, int pu)
 
 struct grant_ctx {
 	const struct vp_topo *t;
-	const struct vp_cpuset *pool;
 	struct vp_cpuset free;	/* union of the pools less granted cores */
-	bool *taken;		/* [ncores] */
+	int *owner;		/* [ncores] the group granted it, or -1 */
 	double rest;		/* demand of the vCPUs without a grant */
+	/* per group, indexed by group id */
+	struct vp_cpuset *gpool;	/* cores must lie inside it */
+	double *dem;		/* demand, PUs' worth */
+	int *want, *got, *size;
+	int *lead_pu;		/* a member's last PU, or VP_PU_NONE */
+	bool *busy;
 };
 
-/* May vCPU @i (demand @d) have core @c: free, inside its pool, and
- * leaving the others at least their demand in PUs? */
+/* May group @g have core @c: free, inside its pool, and leaving the
+ * others at least their demand in PUs? */
 static bool
-may_grant(const struct grant_ctx *g, int i, int c, double d)
+may_grant(const struct grant_ctx *g, int grp, int c)
 {
 	const struct vp_core *k = &g->t->core[c];
+	double rest = g->rest - (g->got[grp] ? 0 : g->dem[grp]);
 	int left;
 
-	if (c < 0 || c >= g->t->ncores || g->taken[c] ||
-	    cpuset_count_range(&g->pool[i], k->first_pu, k->npus) != k->npus)
+	if (c < 0 || c >= g->t->ncores || g->owner[c] >= 0 ||
+	    cpuset_count_range(&g->gpool[grp], k->first_pu, k->npus) !=
+	    k->npus)
 		return false;
 	left = cpuset_count(&g->free) - k->npus;
-	return (double)left >= g->rest - d;
+	return (double)left >= rest;
 }
 
 static void
-grant(struct grant_ctx *g, int c, double d)
+grant(struct grant_ctx *g, int grp, int c)
 {
 	const struct vp_core *k = &g->t->core[c];
 	int pu;
 
-	g->taken[c] = true;
-	g->rest -= d;
+	if (!g->got[grp])
+		g->rest -= g->dem[grp];
+	g->got[grp]++;
+	g->owner[c] = grp;
 	for (pu = k->first_pu; pu < k->first_pu + k->npus; pu++)
 		cpuset_clear(&g->free, pu);
 }
 
-/* The free core of @i's pool nearest its last PU, or -1. */
+/* The free core of @grp's pool nearest @pu, or -1. */
 static int
-nearest(const struct grant_ctx *g, int i, int last_pu, double d)
+nearest(const struct grant_ctx *g, int grp, int pu)
 {
 	int c, best = -1, bd = 5, x;
 
 	for (c = 0; c < g->t->ncores; c++) {
-		if (!may_grant(g, i, c, d))
+		if (!may_grant(g, grp, c))
 			continue;
-		if ((x = dist(g->t, c, last_pu)) < bd) {
+		if ((x = dist(g->t, c, pu)) < bd) {
 			best = c;
 			bd = x;
 		}
@@ -101,18 +110,16 @@ nearest(const struct grant_ctx *g, int i, int last_pu, double d)
 	return best;
 }
 
-/* Busy vCPUs, most demanding first (ties: lower index). */
+/* Busy groups, most demanding first (ties: lower id); their count. */
 static int
-busy_order(const struct vp_grant_cfg *cfg, const struct vp_grant_stat *st,
-    int n, int *ord)
+busy_order(const struct grant_ctx *g, int n, int *ord)
 {
 	int i, j, m = 0;
 
 	for (i = 0; i < n; i++) {
-		if (!coregrant_busy(cfg, &st[i]))
+		if (!g->size[i] || !g->busy[i])
 			continue;
-		for (j = m; j > 0 && demand(cfg, &st[ord[j - 1]]) <
-		    demand(cfg, &st[i]); j--)
+		for (j = m; j > 0 && g->dem[ord[j - 1]] < g->dem[i]; j--)
 			ord[j] = ord[j - 1];
 		ord[j] = i;
 		m++;
@@ -120,66 +127,190 @@ busy_order(const struct vp_grant_cfg *cfg, const struct vp_grant_stat *st,
 	return m;
 }
 
+static void
+ctx_free(struct grant_ctx *g)
+{
+	free(g->owner);
+	free(g->gpool);
+	free(g->dem);
+	free(g->want);
+	free(g->got);
+	free(g->size);
+	free(g->lead_pu);
+	free(g->busy);
+}
+
+static int
+ctx_alloc(struct grant_ctx *g, int n)
+{
+	g->owner = malloc(g->t->ncores * sizeof(*g->owner));
+	g->gpool = calloc(n, sizeof(*g->gpool));
+	g->dem = calloc(n, sizeof(*g->dem));
+	g->want = calloc(n, sizeof(*g->want));
+	g->got = calloc(n, sizeof(*g->got));
+	g->size = calloc(n, sizeof(*g->size));
+	g->lead_pu = calloc(n, sizeof(*g->lead_pu));
+	g->busy = calloc(n, sizeof(*g->busy));
+	if (!g->owner || !g->gpool || !g->dem || !g->want || !g->got ||
+	    !g->size || !g->lead_pu || !g->busy) {
+		ctx_free(g);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Groups' pools (intersection), demand, size, busy and wanted cores. */
+static int
+gather(struct grant_ctx *g, const struct vp_grant_cfg *cfg,
+    const struct vp_grant_stat *st, const int *gid,
+    const struct vp_cpuset *pool, int n)
+{
+	uint64_t *run = calloc(n + 1, sizeof(*run));
+	int i, x;
+
+	if (!run)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		x = gid[i];
+		if (!g->size[x]++) {
+			g->gpool[x] = pool[i];
+			g->lead_pu[x] = VP_PU_NONE;
+		} else {
+			cpuset_and(&g->gpool[x], &g->gpool[x], &pool[i]);
+		}
+		cpuset_or(&g->free, &g->free, &pool[i]);
+		g->dem[x] += demand(cfg, &st[i]);
+		g->rest += demand(cfg, &st[i]);
+		if (g->lead_pu[x] == VP_PU_NONE)
+			g->lead_pu[x] = st[i].last_pu;
+		run[x] += st[i].run_ns;
+		/* one vCPU's long waits make its group busy */
+		if (st[i].slices && st[i].wait_ns / st[i].slices > cfg->wait_ns)
+			g->busy[x] = true;
+	}
+	for (x = 0; x < n; x++) {
+		if (!g->size[x])
+			continue;
+		if (run[x] * 100 > (uint64_t)cfg->busy_pct * cfg->tick_ns)
+			g->busy[x] = true;
+		/* round(demand) cores, at least one, at most one a vCPU */
+		g->want[x] = (int)(g->dem[x] + 0.5);
+		if (g->want[x] < 1)
+			g->want[x] = 1;
+		if (g->want[x] > g->size[x])
+			g->want[x] = g->size[x];
+	}
+	free(run);
+	return 0;
+}
+
+/* vCPU @i's allowed set and recorded core from its group's grants. */
+static void
+result(const struct grant_ctx *g, int grp, int rank, int i,
+    const struct vp_cpuset *pool, int *core, struct vp_cpuset *allowed)
+{
+	const struct vp_topo *t = g->t;
+	int c, k = 0;
+
+	core[i] = -1;
+	if (!g->got[grp]) {
+		cpuset_and(&allowed[i], &pool[i], &g->free);
+		if (cpuset_empty(&allowed[i]))
+			allowed[i] = pool[i];
+		return;
+	}
+	cpuset_zero(&allowed[i]);
+	for (c = 0; c < t->ncores; c++) {
+		if (g->owner[c] != grp)
+			continue;
+		cpuset_set_range(&allowed[i], t->core[c].first_pu,
+		    t->core[c].npus);
+		/* members remember the group's cores in turn (stickiness) */
+		if (k++ == rank % g->got[grp] || core[i] < 0)
+			core[i] = c;
+	}
+}
+
 int
 coregrant_plan(const struct vp_topo *t, const struct vp_grant_cfg *cfg,
-    const struct vp_grant_stat *st, const struct vp_cpuset *pool, int n,
-    int *core, struct vp_cpuset *allowed)
+    const struct vp_grant_stat *st, const int *group,
+    const struct vp_cpuset *pool, int n, int *core,
+    struct vp_cpuset *allowed)
 {
-	struct grant_ctx g = { .t = t, .pool = pool };
-	int *ord, *prev, m, i, k, ngrants = 0;
+	struct grant_ctx g = { .t = t };
+	int *ord, *gid, *prev, *rank, m, i, k, x, c, ngrants = 0;
 
 	if (!t || !cfg || !cfg->tick_ns || n < 0 || (n && (!st || !pool ||
 	    !core || !allowed)))
 		return -EINVAL;
+	for (i = 0; group && i < n; i++)
+		if (group[i] < 0 || group[i] >= n)
+			return -EINVAL;
 	ord = malloc((n + 1) * sizeof(*ord));
+	gid = malloc((n + 1) * sizeof(*gid));
 	prev = malloc((n + 1) * sizeof(*prev));
-	g.taken = calloc(t->ncores, sizeof(*g.taken));
-	if (!ord || !prev || !g.taken) {
+	rank = calloc(n + 1, sizeof(*rank));
+	if (!ord || !gid || !prev || !rank || ctx_alloc(&g, n) < 0) {
 		free(ord);
+		free(gid);
 		free(prev);
-		free(g.taken);
+		free(rank);
 		return -ENOMEM;
 	}
+	for (c = 0; c < t->ncores; c++)
+		g.owner[c] = -1;
 	cpuset_zero(&g.free);
 	for (i = 0; i < n; i++) {
-		cpuset_or(&g.free, &g.free, &pool[i]);
-		g.rest += demand(cfg, &st[i]);
+		gid[i] = group ? group[i] : i;
 		prev[i] = core[i];
-		core[i] = -1;
 	}
-	m = busy_order(cfg, st, n, ord);
+	if (gather(&g, cfg, st, gid, pool, n) < 0) {
+		ngrants = -ENOMEM;
+		goto out;
+	}
+	m = busy_order(&g, n, ord);
 	/* first the grants that stick: a re-plan should not move them */
-	for (k = 0; k < m; k++) {
-		i = ord[k];
-		if (may_grant(&g, i, prev[i], demand(cfg, &st[i]))) {
-			core[i] = prev[i];
-			grant(&g, core[i], demand(cfg, &st[i]));
-			ngrants++;
+	for (k = 0; k < m; k++)
+		for (i = 0; i < n; i++) {
+			x = ord[k];
+			if (gid[i] == x && g.got[x] < g.want[x] &&
+			    prev[i] >= 0 && prev[i] < t->ncores &&
+			    may_grant(&g, x, prev[i]))
+				grant(&g, x, prev[i]);
 		}
+	/* then a first core for each, near its last PU, before any group
+	 * takes a second one; then the rest near the group's first core */
+	for (k = 0; k < m; k++) {
+		x = ord[k];
+		if (!g.got[x] && (c = nearest(&g, x, g.lead_pu[x])) >= 0)
+			grant(&g, x, c);
 	}
 	for (k = 0; k < m; k++) {
-		i = ord[k];
-		if (core[i] >= 0)
-			continue;
-		core[i] = nearest(&g, i, st[i].last_pu, demand(cfg, &st[i]));
-		if (core[i] >= 0) {
-			grant(&g, core[i], demand(cfg, &st[i]));
-			ngrants++;
+		x = ord[k];
+		while (g.got[x] && g.got[x] < g.want[x]) {
+			int near = g.lead_pu[x];
+
+			for (c = 0; c < t->ncores; c++)
+				if (g.owner[c] == x) {
+					near = t->core[c].first_pu;
+					break;
+				}
+			if ((c = nearest(&g, x, near)) < 0)
+				break;
+			grant(&g, x, c);
 		}
 	}
+	for (x = 0; x < n; x++)
+		ngrants += g.got[x];
 	for (i = 0; i < n; i++) {
-		if (core[i] >= 0) {
-			cpuset_zero(&allowed[i]);
-			cpuset_set_range(&allowed[i], t->core[core[i]].first_pu,
-			    t->core[core[i]].npus);
-			continue;
-		}
-		cpuset_and(&allowed[i], &pool[i], &g.free);
-		if (cpuset_empty(&allowed[i]))
-			allowed[i] = pool[i];
+		x = gid[i];
+		result(&g, x, rank[x]++, i, pool, core, allowed);
 	}
+out:
 	free(ord);
+	free(gid);
 	free(prev);
-	free(g.taken);
+	free(rank);
+	ctx_free(&g);
 	return ngrants;
 }

@@ -61,7 +61,7 @@ START_TEST(test_busy_get_whole_distinct_cores)
 	st[1] = stat_of(TICK / 20, 0, 100, l->first_pu);
 	st[2] = stat_of(TICK / 5, 50 * 300000, 50, l->first_pu + 1);
 	st[3] = stat_of(TICK / 20, 0, 100, l->first_pu + 1);
-	ck_assert_int_eq(coregrant_plan(t, &cfg, st, pool, 4, core, al), 2);
+	ck_assert_int_eq(coregrant_plan(t, &cfg, st, NULL, pool, 4, core, al), 2);
 	ck_assert_int_ge(core[0], 0);
 	ck_assert_int_ge(core[2], 0);
 	ck_assert_int_ne(core[0], core[2]);
@@ -102,10 +102,10 @@ START_TEST(test_grant_sticks)
 	cpuset_set_range(&pool[0], l->first_pu, l->npus);
 	core[0] = want;
 	st[0] = stat_of(TICK, 0, 1, l->first_pu);
-	ck_assert_int_eq(coregrant_plan(t, &cfg, st, pool, 1, core, al), 1);
+	ck_assert_int_eq(coregrant_plan(t, &cfg, st, NULL, pool, 1, core, al), 1);
 	ck_assert_int_eq(core[0], want);
 	st[0] = stat_of(TICK / 100, 0, 10, l->first_pu);
-	ck_assert_int_eq(coregrant_plan(t, &cfg, st, pool, 1, core, al), 0);
+	ck_assert_int_eq(coregrant_plan(t, &cfg, st, NULL, pool, 1, core, al), 0);
 	ck_assert_int_eq(core[0], -1);
 	ck_assert(cpuset_equal(&al[0], &pool[0]));
 }
@@ -128,7 +128,7 @@ START_TEST(test_budget_leaves_the_rest_room)
 		st[i] = stat_of(TICK, 0, 80, VP_PU_NONE);
 		core[i] = -1;
 	}
-	got = coregrant_plan(t, &cfg, st, pool, N, core, al);
+	got = coregrant_plan(t, &cfg, st, NULL, pool, N, core, al);
 	/* g grants leave 48 - 2g PUs for N - g others: 2g <= 48 - (30 - g)
 	 * gives g <= 18 */
 	ck_assert_int_eq(got, 18);
@@ -154,10 +154,60 @@ START_TEST(test_no_partial_cores)
 	ck_assert_int_eq(c->npus, 2);
 	cpuset_zero(&pool[0]);
 	cpuset_set(&pool[0], c->first_pu);
-	ck_assert_int_eq(coregrant_plan(t, &cfg, st, pool, 1, core, al), 0);
+	ck_assert_int_eq(coregrant_plan(t, &cfg, st, NULL, pool, 1, core, al), 0);
 	ck_assert(cpuset_equal(&al[0], &pool[0]));
-	ck_assert_int_eq(coregrant_plan(t, NULL, st, pool, 1, core, al),
+	ck_assert_int_eq(coregrant_plan(t, NULL, st, NULL, pool, 1, core, al),
 	    -EINVAL);
+}
+END_TEST
+
+/* A busy VM of 2 vCPUs (a client/server pair, about one core's demand)
+ * shares one core; a 4-vCPU VM of hogs gets 4 cores; a light VM none. */
+START_TEST(test_vm_groups)
+{
+	_cleanup_topo_ struct vp_topo *t = load_topo("g4dnmetal.xml");
+	const struct vp_llc *l = &t->llc[0];
+	enum { N = 8 };
+	static const int vm[N] = { 0, 0, 1, 1, 1, 1, 2, 2 };
+	struct vp_grant_stat st[N];
+	struct vp_cpuset pool[N], al[N];
+	int core[N], i;
+
+	for (i = 0; i < N; i++) {
+		cpuset_zero(&pool[i]);
+		cpuset_set_range(&pool[i], l->first_pu, l->npus);
+		core[i] = -1;
+	}
+	st[0] = stat_of(TICK * 35 / 100, 0, 1000, l->first_pu);
+	st[1] = stat_of(TICK * 60 / 100, 0, 1000, l->first_pu + 1);
+	for (i = 2; i < 6; i++)
+		st[i] = stat_of(TICK, 0, 25, l->first_pu + 20);
+	st[6] = st[7] = stat_of(TICK / 10, 0, 100, VP_PU_NONE);
+	/* 1 + 4 cores */
+	ck_assert_int_eq(coregrant_plan(t, &cfg, st, vm, pool, N, core, al),
+	    5);
+	/* the pair: one core, the one it ran on, both PUs for both */
+	ck_assert_int_eq(cpuset_count(&al[0]), t->core[0].npus);
+	ck_assert(cpuset_equal(&al[0], &al[1]));
+	ck_assert(cpuset_test(&al[0], l->first_pu));
+	/* the hogs: 4 whole cores, the same set for all four */
+	ck_assert_int_eq(cpuset_count(&al[2]), 8);
+	for (i = 3; i < 6; i++)
+		ck_assert(cpuset_equal(&al[i], &al[2]));
+	ck_assert(!cpuset_intersects(&al[0], &al[2]));
+	/* the light VM: what is left */
+	ck_assert_int_eq(cpuset_count(&al[6]), l->npus - 10);
+	ck_assert(!cpuset_intersects(&al[6], &al[0]));
+	ck_assert(!cpuset_intersects(&al[6], &al[2]));
+	/* next tick, same figures: the same cores */
+	{
+		struct vp_cpuset again[N];
+
+		ck_assert_int_eq(coregrant_plan(t, &cfg, st, vm, pool, N, core,
+		    again), 5);
+		for (i = 0; i < N; i++)
+			ck_assert(cpuset_equal(&again[i], &al[i]));
+	}
 }
 END_TEST
 
@@ -172,6 +222,7 @@ coregrant_suite(void)
 	tcase_add_test(tc, test_grant_sticks);
 	tcase_add_test(tc, test_budget_leaves_the_rest_room);
 	tcase_add_test(tc, test_no_partial_cores);
+	tcase_add_test(tc, test_vm_groups);
 	suite_add_tcase(s, tc);
 	return s;
 }
