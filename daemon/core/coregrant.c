@@ -16,12 +16,24 @@
 
 #include "core/coregrant.h"
 
+/* Waited longer per time it got a CPU than the threshold. */
+static bool
+waits_long(const struct vp_grant_cfg *cfg, const struct vp_grant_stat *st)
+{
+	return st->slices && st->wait_ns / st->slices > cfg->wait_ns;
+}
+
+/* Ran more than busy_pct of the tick. */
+static bool
+runs_long(const struct vp_grant_cfg *cfg, uint64_t run_ns)
+{
+	return run_ns * 100 > (uint64_t)cfg->busy_pct * cfg->tick_ns;
+}
+
 bool
 coregrant_busy(const struct vp_grant_cfg *cfg, const struct vp_grant_stat *st)
 {
-	if (st->run_ns * 100 > (uint64_t)cfg->busy_pct * cfg->tick_ns)
-		return true;
-	return st->slices && st->wait_ns / st->slices > cfg->wait_ns;
+	return runs_long(cfg, st->run_ns) || waits_long(cfg, st);
 }
 
 /* Demand in PUs' worth: what it ran and what it wanted to run. */
@@ -185,13 +197,14 @@ gather(struct grant_ctx *g, const struct vp_grant_cfg *cfg,
 			g->lead_pu[x] = st[i].last_pu;
 		run[x] += st[i].run_ns;
 		/* one vCPU's long waits make its group busy */
-		if (st[i].slices && st[i].wait_ns / st[i].slices > cfg->wait_ns)
+		if (waits_long(cfg, &st[i]))
 			g->busy[x] = true;
 	}
 	for (x = 0; x < n; x++) {
 		if (!g->size[x])
 			continue;
-		if (run[x] * 100 > (uint64_t)cfg->busy_pct * cfg->tick_ns)
+		/* the group's run time against one CPU's tick */
+		if (runs_long(cfg, run[x]))
 			g->busy[x] = true;
 		/* round(demand) cores, at least one, at most one a vCPU */
 		g->want[x] = (int)(g->dem[x] + 0.5);
