@@ -139,6 +139,36 @@ busy_order(const struct grant_ctx *g, int n, int *ord)
 	return m;
 }
 
+/* A core one of @grp's vCPUs last ran on that it may have, or -1. */
+static int
+where_ran(const struct grant_ctx *g, int grp, const struct vp_grant_stat *st,
+    const int *gid, int n)
+{
+	int i, c;
+
+	for (i = 0; i < n; i++) {
+		if (gid[i] != grp || st[i].last_pu < 0 ||
+		    st[i].last_pu >= g->t->npus)
+			continue;
+		c = g->t->pu[st[i].last_pu].core;
+		if (may_grant(g, grp, c))
+			return c;
+	}
+	return -1;
+}
+
+/* The first PU of a core granted to @grp. */
+static int
+first_core_pu(const struct grant_ctx *g, int grp)
+{
+	int c;
+
+	for (c = 0; c < g->t->ncores; c++)
+		if (g->owner[c] == grp)
+			return g->t->core[c].first_pu;
+	return VP_PU_NONE;
+}
+
 static void
 ctx_free(struct grant_ctx *g)
 {
@@ -252,6 +282,7 @@ coregrant_plan(const struct vp_topo *t, const struct vp_grant_cfg *cfg,
 {
 	struct grant_ctx g = { .t = t };
 	int *ord, *gid, *prev, *rank, m, i, k, x, c, ngrants = 0;
+	bool more;
 
 	if (!t || !cfg || !cfg->tick_ns || n < 0 || (n && (!st || !pool ||
 	    !core || !allowed)))
@@ -292,27 +323,27 @@ coregrant_plan(const struct vp_topo *t, const struct vp_grant_cfg *cfg,
 				grant(&g, x, prev[i]);
 		}
 	/* then a first core for each, near its last PU, before any group
-	 * takes a second one; then the rest near the group's first core */
+	 * takes a second one; then one more for each in turn (a shortage
+	 * falls on all alike), where its vCPUs ran, else near its cores */
 	for (k = 0; k < m; k++) {
 		x = ord[k];
 		if (!g.got[x] && (c = nearest(&g, x, g.lead_pu[x])) >= 0)
 			grant(&g, x, c);
 	}
-	for (k = 0; k < m; k++) {
-		x = ord[k];
-		while (g.got[x] && g.got[x] < g.want[x]) {
-			int near = g.lead_pu[x];
-
-			for (c = 0; c < t->ncores; c++)
-				if (g.owner[c] == x) {
-					near = t->core[c].first_pu;
-					break;
-				}
-			if ((c = nearest(&g, x, near)) < 0)
-				break;
-			grant(&g, x, c);
+	do {
+		more = false;
+		for (k = 0; k < m; k++) {
+			x = ord[k];
+			if (!g.got[x] || g.got[x] >= g.want[x])
+				continue;
+			if ((c = where_ran(&g, x, st, gid, n)) < 0)
+				c = nearest(&g, x, first_core_pu(&g, x));
+			if (c >= 0) {
+				grant(&g, x, c);
+				more = true;
+			}
 		}
-	}
+	} while (more);
 	for (x = 0; x < n; x++)
 		ngrants += g.got[x];
 	for (i = 0; i < n; i++) {
