@@ -88,7 +88,9 @@ may_grant(const struct grant_ctx *g, int grp, int c)
 	    k->npus)
 		return false;
 	left = cpuset_count(&g->free) - k->npus;
-	return (double)left >= rest;
+	/* rest is a running sum of doubles: a residue of 1e-15 must not
+	 * refuse the last core */
+	return (double)left >= rest - 1e-6;
 }
 
 static void

@@ -142,6 +142,27 @@ START_TEST(test_budget_leaves_the_rest_room)
 }
 END_TEST
 
+/* Two busy vCPUs, a pool of exactly two cores: both get one, however
+ * the doubles of their demands round (57 % + 51 % leaves 1e-16). */
+START_TEST(test_budget_exact_fit)
+{
+	_cleanup_topo_ struct vp_topo *t = load_topo("g4dnmetal.xml");
+	struct vp_grant_stat st[2] = {
+		stat_of(TICK * 57 / 100, 0, 10, VP_PU_NONE),
+		stat_of(TICK * 51 / 100, 0, 10, VP_PU_NONE),
+	};
+	struct vp_cpuset pool[2], al[2];
+	int core[2] = { -1, -1 };
+
+	cpuset_zero(&pool[0]);
+	cpuset_set_range(&pool[0], t->core[0].first_pu,
+	    t->core[0].npus + t->core[1].npus);
+	pool[1] = pool[0];
+	ck_assert_int_eq(coregrant_plan(t, &cfg, st, NULL, pool, 2, core, al),
+	    2);
+}
+END_TEST
+
 /* A pool without a whole core gives no grant. */
 START_TEST(test_no_partial_cores)
 {
@@ -223,6 +244,7 @@ coregrant_suite(void)
 	tcase_add_test(tc, test_budget_leaves_the_rest_room);
 	tcase_add_test(tc, test_no_partial_cores);
 	tcase_add_test(tc, test_vm_groups);
+	tcase_add_test(tc, test_budget_exact_fit);
 	suite_add_tcase(s, tc);
 	return s;
 }
