@@ -2,6 +2,7 @@
 #
 #   make bench       the standard sweep: tables and plots in bench/results/,
 #                    last line vcpuplace_vs_stock_throughput_at_125=...
+#                    ... bound_violations=K (runs above bound.c's bound)
 #   make check-sim   a few seconds of invariants (tests/sim/run.sh)
 #   bench/sim ...    one point, one JSON line (builds the binary if needed)
 #

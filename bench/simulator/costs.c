@@ -267,24 +267,29 @@ costs_pu_idle(struct sim *s, int pu)
 		s->st.idle_upkeep_ns += ns;
 }
 
+double
+costs_cstate_exit_ns(const struct sim *s, int pu)
+{
+	const struct cpu_model *m = model(s);
+	int i = s->pu[pu].cstate;
+
+	if (!(s->p.costs & COST_CSTATES) || i < 0)
+		return 0;
+	/* a core-level state (core C6, CC6) is reached only when every
+	 * sibling idles; else the PU sat in the deepest thread-level state
+	 * at or below its pick */
+	if (!host_core_idle(s, pu))
+		while (i >= 0 && m->idle[i].core_level)
+			i--;
+	return i >= 0 ? m->idle[i].exit_ns * s->p.cstate_scale : 0;
+}
+
 uint64_t
 costs_wake_delay(struct sim *s, int pu)
 {
-	const struct cpu_model *m = model(s);
 	struct sim_pu *p = &s->pu[pu];
-	double exit = 0, up = 0;
-	int i = p->cstate;
+	double exit = costs_cstate_exit_ns(s, pu), up = 0;
 
-	if ((s->p.costs & COST_CSTATES) && i >= 0) {
-		/* a core-level state (core C6, CC6) is reached only when
-		 * every sibling idles; else the PU sat in the deepest
-		 * thread-level state at or below its pick */
-		if (!host_core_idle(s, pu))
-			while (i >= 0 && m->idle[i].core_level)
-				i--;
-		if (i >= 0)
-			exit = m->idle[i].exit_ns * s->p.cstate_scale;
-	}
 	p->cstate = -1;
 	if (s->p.costs & COST_UPKEEP) {
 		/* the idle-entry upkeep may still be running */

@@ -65,6 +65,8 @@ void costs_release(struct sim *s);
 int costs_parse(const char *list);
 /* ns of work a vCPU pays to start on @to after running on @from. */
 double costs_migration_ns(const struct sim *s, int from, int to);
+/* The exit latency of the C-state idle @pu sits in (no side effect). */
+double costs_cstate_exit_ns(const struct sim *s, int pu);
 /* ns before a wake-up on idle @pu can run: C-state exit + upkeep. */
 uint64_t costs_wake_delay(struct sim *s, int pu);
 /* Idle entry of @pu: pick the C-state, charge the upkeep. */

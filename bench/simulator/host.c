@@ -205,8 +205,12 @@ set_running(struct sim *s, int pu, int thi)
 
 	for (sb = c->first_pu; sb < c->first_pu + c->npus; sb++)
 		settle(s, sb);
-	if (p->cur >= 0)
+	if (p->cur >= 0) {
 		p->busy_ns += s->now_ns - p->busy_since_ns;
+		/* schedstat: its time on the CPU ends */
+		s->th[p->cur].ss_run_ns += s->now_ns - s->th[p->cur].ss_since_ns;
+		s->th[p->cur].ss_since_ns = s->now_ns;
+	}
 	p->cur = thi;
 	if (thi >= 0) {
 		cpuset_set(&s->running, pu);
@@ -273,6 +277,10 @@ start_run(struct sim *s, int pu, int thi)
 		    host_distance(s->t, th->waker_pu, pu));
 		th->woken = false;
 	}
+	/* schedstat: the wait since its wake-up or preemption ends */
+	th->ss_wait_ns += s->now_ns - th->ss_since_ns;
+	th->ss_slices++;
+	th->ss_since_ns = s->now_ns;
 	th->last_pu = pu;
 	th->pu = pu;
 	th->state = TH_RUNNING;
@@ -499,6 +507,7 @@ host_wake(struct sim *s, int thi, int waker_pu)
 	    (7 * th->sleep_avg_ns + slept) / 8 : slept;
 	th->woken = true;
 	th->wake_t_ns = s->now_ns;
+	th->ss_since_ns = s->now_ns;
 	th->waker_pu = waker_pu;
 	th->timer_gen++;		/* a pending timer is now moot */
 	pu = s->select(s, thi, waker_pu, &probes);

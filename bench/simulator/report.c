@@ -46,6 +46,7 @@ report_json(const struct sim *s, const struct run_cfg *c)
 	json_object_object_add(o, "vms", json_object_new_int(s->nvm));
 	json_object_object_add(o, "vcpus", json_object_new_int(s->nth));
 	add_d(o, "throughput", st->useful_ns / (double)s->p.measure_ns);
+	add_d(o, "bound", s->bound);
 	add_d(o, "overhead", st->overhead_ns / (double)s->p.measure_ns);
 	add_d(o, "p50_ns", stats_quantile(st, 0.50));
 	add_d(o, "p99_ns", stats_quantile(st, 0.99));
@@ -61,6 +62,9 @@ report_json(const struct sim *s, const struct run_cfg *c)
 	add_d(o, "poll_ns", st->poll_ns);
 	add_d(o, "idle_upkeep_ns", st->idle_upkeep_ns);
 	add_d(o, "poll_hit_share", share(st->poll_hits, st->wakes));
+	if (s->cores)
+		json_object_object_add(o, "grants",
+		    json_object_new_int(cores_granted(s)));
 	json_object_object_add(o, "errors", json_object_new_int(s->errors));
 	line = strdup(json_object_to_json_string_ext(o,
 	    JSON_C_TO_STRING_PLAIN));

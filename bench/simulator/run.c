@@ -13,6 +13,7 @@ sim_free(struct sim *s)
 {
 	host_release(s);
 	scx_release(s);
+	cores_release(s);
 	free(s->th);
 	free(s->vm);
 	free(s->allowed);
@@ -38,6 +39,7 @@ run_point(const struct vp_topo *t, const struct run_cfg *c,
 		s.errors++;
 		goto out;
 	}
+	s.bound = bound_compute(&s);
 	if (host_run(&s) < 0 && !s.errors)
 		s.errors++;
 	line = report_json(&s, c);

@@ -181,6 +181,9 @@ struct sim_thread {
 	int pending;		/* messages or requests waiting */
 	bool on;		/* dense mix: in a run phase */
 	uint64_t phase_end_ns;
+	/* what /proc/<tid>/schedstat shows: time on a CPU, time runnable
+	 * but waiting, times it got a CPU; ss_since_ns: state change */
+	uint64_t ss_run_ns, ss_wait_ns, ss_slices, ss_since_ns;
 	/* its own streams, one per purpose, so that the k-th burst, halt,
 	 * phase or message target is the same under every strategy */
 	struct rng rng[4];
@@ -246,10 +249,12 @@ struct sim {
 	struct vp_idlemask idle;
 	bool measuring;
 	struct sim_stats st;
+	struct cores_state *cores;	/* strategy_cores.c, or NULL */
 	struct vp_policy policy;	/* every VM's (the host default) */
 	bool check;		/* verify invariants after every event */
 	double issued_ns;	/* useful work handed out, for conservation */
 	double done_ns;		/* useful work completed, whole run */
+	double bound;		/* bound.c: no strategy can exceed it */
 	int errors;
 	/* costs.c: migration cost by distance class; turbo per package.
 	 * A thread's speed never exceeds its core's prio / 1024: turbo
@@ -345,7 +350,7 @@ int strategy_lookup(const char *name);
 int strategy_setup(struct sim *s) VP_MUST_CHECK;
 /* The daemon's tick: replan (daemon and vcpuplace only). */
 int strategy_tick(struct sim *s) VP_MUST_CHECK;
-/* May idle @pu pull queued @th from @src?  Only the oracle says no:
+/* May idle @pu pull queued @th from @src?  Only greedy says no:
  * when the move's warm-up costs more than the wait it saves. */
 bool strategy_may_pull(const struct sim *s, int src, int th, int pu);
 
@@ -372,6 +377,15 @@ bool scx_slice_end(struct sim *s, int pu, int th);
 /* The shared queue's invariants hold. */
 bool scx_check(const struct sim *s);
 
+/* strategy_cores.c: daemon-cores, core grants re-planned each tick */
+
+/* After the planner's sets are in s->allowed; 0 or -errno. */
+int cores_setup(struct sim *s) VP_MUST_CHECK;
+int cores_tick(struct sim *s) VP_MUST_CHECK;
+void cores_release(struct sim *s);
+/* vCPUs holding a core grant now; -1 for the other strategies. */
+int cores_granted(const struct sim *s);
+
 /* ---------------------------------------------------------------- */
 /* workload.c: VMs, their vCPU threads and what they do */
 
@@ -386,6 +400,22 @@ void workload_start(struct sim *s);
 bool workload_burst_end(struct sim *s, int th);
 /* @th's timer fired while it slept. */
 void workload_timer(struct sim *s, int th);
+
+/* The definition bound.c reads: messages in flight per VM, mean bursts,
+ * the schbench period. */
+struct wl_def {
+	int tokens;
+	double burst_ns[2];	/* vCPU 0, the others */
+	uint64_t period_ns;
+};
+void workload_def(enum workload w, struct wl_def *ret);
+
+/* ---------------------------------------------------------------- */
+/* bound.c: a true upper bound on throughput, from the definitions */
+
+/* Cores' worth of useful work no strategy can exceed on this run;
+ * call after workload_create() (it reads the threads' fresh streams). */
+double bound_compute(const struct sim *s);
 
 /* ---------------------------------------------------------------- */
 /* report.c: one run's figures as JSON (json-c) */
@@ -456,7 +486,8 @@ struct point {
 
 struct result {
 	bool ok;
-	double thr, p50, p99, probes, bs, xcl, xllc, mig, bound;
+	double thr, p50, p99, probes, bs, xcl, xllc, mig;
+	double bound;		/* bound.c's, for the bound check */
 };
 
 struct sweep {

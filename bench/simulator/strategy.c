@@ -8,17 +8,22 @@
  *              one) with the stock wake path inside them
  *   vcpuplace  the same plan with the kernel series' wake path, which
  *              is place_select() of the placement core (place.c)
+ *   daemon-cores  the daemon's plan, then each tick a whole core for
+ *              each busy vCPU from schedstat deltas (coregrant.c of the
+ *              core, strategy_cores.c), the stock wake path inside
  *   greedy     sees everything, probes nothing: a reference heuristic,
  *              not a bound (bound.c computes the bound)
  *   scx        the same plan fed to the sched_ext scheduler, whose own
  *              wake decision and shared queue run (strategy_scx.c)
- *   daemon-cores, patch-0003: placeholders until built (issue 12)
+ *   patch-0003 the same plan with kvm-patches 0002 and 0003 on the
+ *              stock wake path (stock.c, patch0003.c)
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim.h"
+#include "costs.h"
 
 static const char *const names[STRAT_COUNT] = {
 	[STRAT_STOCK] = "stock", [STRAT_PINNED] = "pinned",
@@ -86,7 +91,7 @@ vcpuplace_select(struct sim *s, int thi, int waker_pu,
 
 /* Work left on @pu's running thread, settled to now. */
 static double
-oracle_left_ns(const struct sim *s, int pu)
+greedy_left_ns(const struct sim *s, int pu)
 {
 	const struct sim_pu *p = &s->pu[pu];
 	const struct sim_thread *c = &s->th[p->cur];
@@ -102,14 +107,14 @@ oracle_left_ns(const struct sim *s, int pu)
  * thread runs a burst or a slice, whichever ends first.
  */
 static double
-oracle_wait_ns(const struct sim *s, int pu)
+greedy_wait_ns(const struct sim *s, int pu)
 {
 	const struct sim_pu *p = &s->pu[pu];
 	double w = 0, sl, left;
 	int i;
 
 	if (p->cur >= 0) {
-		left = oracle_left_ns(s, pu);
+		left = greedy_left_ns(s, pu);
 		sl = (double)(p->slice_end_ns - s->now_ns);
 		w += left < sl ? left : sl;
 	}
@@ -126,16 +131,19 @@ oracle_wait_ns(const struct sim *s, int pu)
  * core costs it and its running siblings.
  */
 static double
-oracle_cost_ns(const struct sim *s, int thi, int pu, int waker_pu)
+greedy_cost_ns(const struct sim *s, int thi, int pu, int waker_pu)
 {
 	const struct sim_thread *th = &s->th[thi];
 	const struct vp_core *c = &s->t->core[s->t->pu[pu].core];
 	int k = cpuset_count_range(&s->running, c->first_pu, c->npus) -
 	    cpuset_test(&s->running, pu);
-	double cost = oracle_wait_ns(s, pu), w = th->work_ns;
+	double cost = greedy_wait_ns(s, pu), w = th->work_ns;
 
-	cost += host_refetch_ns(s, s->p.warm_lines,
-	    host_distance(s->t, th->last_pu, pu));
+	/* the move as the host charges it (costs.c), and the C-state an
+	 * idle PU must leave first */
+	cost += costs_migration_ns(s, th->last_pu, pu);
+	if (host_idle(s, pu))
+		cost += costs_cstate_exit_ns(s, pu);
 	cost += host_refetch_ns(s, s->p.msg_lines,
 	    host_distance(s->t, waker_pu, pu));
 	/* own slowdown, and about as much again for each busy sibling */
@@ -146,14 +154,14 @@ oracle_cost_ns(const struct sim *s, int thi, int pu, int waker_pu)
 }
 
 /*
- * Oracle: the allowed PU where the wake-up loses least, among the idle
+ * Greedy: the allowed PU where the wake-up loses least, among the idle
  * PUs and its previous one; no probes.  With nothing idle it stays on
  * its previous PU: when every PU is busy a move cannot add throughput,
- * only warm-up, and idle balance (which the oracle never gates) fills
+ * only warm-up, and idle balance (which greedy never gates) fills
  * any PU that empties.
  */
 static int
-oracle_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
+greedy_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 {
 	const struct vp_cpuset *a = &s->allowed[s->th[thi].allowed];
 	int pu, best = VP_PU_NONE, prev = s->th[thi].last_pu;
@@ -162,12 +170,12 @@ oracle_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 	(void)probes;
 	if (prev >= 0 && cpuset_test(a, prev)) {
 		best = prev;
-		best_cost = oracle_cost_ns(s, thi, prev, waker_pu);
+		best_cost = greedy_cost_ns(s, thi, prev, waker_pu);
 	}
 	cpuset_for_each(pu, a, s->t->npus) {
 		if (!host_idle(s, pu) || pu == prev)
 			continue;
-		c = oracle_cost_ns(s, thi, pu, waker_pu);
+		c = greedy_cost_ns(s, thi, pu, waker_pu);
 		if (best == VP_PU_NONE || c < best_cost) {
 			best = pu;
 			best_cost = c;
@@ -183,11 +191,10 @@ strategy_may_pull(const struct sim *s, int src, int thi, int pu)
 
 	if (s->strat != STRAT_GREEDY)
 		return true;
-	wait = oracle_left_ns(s, src);
+	wait = greedy_left_ns(s, src);
 	if (wait > (double)(s->pu[src].slice_end_ns - s->now_ns))
 		wait = (double)(s->pu[src].slice_end_ns - s->now_ns);
-	warm = host_refetch_ns(s, s->p.warm_lines,
-	    host_distance(s->t, s->th[thi].last_pu, pu));
+	warm = costs_migration_ns(s, s->th[thi].last_pu, pu);
 	return wait > warm;
 }
 
@@ -270,7 +277,7 @@ setup_sets(struct sim *s, const int *o)
 		s->select = stock_select;
 		return 0;
 	case STRAT_GREEDY:
-		s->select = oracle_select;
+		s->select = greedy_select;
 		return 0;
 	case STRAT_PINNED:
 		s->select = pinned_select;
@@ -288,7 +295,7 @@ setup_sets(struct sim *s, const int *o)
 				s->th[i].last_pu = s->th[i].home;
 		return 0;
 	case STRAT_DAEMON:
-	case STRAT_DAEMON_CORES:	/* placeholder: daemon, until built */
+	case STRAT_DAEMON_CORES:	/* the planner's sets, then grants */
 	case STRAT_PATCH0003:	/* the daemon's plan, stock.c + patch0003.c */
 		s->select = s->strat == STRAT_DAEMON ||
 		    s->strat == STRAT_DAEMON_CORES ||
@@ -299,7 +306,7 @@ setup_sets(struct sim *s, const int *o)
 		for (i = 0; i < s->nth; i++)
 			if (s->th[i].home != VP_PU_NONE)
 				s->th[i].last_pu = s->th[i].home;
-		return 0;
+		return s->strat == STRAT_DAEMON_CORES ? cores_setup(s) : 0;
 	default:
 		return -EINVAL;
 	}
@@ -339,5 +346,8 @@ strategy_tick(struct sim *s)
 	if (s->strat == STRAT_STOCK || s->strat == STRAT_PINNED ||
 	    s->strat == STRAT_GREEDY)
 		return 0;
+	/* the VM set never changes in a run: the plan stays, grants move */
+	if (s->strat == STRAT_DAEMON_CORES)
+		return cores_tick(s);
 	return replan(s);
 }

@@ -73,6 +73,17 @@ workload_lookup(const char *name)
 	return -EINVAL;
 }
 
+void
+workload_def(enum workload w, struct wl_def *ret)
+{
+	const struct shape *sh = &shapes[w];
+
+	ret->tokens = sh->tokens;
+	ret->burst_ns[0] = sh->burst_ns[0];
+	ret->burst_ns[1] = sh->burst_ns[1];
+	ret->period_ns = w == WL_SCHBENCH ? (uint64_t)SCHBENCH_PERIOD_NS : 0;
+}
+
 static uint64_t
 burst(struct sim *s, int thi)
 {

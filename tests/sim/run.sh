@@ -3,10 +3,12 @@
 #   - with --check, after every event: one thread per PU at a time, a
 #     thread in one place at a time, inside its allowed set; at the end,
 #     every ns of work handed out is done or still owed (conserved);
-#   - the oracle is never beaten on throughput by another strategy on
-#     the same seed (short runs: within 2 %, the seeds' own noise), in
-#     the issue-6 model (--costs none): greedy's estimates know nothing
-#     of issue 12's costs, which tests/sim/costs.sh checks;
+#   - no strategy's throughput exceeds the run's "bound" (bound.c: a
+#     true upper bound, so no tolerance), and the bound is not loose
+#     where the demand is known: hogs at 50 %, one vCPU = one core,
+#     bound within 5 % of what stock realises;
+#   - daemon-cores grants a core to every busy vCPU when cores allow:
+#     hogs at 50 %, after its first 50 ms tick, from schedstat figures;
 #   - the same seed gives the same JSON line twice (determinism).
 #
 #   run.sh SIM TOPODIR
@@ -21,12 +23,15 @@ thr() {
 	sed 's/.*"throughput":\([0-9.e+-]*\).*/\1/' "$1"
 }
 
+bound() {
+	sed 's/.*"bound":\([0-9.e+-]*\).*/\1/' "$1"
+}
+
 for topo in g4dnmetal.xml 128arm-2pa2n8cluster4co.xml; do
 	for wl in hackbench tbench schbench hogs dense; do
 		loads=150
 		case $wl in hackbench|tbench) loads="60 150" ;; esac
 		for load in $loads; do
-			best=0
 			for st in stock pinned daemon daemon-cores scx patch-0003 greedy; do
 				if ! "$sim" --topology "$dir/$topo" --workload $wl \
 				    --load $load --strategy $st --seed 7 --check \
@@ -37,28 +42,57 @@ for topo in g4dnmetal.xml 128arm-2pa2n8cluster4co.xml; do
 					continue
 				fi
 				t=$(thr "$out")
-				if [ $st = greedy ]; then
-					if awk -v o="$t" -v b="$best" \
-					    'BEGIN { exit !(o < 0.98 * b) }'; then
-						echo "FAIL: oracle beaten: $topo $wl" \
-						    "$load: oracle $t, best other $best"
-						fail=1
-					fi
-				elif awk -v t="$t" -v b="$best" \
-				    'BEGIN { exit !(t > b) }'; then
-					best=$t
+				b=$(bound "$out")
+				if awk -v t="$t" -v b="$b" \
+				    'BEGIN { exit !(t > b * (1 + 1e-9)) }'; then
+					echo "FAIL: bound beaten: $topo $wl $load" \
+					    "$st: throughput $t, bound $b"
+					fail=1
 				fi
 			done
 		done
 	done
 done
 
-# a hybrid host (P- and E-cores of unequal priority), invariants only
+# the bound is not absurdly loose where demand is known: hogs at 50 %,
+# without issue 12's costs (turbo, polling and C-states take their share
+# of a real host's capacity, which the bound does not know)
+for topo in g4dnmetal.xml 128arm-2pa2n8cluster4co.xml; do
+	"$sim" --topology "$dir/$topo" --workload hogs --load 50 \
+	    --strategy stock --seed 7 --warmup-ms 2 --measure-ms 5 \
+	    --costs none >"$out"
+	t=$(thr "$out")
+	b=$(bound "$out")
+	if awk -v t="$t" -v b="$b" 'BEGIN { exit !(b > 1.05 * t) }'; then
+		echo "FAIL: bound loose: $topo hogs 50: bound $b," \
+		    "stock $t"
+		fail=1
+	fi
+done
+
+# daemon-cores: every hog (busy all tick) holds a core after one tick
+for topo in g4dnmetal.xml 128arm-2pa2n8cluster4co.xml; do
+	"$sim" --topology "$dir/$topo" --workload hogs --load 50 \
+	    --strategy daemon-cores --seed 7 --check --warmup-ms 50 \
+	    --measure-ms 5 >"$out"
+	g=$(sed 's/.*"grants":\([0-9-]*\).*/\1/' "$out")
+	v=$(sed 's/.*"vcpus":\([0-9]*\).*/\1/' "$out")
+	if [ "$g" != "$v" ]; then
+		echo "FAIL: daemon-cores: $topo hogs 50: $g grants, $v vCPUs"
+		fail=1
+	fi
+done
+
+# a hybrid host (P- and E-cores of unequal priority): invariants, bound
 for st in stock pinned daemon daemon-cores scx patch-0003 greedy; do
 	if ! "$sim" --topology "$dir/Intel-RaptorLake-Corei7-1370P.xml" \
 	    --workload dense --load 150 --strategy $st --seed 5 --check \
 	    --warmup-ms 2 --measure-ms 5 >"$out"; then
 		echo "FAIL: invariant: RaptorLake dense 150 $st"
+		fail=1
+	elif awk -v t="$(thr "$out")" -v b="$(bound "$out")" \
+	    'BEGIN { exit !(t > b * (1 + 1e-9)) }'; then
+		echo "FAIL: bound beaten: RaptorLake dense 150 $st"
 		fail=1
 	fi
 done

@@ -25,6 +25,7 @@ int main(void)
 	srunner_add_suite(sr, churn_suite());
 	srunner_add_suite(sr, conflict_suite());
 	srunner_add_suite(sr, wakedom_suite());
+	srunner_add_suite(sr, coregrant_suite());
 	srunner_add_suite(sr, policy_suite());
 	srunner_add_suite(sr, policy_xml_suite());
 	srunner_add_suite(sr, kvm_iface_suite());

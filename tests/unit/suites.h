@@ -16,6 +16,7 @@ Suite *plan_suite(void);
 Suite *churn_suite(void);
 Suite *conflict_suite(void);
 Suite *wakedom_suite(void);
+Suite *coregrant_suite(void);
 Suite *policy_suite(void);
 Suite *policy_xml_suite(void);
 Suite *kvm_iface_suite(void);
