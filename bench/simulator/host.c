@@ -254,8 +254,6 @@ update_busy(struct sim *s, int pu)
 	p->idle_since_ns = s->now_ns;
 	costs_pu_idle(s, pu);	/* before has_idle_cores moves */
 	stock_pu_idle(s, pu);
-	/* the kernel series records idle PUs at idle entry (seed 000) */
-	idlemask_pu_idle(&s->idle, s->t, pu, &s->busy);
 }
 
 /* @thi starts running on idle @pu: warm-up, latency, migration. */
@@ -680,7 +678,7 @@ host_init(struct sim *s)
 	s->nr_idle_scan = calloc(t->nllcs, sizeof(*s->nr_idle_scan));
 	if (!s->pu || !s->has_idle_cores || !s->nr_idle_scan)
 		return -ENOMEM;
-	if (evq_init(&s->q) < 0 || idlemask_init(&s->idle, t) < 0)
+	if (evq_init(&s->q) < 0)
 		return -ENOMEM;
 	for (i = 0; i < t->npus; i++) {
 		s->pu[i].cur = -1;
@@ -690,7 +688,6 @@ host_init(struct sim *s)
 	cpuset_zero(&s->busy);
 	cpuset_zero(&s->running);
 	/* every PU starts idle: the kernel boots with all LLCs idle */
-	idlemask_rebuild(&s->idle, t, &s->busy);
 	for (i = 0; i < t->nllcs; i++) {
 		s->has_idle_cores[i] = true;
 		s->nr_idle_scan[i] = t->llc[i].npus;
@@ -711,7 +708,6 @@ void
 host_release(struct sim *s)
 {
 	evq_release(&s->q);
-	idlemask_release(&s->idle);
 	costs_release(s);
 	balance_release(s);
 	free(s->pu);

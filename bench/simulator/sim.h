@@ -245,8 +245,6 @@ struct sim {
 	struct sim_balance *bal;	/* balance.c's sched domains */
 	/* patch-0003: SIS_CORE's idle cores, a bit at each core's first PU */
 	struct vp_cpuset sis_idle_cores;
-	/* vcpuplace: the core's idle masks, fed at idle entry */
-	struct vp_idlemask idle;
 	bool measuring;
 	struct sim_stats st;
 	struct cores_state *cores;	/* strategy_cores.c, or NULL */

@@ -1,13 +1,12 @@
 /*
- * strategy.c - the five strategies: who may run where (allowed sets,
- * homes) and the wake-up decision each one makes.
+ * strategy.c - the strategies: who may run where (allowed sets, homes)
+ * and the wake-up decision each one makes.  Each is code that runs
+ * somewhere, except greedy.
  *
  *   stock      Linux 6.12's wake path on the whole host (stock.c)
  *   pinned     each vCPU on one PU, as `virsh vcpupin` in CPU order
  *   daemon     the planner's homes and allowed sets (plan.c, the real
  *              one) with the stock wake path inside them
- *   vcpuplace  the same plan with the kernel series' wake path, which
- *              is place_select() of the placement core (place.c)
  *   daemon-cores  the daemon's plan, then each tick a whole core for
  *              each busy vCPU from schedstat deltas (coregrant.c of the
  *              core, strategy_cores.c), the stock wake path inside
@@ -56,37 +55,6 @@ pinned_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 	(void)waker_pu;
 	(void)probes;
 	return cpuset_first(&s->allowed[s->th[thi].allowed]);
-}
-
-/* The kernel series: place_select() of the placement core. */
-static int
-vcpuplace_select(struct sim *s, int thi, int waker_pu,
-    unsigned long *probes)
-{
-	struct sim_thread *th = &s->th[thi];
-	struct vp_view v = {
-		.topo = s->t, .idle = &s->idle, .busy = &s->busy,
-		.feat = &s->feat,
-	};
-	struct vp_place_req r = {
-		.home = th->home, .prev = th->last_pu,
-		.allowed = &s->allowed[th->allowed],
-		.slept_ns = s->now_ns - th->sleep_t_ns,
-		.short_sleep_ns = th->sleep_avg_ns,
-	};
-	struct vp_place_res res;
-
-	(void)waker_pu;
-	r.smt = s->policy.smt;
-	r.cache_hot = s->policy.cache_hot;
-	/* the series' wake path is select_idle_sibling()'s: one LLC */
-	r.llc_only = true;
-	if (place_select(&v, &r, &res) < 0) {
-		s->errors++;
-		return cpuset_first(r.allowed);
-	}
-	*probes += res.probes;
-	return res.pu;
 }
 
 /* Work left on @pu's running thread, settled to now. */
@@ -297,10 +265,8 @@ setup_sets(struct sim *s, const int *o)
 	case STRAT_DAEMON:
 	case STRAT_DAEMON_CORES:	/* the planner's sets, then grants */
 	case STRAT_PATCH0003:	/* the daemon's plan, stock.c + patch0003.c */
-		s->select = s->strat == STRAT_DAEMON ||
-		    s->strat == STRAT_DAEMON_CORES ||
-		    s->strat == STRAT_PATCH0003 ? stock_select :
-		    vcpuplace_select;
+		/* patch-0003's branch sits inside stock_select() */
+		s->select = stock_select;
 		if ((r = replan(s)) < 0)
 			return r;
 		for (i = 0; i < s->nth; i++)
