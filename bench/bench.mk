@@ -16,7 +16,7 @@ $(B)/vcpuplace-sim: $(call obj,$(B),$(SIM_SRCS)) $(B)/libvphost.a \
 		$(B)/libvpcore.a
 	$(LINK) $^ $(LIB_HWLOC) $(LIB_JSON) -lm $(LDLIBS)
 
-# Two workers: this machine has 2 CPUs (about 10 minutes here).
+# Two workers: this machine has 2 CPUs (about 30 minutes here).
 bench: $(B)/vcpuplace-sim
 	@sh tests/deps.sh gnuplot-nox
 	$(B)/vcpuplace-sim --sweep tests/topologies bench/results --jobs 2

@@ -269,7 +269,7 @@ balance_newidle(struct sim *s, int pu)
 	if (!host_idle(s, pu))
 		return;		/* this_rq->ttwu_pending */
 	if (s->strat == STRAT_GREEDY) {
-		/* the oracle, knowing the future, always pulls */
+		/* greedy, knowing the future, always pulls */
 		const struct vp_llc *l = &s->t->llc[s->t->pu[pu].llc];
 
 		if (!pull_one(s, pu, l->first_pu, l->npus, 0))
