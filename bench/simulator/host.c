@@ -326,18 +326,15 @@ rq_remove(struct sim *s, int pu, int thi)
 	p->nq--;
 }
 
+static void arrive(struct sim *s, int pu, int thi);
+
 void
 host_pull(struct sim *s, int src, int thi, int dst, double cost_ns)
 {
 	rq_remove(s, src, thi);
 	update_busy(s, src);
 	s->th[thi].over_ns += cost_ns;
-	if (s->pu[dst].cur < 0 && s->pu[dst].nq == 0) {
-		start_run(s, dst, thi);
-		return;
-	}
-	rq_push(s, dst, thi);
-	update_busy(s, dst);
+	arrive(s, dst, thi);
 }
 
 /* @pu has nobody running: next from its queue, else go idle. */
@@ -381,6 +378,10 @@ poll_start(struct sim *s, int pu, int thi)
 
 	if (!w || p->nq || p->inflight)
 		return false;
+	/* under sched_ext a thread waiting in the shared queue may count
+	 * on this runqueue: then single_task_running() is false */
+	if (s->strat == STRAT_SCX && scx_rq_waiting(s, pu))
+		return false;
 	p->slice_end_ns = s->now_ns + w;
 	s->th[thi].polling = true;
 	respeed_core(s, pu);
@@ -418,6 +419,27 @@ poll_hit(struct sim *s, int thi, int waker_pu)
 	resched(s, pu);
 }
 
+/*
+ * @thi arrives on @pu's runqueue: it runs at once on an idle PU, else it
+ * queues.  A vCPU halt-polling there stops (need_resched(), and
+ * single_task_running() fails: 6.12 kvm_vcpu_can_poll()), and the PU
+ * then takes the head of its queue.
+ */
+static void
+arrive(struct sim *s, int pu, int thi)
+{
+	if (s->pu[pu].cur >= 0 && s->th[s->pu[pu].cur].polling)
+		poll_stop(s, pu);
+	if (s->pu[pu].cur < 0 && s->pu[pu].nq == 0) {
+		start_run(s, pu, thi);
+		return;
+	}
+	rq_push(s, pu, thi);
+	if (s->pu[pu].cur < 0)
+		dispatch(s, pu);
+	update_busy(s, pu);
+}
+
 static void
 on_enqueue(struct sim *s, int thi)
 {
@@ -425,19 +447,29 @@ on_enqueue(struct sim *s, int thi)
 	int pu = th->pu;
 
 	if (s->strat == STRAT_SCX && scx_queued(s, thi)) {
+		int kicked;
+		bool freed = false;
+
+		/*
+		 * It waits in the shared queue, yet counts on the runqueue of
+		 * the CPU select_cpu returned (6.12 enqueue_task_scx():
+		 * add_nr_running()), so a vCPU halt-polling there sees
+		 * single_task_running() fail and stops (kvm_vcpu_can_poll()).
+		 */
+		if (s->pu[pu].cur >= 0 && s->th[s->pu[pu].cur].polling) {
+			poll_stop(s, pu);
+			freed = true;
+		}
 		/* the shared queue; an idle PU kicked drains it */
-		if ((pu = scx_enqueue(s, thi)) >= 0)
+		kicked = scx_enqueue(s, thi);
+		if (freed)
 			dispatch(s, pu);
+		if (kicked >= 0 && kicked != pu)
+			dispatch(s, kicked);
 		return;
 	}
 	s->pu[pu].inflight--;
-	if (s->pu[pu].cur >= 0 && s->th[s->pu[pu].cur].polling)
-		poll_stop(s, pu);
-	if (s->pu[pu].cur < 0 && s->pu[pu].nq == 0)
-		start_run(s, pu, thi);
-	else
-		rq_push(s, pu, thi);
-	update_busy(s, pu);
+	arrive(s, pu, thi);
 }
 
 /* A wake-up that lands on a busy core while a whole core was idle. */

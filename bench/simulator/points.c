@@ -23,6 +23,8 @@
  *               topology, 125 %
  *   bpf step    what one CPU looked at costs the scx scan, 2..50 ns
  *               (scx only: stock does not run BPF), every topology, 125 %
+ *   no polling  KVM's halt_poll_ns = 0 (an operator setting), every
+ *               topology and workload, 125 %: the cost that weighs most
  */
 #include <errno.h>
 #include <stdio.h>
@@ -64,6 +66,7 @@ const int ncluster_curve = sizeof(cluster_curve) / sizeof(*cluster_curve);
 #define BIT(s)		(1u << (s))
 #define ALL_STRATS	((1u << STRAT_COUNT) - 1)
 #define CURVE_STRATS	(BIT(STRAT_STOCK) | BIT(STRAT_SCX))
+#define NOPOLL_STRATS	(HELDOUT_STRATS & ~BIT(STRAT_GREEDY))
 /* pinned is a baseline for the tuning set only: it never wins there */
 #define HELDOUT_STRATS	(ALL_STRATS & ~BIT(STRAT_PINNED))
 
@@ -217,6 +220,20 @@ add_curves(struct plist *l, int t, bool smt)
 	}
 }
 
+/* Every workload at 125 % with KVM's halt polling off. */
+static void
+add_nopoll(struct plist *l, int t)
+{
+	struct point p = { .topo = t, .warm_scale = -1, .load_pct = 125,
+	    .fam = FAM_NOPOLL, .variant = "nopoll", .no_poll = true };
+	int w;
+
+	for (w = 0; w < WL_COUNT; w++) {
+		p.wl = w;
+		add_all(l, p, NOPOLL_STRATS);
+	}
+}
+
 void
 points_topos(struct sweep *sw)
 {
@@ -233,8 +250,10 @@ points_build(struct sweep *sw)
 	for (t = 0; t < NTOPOS; t++)
 		add_standard(&l, t);
 	add_cluster(&l, 1);
-	for (t = 0; t < NTOPOS; t++)
+	for (t = 0; t < NTOPOS; t++) {
 		add_curves(&l, t, has_smt(sw->t[t]));
+		add_nopoll(&l, t);
+	}
 	if (l.err) {
 		free(l.pt);
 		return l.err;
@@ -266,6 +285,8 @@ points_opts(const struct point *p, struct run_opts *o)
 		o->p.line_ns[0] = p->cluster_line_ns;
 	if (p->bpf_step_ns > 0)
 		o->p.bpf_step_ns = (uint64_t)p->bpf_step_ns;
+	if (p->no_poll)
+		o->p.halt_poll_ns = 0;
 	if (p->feature_off)
 		o->feat.on[features_lookup(p->feature_off)] = false;
 	/* a rehearsal of the whole pipeline in a minute: short runs */

@@ -366,6 +366,9 @@ bool scx_queued(const struct sim *s, int th);
 uint64_t scx_scan_ns(const struct sim *s);
 /* Queues @th (a wake-up); returns an idle PU kicked to drain, or -1. */
 int scx_enqueue(struct sim *s, int th);
+/* A thread in the shared queue counts on @pu's runqueue: @pu is its
+ * task_cpu (6.12 enqueue_task_scx() adds it to that rq's nr_running). */
+bool scx_rq_waiting(const struct sim *s, int pu);
 /* ops.dispatch of idle @pu: the thread it takes, or -1. */
 int scx_consume(struct sim *s, int pu);
 /* ops.running: @th starts on @pu (run record, vtime, its slice). */
@@ -463,6 +466,7 @@ enum family {
 	FAM_SMT,		/* SMT yield curve */
 	FAM_MIGRATION,		/* migration cost curve */
 	FAM_BPF,		/* scx: cost of a BPF scan step curve */
+	FAM_NOPOLL,		/* KVM halt polling off */
 };
 
 struct point {
@@ -478,6 +482,7 @@ struct point {
 	double migration_us;	/* 0: the sourced migration cost */
 	double cluster_line_ns;	/* 0: the default */
 	double bpf_step_ns;	/* 0: the default */
+	bool no_poll;		/* halt_poll_ns = 0 */
 	const char *feature_off;	/* a feature turned off, or NULL */
 	const char *locality;	/* the VMs' locality, or NULL: default */
 };

@@ -361,6 +361,18 @@ scx_consume(struct sim *s, int pu)
 }
 
 bool
+scx_rq_waiting(const struct sim *s, int pu)
+{
+	const struct scx_sim *x = s->scx;
+	int i;
+
+	for (i = 0; i < x->ndsq; i++)
+		if (s->th[x->dsq[i]].pu == pu)
+			return true;
+	return false;
+}
+
+bool
 scx_slice_end(struct sim *s, int pu, int thi)
 {
 	struct scx_sim *x = s->scx;
@@ -469,6 +481,11 @@ scx_check(const struct sim *s)
 				return false;
 		if (i && (int64_t)(x->th[thi].vtime -
 		    x->th[x->dsq[i - 1]].vtime) < 0)
+			return false;
+		/* a queued thread counts on its task_cpu's runqueue: no
+		 * vCPU may halt-poll there (single_task_running()) */
+		if (s->pu[s->th[thi].pu].cur >= 0 &&
+		    s->th[s->pu[s->th[thi].pu].cur].polling)
 			return false;
 	}
 	return true;

@@ -48,9 +48,11 @@ span_geo(const struct span *s)
 	return s->n ? exp(s->logsum / s->n) : 0;
 }
 
-/* Ratios to stock over one set at @load: throughput (@p99 false) or p99. */
+/* Ratios to stock over one set at @load: throughput (@p99 false) or p99;
+ * @variant "" for the standard model. */
 static struct span
-set_span(const struct sweep *sw, bool heldout, int load, int strat, bool p99)
+variant_span(const struct sweep *sw, bool heldout, int load, int strat,
+    bool p99, const char *variant)
 {
 	struct span s = { 0 };
 	int t, w;
@@ -60,8 +62,9 @@ set_span(const struct sweep *sw, bool heldout, int load, int strat, bool p99)
 			continue;
 		for (w = 0; w < WL_COUNT; w++) {
 			struct agg b = results_find(sw, t, w, load,
-			    STRAT_STOCK, "");
-			struct agg a = results_find(sw, t, w, load, strat, "");
+			    STRAT_STOCK, variant);
+			struct agg a = results_find(sw, t, w, load, strat,
+			    variant);
 
 			if (!a.n || !b.n)
 				continue;
@@ -70,6 +73,52 @@ set_span(const struct sweep *sw, bool heldout, int load, int strat, bool p99)
 		}
 	}
 	return s;
+}
+
+static struct span
+set_span(const struct sweep *sw, bool heldout, int load, int strat, bool p99)
+{
+	return variant_span(sw, heldout, load, strat, p99, "");
+}
+
+/* Prints " geo (lo..hi) |", or " - |" when nothing was run. */
+static void
+print_span(FILE *f, const struct span *s)
+{
+	if (!s->n)
+		fputs(" - |", f);
+	else
+		fprintf(f, " %.3f (%.3f..%.3f) |", exp(s->logsum / s->n),
+		    s->lo, s->hi);
+}
+
+/* With KVM's halt polling off, both sets at 125 %. */
+static void
+write_nopoll(const struct sweep *sw, FILE *f)
+{
+	int k, m, h;
+
+	fprintf(f, "\n## KVM halt polling off (halt_poll_ns = 0), 125 %%\n\n"
+	    "Geometric mean over topologies and workloads (min..max), "
+	    "against stock with polling off too.\n\n| set | figure |");
+	for (k = 0; k < NCMP; k++)
+		fprintf(f, " %s |", strategy_name(cmp[k]));
+	fputs("\n|---|---|", f);
+	for (k = 0; k < NCMP; k++)
+		fputs("---|", f);
+	fputc('\n', f);
+	for (h = 1; h >= 0; h--)
+		for (m = 0; m < 2; m++) {
+			fprintf(f, "| %s | %s |", h ? "held-out" : "tuning",
+			    m ? "p99" : "throughput");
+			for (k = 0; k < NCMP; k++) {
+				struct span s = variant_span(sw, h, 125,
+				    cmp[k], m, "nopoll");
+
+				print_span(f, &s);
+			}
+			fputc('\n', f);
+		}
 }
 
 /* Per load: each strategy's geometric mean ratio to stock and range. */
@@ -95,8 +144,7 @@ write_set(const struct sweep *sw, FILE *f, bool heldout)
 				struct span s = set_span(sw, heldout, loads[i],
 				    cmp[k], m);
 
-				fprintf(f, " %.3f (%.3f..%.3f) |", span_geo(&s),
-				    s.lo, s.hi);
+				print_span(f, &s);
 			}
 			fputc('\n', f);
 		}
@@ -132,9 +180,12 @@ write_points(const struct sweep *sw, FILE *f, bool heldout)
 				struct agg a = results_find(sw, t, w, 125,
 				    cmp[k], "");
 
-				fprintf(f, " %.3f / %.2f |",
-				    results_ratio(a.thr, b.thr),
-				    results_ratio(a.p99, b.p99));
+				if (!a.n)
+					fputs(" - |", f);
+				else
+					fprintf(f, " %.3f / %.2f |",
+					    results_ratio(a.thr, b.thr),
+					    results_ratio(a.p99, b.p99));
 			}
 			fputc('\n', f);
 		}
@@ -238,6 +289,7 @@ summary_write(const struct sweep *sw)
 	fprintf(f, "\n## Tuning set (g4dnmetal, Kunpeng 920)\n");
 	write_set(sw, f, false);
 	write_points(sw, f, false);
+	write_nopoll(sw, f);
 	write_bound_check(sw, f);
 	k = summary_bound_violations(sw);
 	write_greedy_beaten(sw, f);

@@ -97,6 +97,19 @@ for st in stock pinned daemon daemon-cores scx patch-0003 greedy; do
 	fi
 done
 
+# halt polling against the run queues, with every cost on: a balance pull
+# or a wake-up that lands where a vCPU polls ends the poll (stock), and
+# under sched_ext a thread in the shared queue counts on its task_cpu's
+# runqueue, where no vCPU may poll (both broke --check once, at ~180 ms)
+for st in stock scx; do
+	if ! "$sim" --topology "$dir/128arm-2pa2n8cluster4co.xml" \
+	    --workload hackbench --load 125 --strategy $st --seed 1 --check \
+	    --warmup-ms 60 --measure-ms 140 >"$out"; then
+		echo "FAIL: invariant: 128arm hackbench 125 $st, polling"
+		fail=1
+	fi
+done
+
 a=$("$sim" --topology "$dir/g4dnmetal.xml" --workload dense --load 125 \
     --strategy scx --seed 3 --measure-ms 10)
 b=$("$sim" --topology "$dir/g4dnmetal.xml" --workload dense --load 125 \
