@@ -11,30 +11,6 @@
 
 #include "sim.h"
 
-struct curve {
-	enum family fam;
-	const char *what;	/* for titles */
-	const char *fmt;	/* the variant tag of one value (points.c) */
-	const double *x;
-};
-
-static const struct curve smt = {
-	FAM_SMT, "SMT yield", "smt=%.2f", smt_curve,
-};
-static const struct curve migr = {
-	FAM_MIGRATION, "migration cost (us)", "migr=%gus", migration_curve,
-};
-
-static const struct curve bpf = {
-	FAM_BPF, "scx scan step (ns)", "bpf=%gns", bpf_curve,
-};
-
-static int
-curve_n(const struct curve *c)
-{
-	return c->fam == FAM_SMT ? nsmt_curve : c->fam == FAM_BPF ?
-	    nbpf_curve : nmigration_curve;
-}
 
 /* Ratio of @strat to stock at value @k of @c; 0 when not run. */
 static double
@@ -44,7 +20,7 @@ gain_at(const struct sweep *sw, const struct curve *c, int k, int topo,
 	char v[64];
 	struct agg a, b;
 
-	snprintf(v, sizeof(v), c->fmt, c->x[k]);
+	curve_tag(c, k, v, sizeof(v));
 	a = results_find(sw, topo, wl, 125, strat, v);
 	b = results_find(sw, topo, wl, 125, STRAT_STOCK, v);
 	/* a knob stock does not have (BPF): stock's standard run */
@@ -79,7 +55,7 @@ heldout_curve(const struct sweep *sw, const struct curve *c, double *g)
 	int k, t, w, n;
 	double ls;
 
-	for (k = 0; k < curve_n(c); k++) {
+	for (k = 0; k < c->n; k++) {
 		ls = 0;
 		n = 0;
 		for (t = 0; t < sw->ntopo; t++)
@@ -103,14 +79,14 @@ curves_breakeven(const struct sweep *sw)
 {
 	double g[32];
 
-	heldout_curve(sw, &migr, g);
-	return curves_crossing(migr.x, g, nmigration_curve);
+	heldout_curve(sw, &migration_curve, g);
+	return curves_crossing(migration_curve.x, g, migration_curve.n);
 }
 
 static void
 print_crossing(FILE *f, const struct curve *c, double x)
 {
-	int n = curve_n(c);
+	int n = c->n;
 
 	if (x < c->x[0])
 		fprintf(f, "below %g", c->x[0]);
@@ -127,7 +103,7 @@ write_curve(const struct sweep *sw, FILE *f, const struct curve *c,
 {
 	char path[4096], names[4096] = "";
 	double g[32], gh[32];
-	int t, w, k, n = curve_n(c), blocks = 0;
+	int t, w, k, n = c->n, blocks = 0;
 	size_t len;
 	FILE *d;
 
@@ -207,9 +183,10 @@ curves_write(const struct sweep *sw)
 	    "another core of its LLC (other distances scale with it); the "
 	    "model's own, sourced value is in bench/README.md.  Break-even: "
 	    "where the curve first reaches 1.0.\n");
-	r |= write_curve(sw, f, &smt, STRAT_SCX, "sens-smt-scx");
-	r |= write_curve(sw, f, &migr, STRAT_SCX, "sens-migration-scx");
-	r |= write_curve(sw, f, &bpf, STRAT_SCX, "sens-bpf-scx");
+	r |= write_curve(sw, f, &smt_curve, STRAT_SCX, "sens-smt-scx");
+	r |= write_curve(sw, f, &migration_curve, STRAT_SCX,
+	    "sens-migration-scx");
+	r |= write_curve(sw, f, &bpf_curve, STRAT_SCX, "sens-bpf-scx");
 	fclose(f);
 	return r;
 }

@@ -148,7 +148,7 @@ run_one(const char *topo, struct run_cfg *c, const struct run_opts *o)
 
 /* --print-costs: the cost tables of @topo, one JSON line. */
 static int
-print_costs_of(const char *topo, struct run_opts *o)
+print_costs_of(const char *topo, const struct run_opts *o)
 {
 	struct vp_topo *t = NULL;
 	int r;
@@ -157,8 +157,6 @@ print_costs_of(const char *topo, struct run_opts *o)
 		fprintf(stderr, "vcpuplace-sim: %s: %s\n", topo, strerror(-r));
 		return 1;
 	}
-	o->p.cpu = cpus_identify(topo, &o->p.l1d_bytes, &o->p.l2_bytes,
-	    &o->p.l2_shared);
 	r = costs_print(t, &o->p);
 	topo_free(t);
 	return r < 0;
@@ -206,12 +204,14 @@ main(int argc, char **argv)
 			usage();
 		i++;
 	}
-	if (topo && print_costs)
-		return print_costs_of(topo, &o);
-	if (!topo || (int)c.wl < 0 || (int)c.strat < 0 || c.load_pct < 0 ||
-	    !have_seed)
+	if (!topo)
 		usage();
+	/* the topology's CPU model and caches, behind the costs (cpus.c) */
 	o.p.cpu = cpus_identify(topo, &o.p.l1d_bytes, &o.p.l2_bytes,
 	    &o.p.l2_shared);
+	if (print_costs)
+		return print_costs_of(topo, &o);
+	if ((int)c.wl < 0 || (int)c.strat < 0 || c.load_pct < 0 || !have_seed)
+		usage();
 	return run_one(topo, &c, &o);
 }

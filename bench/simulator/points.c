@@ -45,19 +45,12 @@ static const struct sweep_topo topos[] = {
 };
 #define NTOPOS	((int)(sizeof(topos) / sizeof(*topos)))
 
-const int tune_loads[] = { 25, 50, 75, 100, 125, 150, 200 };
-const int ntune_loads = sizeof(tune_loads) / sizeof(*tune_loads);
-const int heldout_loads[] = { 50, 100, 125, 150 };
-const int nheldout_loads = sizeof(heldout_loads) / sizeof(*heldout_loads);
-const double smt_curve[] = { 0.5, 0.6, 0.7, 0.8, 0.9 };
-const int nsmt_curve = sizeof(smt_curve) / sizeof(*smt_curve);
-const double migration_curve[] = { 1, 2, 4, 7, 10, 15, 20 };
-const int nmigration_curve = sizeof(migration_curve) /
-    sizeof(*migration_curve);
-const double bpf_curve[] = { 2, 10, 20, 50 };
-const int nbpf_curve = sizeof(bpf_curve) / sizeof(*bpf_curve);
+#define NELEM(a)	((int)(sizeof(a) / sizeof(*(a))))
+
+static const int tune_loads[] = { 25, 50, 75, 100, 125, 150, 200 };
+static const int heldout_loads[] = { 50, 100, 125, 150 };
 const double cluster_curve[] = { 5, 10 };
-const int ncluster_curve = sizeof(cluster_curve) / sizeof(*cluster_curve);
+const int ncluster_curve = NELEM(cluster_curve);
 
 #define NSEEDS		3
 #define TUNE_SEED0	1
@@ -69,6 +62,44 @@ const int ncluster_curve = sizeof(cluster_curve) / sizeof(*cluster_curve);
 #define NOPOLL_STRATS	(HELDOUT_STRATS & ~BIT(STRAT_GREEDY))
 /* pinned is a baseline for the tuning set only: it never wins there */
 #define HELDOUT_STRATS	(ALL_STRATS & ~BIT(STRAT_PINNED))
+
+static const double smt_x[] = { 0.5, 0.6, 0.7, 0.8, 0.9 };
+static const double migration_x[] = { 1, 2, 4, 7, 10, 15, 20 };
+static const double bpf_x[] = { 2, 10, 20, 50 };
+
+const struct curve smt_curve = {
+	FAM_SMT, "SMT yield", "smt=%.2f", smt_x, NELEM(smt_x),
+	CURVE_STRATS, true,
+};
+const struct curve migration_curve = {
+	FAM_MIGRATION, "migration cost (us)", "migr=%gus", migration_x,
+	NELEM(migration_x), CURVE_STRATS, false,
+};
+/* stock runs no BPF: curves.c reads stock's standard run against it */
+const struct curve bpf_curve = {
+	FAM_BPF, "scx scan step (ns)", "bpf=%gns", bpf_x, NELEM(bpf_x),
+	BIT(STRAT_SCX), false,
+};
+
+void
+curve_tag(const struct curve *c, int k, char *buf, size_t len)
+{
+	snprintf(buf, len, c->fmt, c->x[k]);
+}
+
+void
+cluster_tag(double ns, bool off, char *buf, size_t len)
+{
+	snprintf(buf, len, off ? "cluster=%g,-CLUSTER_FIRST" : "cluster=%g",
+	    ns);
+}
+
+void
+points_loads(bool heldout, const int **ret, int *n)
+{
+	*ret = heldout ? heldout_loads : tune_loads;
+	*n = heldout ? NELEM(heldout_loads) : NELEM(tune_loads);
+}
 
 struct plist {
 	struct point *pt;
@@ -113,13 +144,10 @@ add_all(struct plist *l, struct point p, unsigned int mask)
 
 /* A variant name that lives as long as the program. */
 static const char *
-tag(const char *fmt, double v)
+keep(const char *buf)
 {
-	char buf[64];
-	char *s;
+	char *s = strdup(buf);
 
-	snprintf(buf, sizeof(buf), fmt, v);
-	s = strdup(buf);
 	return s ? s : "?";
 }
 
@@ -137,10 +165,11 @@ has_smt(const struct vp_topo *t)
 static void
 add_standard(struct plist *l, int t)
 {
-	const int *loads = topos[t].heldout ? heldout_loads : tune_loads;
-	int n = topos[t].heldout ? nheldout_loads : ntune_loads;
+	const int *loads;
 	struct point p = { .topo = t, .variant = "", .warm_scale = -1 };
-	int w, i;
+	int w, i, n;
+
+	points_loads(topos[t].heldout, &loads, &n);
 
 	for (w = 0; w < WL_COUNT; w++)
 		for (i = 0; i < n; i++) {
@@ -169,55 +198,58 @@ static void
 add_cluster(struct plist *l, int t)
 {
 	struct point p = { .topo = t, .warm_scale = -1, .fam = FAM_CLUSTER };
-	int w, i, k;
+	const int *loads;
+	char buf[64];
+	int w, i, k, n;
 
+	points_loads(false, &loads, &n);
 	for (k = 0; k < ncluster_curve; k++)
 		for (w = WL_HACKBENCH; w <= WL_TBENCH; w++)
-			for (i = 0; i < ntune_loads; i++) {
+			for (i = 0; i < n; i++) {
 				p.wl = w;
-				p.load_pct = tune_loads[i];
+				p.load_pct = loads[i];
 				p.cluster_line_ns = cluster_curve[k];
 				p.feature_off = NULL;
-				p.variant = tag("cluster=%g", cluster_curve[k]);
+				cluster_tag(cluster_curve[k], false, buf,
+				    sizeof(buf));
+				p.variant = keep(buf);
 				add_all(l, p, BIT(STRAT_STOCK));
 				p.feature_off = "CLUSTER_FIRST";
-				p.variant = tag("cluster=%g,-CLUSTER_FIRST",
-				    cluster_curve[k]);
+				cluster_tag(cluster_curve[k], true, buf,
+				    sizeof(buf));
+				p.variant = keep(buf);
 				add_all(l, p, BIT(STRAT_STOCK));
 			}
 }
 
-/* The SMT yield and migration cost curves at 125 %. */
+/* The curves at 125 %, hackbench and tbench: the knob at each value. */
 static void
 add_curves(struct plist *l, int t, bool smt)
 {
-	struct point p = { .topo = t, .warm_scale = -1, .load_pct = 125 };
-	int w, k;
+	static const struct curve *const all[] = {
+		&smt_curve, &migration_curve, &bpf_curve,
+	};
+	char buf[64];
+	int w, c, k;
 
-	for (w = WL_HACKBENCH; w <= WL_TBENCH; w++) {
-		p.wl = w;
-		p.migration_us = 0;
-		p.fam = FAM_SMT;
-		for (k = 0; smt && k < nsmt_curve; k++) {
-			p.smt_yield = smt_curve[k];
-			p.variant = tag("smt=%.2f", smt_curve[k]);
-			add_all(l, p, CURVE_STRATS);
-		}
-		p.smt_yield = 0;
-		p.fam = FAM_MIGRATION;
-		for (k = 0; k < nmigration_curve; k++) {
-			p.migration_us = migration_curve[k];
-			p.variant = tag("migr=%gus", migration_curve[k]);
-			add_all(l, p, CURVE_STRATS);
-		}
-		p.migration_us = 0;
-		p.fam = FAM_BPF;
-		for (k = 0; k < nbpf_curve; k++) {
-			p.bpf_step_ns = bpf_curve[k];
-			p.variant = tag("bpf=%gns", bpf_curve[k]);
-			add_all(l, p, BIT(STRAT_SCX));
-		}
-	}
+	for (w = WL_HACKBENCH; w <= WL_TBENCH; w++)
+		for (c = 0; c < NELEM(all); c++)
+			for (k = 0; !(all[c]->smt_only && !smt) &&
+			    k < all[c]->n; k++) {
+				struct point p = { .topo = t, .wl = w,
+				    .warm_scale = -1, .load_pct = 125,
+				    .fam = all[c]->fam };
+
+				if (all[c]->fam == FAM_SMT)
+					p.smt_yield = all[c]->x[k];
+				else if (all[c]->fam == FAM_MIGRATION)
+					p.migration_us = all[c]->x[k];
+				else
+					p.bpf_step_ns = all[c]->x[k];
+				curve_tag(all[c], k, buf, sizeof(buf));
+				p.variant = keep(buf);
+				add_all(l, p, all[c]->strats);
+			}
 }
 
 /* Every workload at 125 % with KVM's halt polling off. */

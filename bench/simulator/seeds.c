@@ -27,14 +27,16 @@ print_gain(FILE *f, struct agg a, struct agg b)
 static void
 seed000(const struct sweep *sw, FILE *f)
 {
-	int w, i;
+	const int *loads;
+	int w, i, n;
 
+	points_loads(false, &loads, &n);
 	fprintf(f, "## Seed 000: SIS_CORE on g4dnmetal\n\n| load | workload "
 	    "| scx vs stock | scx: SIS_CORE on vs off |\n|---:|---|---:|"
 	    "---:|\n");
 	for (w = WL_HACKBENCH; w <= WL_TBENCH; w++)
-		for (i = 0; i < ntune_loads; i++) {
-			int l = tune_loads[i];
+		for (i = 0; i < n; i++) {
+			int l = loads[i];
 
 			fprintf(f, "| %d %% | %s |", l, workload_name(w));
 			print_gain(f, results_find(sw, 0, w, l, STRAT_SCX, ""),
@@ -50,8 +52,10 @@ static void
 seed003(const struct sweep *sw, FILE *f)
 {
 	char on[64], off[64];
-	int w, i, k;
+	const int *loads;
+	int w, i, k, n;
 
+	points_loads(false, &loads, &n);
 	fprintf(f, "\n## Seed 003: the cluster pass on Kunpeng 920\n\n"
 	    "Stock with the cluster pass on vs off, at the model's cluster "
 	    "line cost and at cheaper ones (ns per line; no published "
@@ -64,19 +68,18 @@ seed003(const struct sweep *sw, FILE *f)
 		fputs("---:|", f);
 	fputc('\n', f);
 	for (w = WL_HACKBENCH; w <= WL_TBENCH; w++)
-		for (i = 0; i < ntune_loads; i++) {
-			int l = tune_loads[i];
+		for (i = 0; i < n; i++) {
+			int l = loads[i];
 
 			fprintf(f, "| %d %% | %s |", l, workload_name(w));
 			print_gain(f, results_find(sw, 1, w, l, STRAT_STOCK,
 			    ""), results_find(sw, 1, w, l, STRAT_STOCK,
 			    "-CLUSTER_FIRST"));
 			for (k = 0; k < ncluster_curve; k++) {
-				snprintf(on, sizeof(on), "cluster=%g",
-				    cluster_curve[k]);
-				snprintf(off, sizeof(off),
-				    "cluster=%g,-CLUSTER_FIRST",
-				    cluster_curve[k]);
+				cluster_tag(cluster_curve[k], false, on,
+				    sizeof(on));
+				cluster_tag(cluster_curve[k], true, off,
+				    sizeof(off));
 				print_gain(f, results_find(sw, 1, w, l,
 				    STRAT_STOCK, on), results_find(sw, 1, w, l,
 				    STRAT_STOCK, off));

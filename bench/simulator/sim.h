@@ -508,12 +508,31 @@ struct sweep {
 	int npt;
 };
 
-/* The tuning and held-out sets' loads and seeds (points.c). */
-extern const int tune_loads[], heldout_loads[];
-extern const int ntune_loads, nheldout_loads;
-extern const double smt_curve[], migration_curve[], cluster_curve[],
-    bpf_curve[];
-extern const int nsmt_curve, nmigration_curve, ncluster_curve, nbpf_curve;
+/*
+ * A sensitivity curve: one knob swept at 125 %.  points.c runs its points
+ * under the variant tags curve_tag() writes; curves.c finds them back by
+ * the same tags.
+ */
+struct curve {
+	enum family fam;
+	const char *what;	/* for titles */
+	const char *fmt;	/* the variant tag of one value */
+	const double *x;
+	int n;
+	unsigned int strats;	/* strategies run, a bit each */
+	bool smt_only;		/* only on hosts with SMT */
+};
+
+extern const struct curve smt_curve, migration_curve, bpf_curve;
+/* The variant tag of value @k of @c, into @buf. */
+void curve_tag(const struct curve *c, int k, char *buf, size_t len);
+/* The loads of a set: the held-out set runs fewer. */
+void points_loads(bool heldout, const int **ret, int *n);
+/* The cheaper cluster lines of seed 003's family (points.c). */
+extern const double cluster_curve[];
+extern const int ncluster_curve;
+/* Their variant tag: the line cost, CLUSTER_FIRST on or @off. */
+void cluster_tag(double ns, bool off, char *buf, size_t len);
 
 /* Fills @sw's topology list. */
 void points_topos(struct sweep *sw);

@@ -88,8 +88,22 @@ print_span(FILE *f, const struct span *s)
 	if (!s->n)
 		fputs(" - |", f);
 	else
-		fprintf(f, " %.3f (%.3f..%.3f) |", exp(s->logsum / s->n),
-		    s->lo, s->hi);
+		fprintf(f, " %.3f (%.3f..%.3f) |", span_geo(s), s->lo, s->hi);
+}
+
+/* A table's strategy columns, after its lead columns: their names, then
+ * the separator row, which starts with @rule (the lead's alignment). */
+static void
+cmp_header(FILE *f, const char *rule)
+{
+	int k;
+
+	for (k = 0; k < NCMP; k++)
+		fprintf(f, " %s |", strategy_name(cmp[k]));
+	fprintf(f, "\n%s", rule);
+	for (k = 0; k < NCMP; k++)
+		fputs("---|", f);
+	fputc('\n', f);
 }
 
 /* With KVM's halt polling off, both sets at 125 %. */
@@ -101,12 +115,7 @@ write_nopoll(const struct sweep *sw, FILE *f)
 	fprintf(f, "\n## KVM halt polling off (halt_poll_ns = 0), 125 %%\n\n"
 	    "Geometric mean over topologies and workloads (min..max), "
 	    "against stock with polling off too.\n\n| set | figure |");
-	for (k = 0; k < NCMP; k++)
-		fprintf(f, " %s |", strategy_name(cmp[k]));
-	fputs("\n|---|---|", f);
-	for (k = 0; k < NCMP; k++)
-		fputs("---|", f);
-	fputc('\n', f);
+	cmp_header(f, "|---|---|");
 	for (h = 1; h >= 0; h--)
 		for (m = 0; m < 2; m++) {
 			fprintf(f, "| %s | %s |", h ? "held-out" : "tuning",
@@ -125,19 +134,15 @@ write_nopoll(const struct sweep *sw, FILE *f)
 static void
 write_set(const struct sweep *sw, FILE *f, bool heldout)
 {
-	const int *loads = heldout ? heldout_loads : tune_loads;
-	int n = heldout ? nheldout_loads : ntune_loads, i, k, m;
+	const int *loads;
+	int n, i, k, m;
 
+	points_loads(heldout, &loads, &n);
 	for (m = 0; m < 2; m++) {
 		fprintf(f, "\n### %s against stock, geometric mean over "
 		    "topologies and workloads (min..max)\n\n| load |",
 		    m ? "p99 wake-to-run latency" : "Throughput");
-		for (k = 0; k < NCMP; k++)
-			fprintf(f, " %s |", strategy_name(cmp[k]));
-		fputs("\n|---:|", f);
-		for (k = 0; k < NCMP; k++)
-			fputs("---|", f);
-		fputc('\n', f);
+		cmp_header(f, "|---:|");
 		for (i = 0; i < n; i++) {
 			fprintf(f, "| %d %% |", loads[i]);
 			for (k = 0; k < NCMP; k++) {
@@ -160,12 +165,7 @@ write_points(const struct sweep *sw, FILE *f, bool heldout)
 	fprintf(f, "\n### Each topology and workload at 125 %%: throughput "
 	    "ratio to stock / p99 ratio to stock\n\n| topology | workload "
 	    "| stock (cores) | bound |");
-	for (k = 0; k < NCMP; k++)
-		fprintf(f, " %s |", strategy_name(cmp[k]));
-	fputs("\n|---|---|---:|---:|", f);
-	for (k = 0; k < NCMP; k++)
-		fputs("---|", f);
-	fputc('\n', f);
+	cmp_header(f, "|---|---|---:|---:|");
 	for (t = 0; t < sw->ntopo; t++) {
 		if (sw->topo[t].heldout != heldout)
 			continue;
@@ -276,6 +276,8 @@ summary_write(const struct sweep *sw)
 	struct span thr = set_span(sw, true, 125, STRAT_SCX, false);
 	struct span p99 = set_span(sw, true, 125, STRAT_SCX, true);
 	double be = curves_breakeven(sw);
+	double lo = migration_curve.x[0];
+	double hi = migration_curve.x[migration_curve.n - 1];
 	FILE *f = results_open(sw, "summary.md");
 	int k;
 
@@ -302,11 +304,8 @@ summary_write(const struct sweep *sw)
 	printf("heldout_scx_vs_stock_throughput_at_125=%.3f "
 	    "heldout_p99_ratio_at_125=%.3f breakeven_migration_us=%s%.1f "
 	    "bound_violations=%d\n", span_geo(&thr), span_geo(&p99),
-	    be < migration_curve[0] ? "<" :
-	    be > migration_curve[nmigration_curve - 1] ? ">" : "",
-	    be < migration_curve[0] ? migration_curve[0] :
-	    be > migration_curve[nmigration_curve - 1] ?
-	    migration_curve[nmigration_curve - 1] : be, k);
+	    be < lo ? "<" : be > hi ? ">" : "",
+	    be < lo ? lo : be > hi ? hi : be, k);
 	fflush(stdout);
 	return 0;
 }

@@ -30,19 +30,12 @@ static const struct series {
 #define NSERIES	((int)(sizeof(series) / sizeof(*series)))
 
 static void
-loads_of(const struct sweep *sw, int topo, const int **ret, int *n)
-{
-	*ret = sw->topo[topo].heldout ? heldout_loads : tune_loads;
-	*n = sw->topo[topo].heldout ? nheldout_loads : ntune_loads;
-}
-
-static void
 write_table(const struct sweep *sw, int topo, int wl, FILE *f)
 {
 	const int *loads;
 	int i, st, n;
 
-	loads_of(sw, topo, &loads, &n);
+	points_loads(sw->topo[topo].heldout, &loads, &n);
 	fprintf(f, "| load | strategy | throughput (cores) | min..max | "
 	    "bound | p50 us | p99 us | p99 min..max | probes/wake | "
 	    "busy-sibling %% | x-cluster %% | x-LLC %% | migrations/s |\n"
@@ -74,7 +67,7 @@ write_plot(const struct sweep *sw, int topo, int wl, const char *name)
 	FILE *f;
 	int i, st, n;
 
-	loads_of(sw, topo, &loads, &n);
+	points_loads(sw->topo[topo].heldout, &loads, &n);
 	snprintf(path, sizeof(path), "%s/plots/%s.dat", sw->outdir, name);
 	if (!(f = fopen(path, "w")))
 		return -1;
