@@ -299,12 +299,22 @@ hwtopo_load_synthetic(const char *desc, struct vp_topo **ret_topo)
 	return r;
 }
 
+unsigned long
+hwtopo_parse_sysfs_ulong(const char *text)
+{
+	unsigned long v = 0;
+
+	if (sscanf(text, "%lu", &v) != 1)
+		v = 0;
+	return v;
+}
+
 /* Reads one unsigned number from a sysfs file; 0 when absent. */
 static unsigned long
 sysfs_ulong(unsigned int cpu, const char *leaf)
 {
-	char path[128];
-	unsigned long v = 0;
+	char path[128], text[64];
+	size_t n;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/%s", cpu,
@@ -312,10 +322,10 @@ sysfs_ulong(unsigned int cpu, const char *leaf)
 	f = fopen(path, "re");
 	if (!f)
 		return 0;
-	if (fscanf(f, "%lu", &v) != 1)
-		v = 0;
+	n = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
-	return v;
+	text[n] = '\0';
+	return hwtopo_parse_sysfs_ulong(text);
 }
 
 /*

@@ -29,4 +29,10 @@ int hwtopo_load_synthetic(const char *desc, struct vp_topo **ret_topo)
  */
 int hwtopo_load_host(struct vp_topo **ret_topo) VP_MUST_CHECK;
 
+/*
+ * The parser of those sysfs files, pure, for tests and fuzzing
+ * (tests/fuzz/): the number a file's text starts with, 0 for none.
+ */
+unsigned long hwtopo_parse_sysfs_ulong(const char *text);
+
 #endif /* HWTOPO_H */

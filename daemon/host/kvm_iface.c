@@ -58,8 +58,8 @@ parse_int(const char *s, char end_ch, int min, int *ret)
 }
 
 /* "<pid>-<fd>" as KVM names a VM dir (kvm_create_vm_debugfs()). */
-static int
-parse_vm_dir_name(const char *name, int *ret_pid, int *ret_fd)
+int
+kvm_iface_parse_vm_dir_name(const char *name, int *ret_pid, int *ret_fd)
 {
 	const char *dash = strchr(name, '-');
 	int pid, fd;
@@ -73,8 +73,8 @@ parse_vm_dir_name(const char *name, int *ret_pid, int *ret_fd)
 }
 
 /* "vcpuN" as KVM names a vCPU dir (kvm_create_vcpu_debugfs()). */
-static int
-parse_vcpu_name(const char *name, int *ret_id)
+int
+kvm_iface_parse_vcpu_name(const char *name, int *ret_id)
 {
 	if (strncmp(name, "vcpu", 4))
 		return -EINVAL;
@@ -159,7 +159,8 @@ open_first_vcpu_dir(int vmfd)
 	if (!d)
 		return -errno;
 	while (fd < 0 && (de = readdir(d))) {
-		if (!parse_vcpu_name(de->d_name, &id) && is_dir_at(vmfd, de))
+		if (!kvm_iface_parse_vcpu_name(de->d_name, &id) &&
+		    is_dir_at(vmfd, de))
 			fd = openat(vmfd, de->d_name,
 			    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
@@ -205,7 +206,7 @@ detect_mode(struct vp_kvm_iface *k, int kvmfd)
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		if (parse_vm_dir_name(de->d_name, &pid, &vmfd_no))
+		if (kvm_iface_parse_vm_dir_name(de->d_name, &pid, &vmfd_no))
 			continue;
 		vmfd = openat(kvmfd, de->d_name,
 		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -223,8 +224,8 @@ detect_mode(struct vp_kvm_iface *k, int kvmfd)
 }
 
 /* Whitespace-separated tokens: "SIS_CORE" on, "NO_SIS_CORE" off. */
-static enum vp_sis_core
-parse_features(char *buf)
+enum vp_sis_core
+kvm_iface_parse_features(char *buf)
 {
 	char *save = NULL, *tok;
 
@@ -250,7 +251,7 @@ detect_sis_core(int rootfd)
 		return VP_SIS_CORE_ABSENT;
 	if (n < 0)
 		return VP_SIS_CORE_UNKNOWN;
-	return parse_features(buf);
+	return kvm_iface_parse_features(buf);
 }
 
 void
@@ -325,8 +326,8 @@ scan_vcpus(struct vp_kvm_vm *vm)
 	if (!d)
 		return -errno;
 	while (!r && (de = readdir(d))) {
-		if (parse_vcpu_name(de->d_name, &id) || has_vcpu_id(vm, id) ||
-		    !is_dir_at(vm->dirfd, de))
+		if (kvm_iface_parse_vcpu_name(de->d_name, &id) ||
+		    has_vcpu_id(vm, id) || !is_dir_at(vm->dirfd, de))
 			continue;
 		r = append_vcpu(vm, id);
 	}
@@ -345,7 +346,8 @@ count_vcpu_dirs(int vmfd)
 	if (!d)
 		return 0;
 	while ((de = readdir(d)))
-		if (!parse_vcpu_name(de->d_name, &id) && is_dir_at(vmfd, de))
+		if (!kvm_iface_parse_vcpu_name(de->d_name, &id) &&
+		    is_dir_at(vmfd, de))
 			n++;
 	closedir(d);
 	return n;
@@ -366,7 +368,7 @@ find_vm_dir(int kvmfd, int pid, int *ret_vm_fd)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		if (parse_vm_dir_name(de->d_name, &p, &no) || p != pid)
+		if (kvm_iface_parse_vm_dir_name(de->d_name, &p, &no) || p != pid)
 			continue;
 		fd = openat(kvmfd, de->d_name,
 		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -451,6 +453,12 @@ kvm_iface_vm_close(struct vp_kvm_vm *vm)
 	free(vm);
 }
 
+int
+kvm_iface_parse_tid(const char *buf, int *ret_tid)
+{
+	return parse_int(buf, '\n', 0, ret_tid);
+}
+
 /* vcpuN/pid: "%llu\n", 0 before the vCPU's first KVM_RUN. */
 static int
 read_vcpu_tid(const struct vp_kvm_vm *vm, const struct vp_kvm_vcpu *v,
@@ -463,7 +471,7 @@ read_vcpu_tid(const struct vp_kvm_vm *vm, const struct vp_kvm_vcpu *v,
 	n = read_small_file(vm->dirfd, path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
-	return parse_int(buf, '\n', 0, ret_tid);
+	return kvm_iface_parse_tid(buf, ret_tid);
 }
 
 static int
@@ -642,8 +650,9 @@ stats_find(const unsigned char *buf, const struct kvm_stats_header *h,
 }
 
 /* Fills the layout of @v from a whole stats file. */
-static int
-stats_parse(struct vp_kvm_vcpu *v, const unsigned char *buf, size_t len)
+int
+kvm_iface_stats_parse(struct vp_kvm_vcpu *v, const unsigned char *buf,
+    size_t len)
 {
 	struct kvm_stats_header h;
 	uint64_t stride, data_len;
@@ -691,7 +700,7 @@ stats_layout(const struct vp_kvm_vm *vm, struct vp_kvm_vcpu *v)
 	r = stats_read_all(v->stats_fd, &buf, &len);
 	if (r < 0)
 		return r;
-	r = stats_parse(v, buf, len);
+	r = kvm_iface_stats_parse(v, buf, len);
 	free(buf);
 	if (r < 0)
 		return r;

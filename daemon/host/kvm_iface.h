@@ -21,6 +21,7 @@
 #define KVM_IFACE_H
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -172,5 +173,22 @@ int kvm_iface_read_wake_stats(struct vp_kvm_vm *vm, int idx,
 
 const char *kvm_iface_mode_name(enum vp_kvm_mode m);
 const char *kvm_iface_sis_core_name(enum vp_sis_core s);
+
+/*
+ * The parsers behind the above, pure, for tests and fuzzing (tests/fuzz/).
+ * A VM dir's name "<pid>-<fd>", a vCPU dir's name "vcpuN", a vcpuN/pid
+ * file's text "<tid>\n": 0 with the numbers set, or -EINVAL with nothing
+ * set.  sched/features' text (modified: tokenized in place).  A whole
+ * stats file @buf[@len] into the layout fields of @v (data_off, data_len,
+ * off_*): 0, -EBADMSG or -EOPNOTSUPP as kvm_iface_read_wake_stats() says;
+ * on success every offset lies inside @buf.
+ */
+int kvm_iface_parse_vm_dir_name(const char *name, int *ret_pid, int *ret_fd)
+	VP_MUST_CHECK;
+int kvm_iface_parse_vcpu_name(const char *name, int *ret_id) VP_MUST_CHECK;
+int kvm_iface_parse_tid(const char *buf, int *ret_tid) VP_MUST_CHECK;
+enum vp_sis_core kvm_iface_parse_features(char *buf);
+int kvm_iface_stats_parse(struct vp_kvm_vcpu *v, const unsigned char *buf,
+    size_t len) VP_MUST_CHECK;
 
 #endif /* KVM_IFACE_H */

@@ -703,6 +703,22 @@ policy_from_metadata(const struct vp_profiles *p, const char *xml,
 	return r;
 }
 
+int
+profile_from_text(const struct vp_profiles *p, const char *text, size_t len,
+    struct vp_policy *ret, char *err, size_t errlen)
+{
+	struct diag d = { .set = false };
+	int r;
+
+	if (err && errlen)
+		err[0] = '\0';
+	r = parse_doc(NULL, p->schema, text, len, "profile", ROOT_PROFILE, ret,
+	    NULL, &d);
+	if (r == -EINVAL)
+		err_diag(err, errlen, "profile", &d);
+	return r;
+}
+
 /* The canonical text of field @i of @pol. */
 static const char *
 field_value(const struct vp_policy *pol, int i)

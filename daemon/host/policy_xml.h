@@ -40,6 +40,16 @@ const struct vp_policy *profiles_get(const struct vp_profiles *p,
 const char *const *profiles_names(const struct vp_profiles *p, int *ret_n);
 
 /*
+ * One profile file's bytes @text[@len] (need not be NUL-ended), checked
+ * as profiles_load() checks each file, against @p's schema: 0 with *ret
+ * set, or -EINVAL with "profile:LINE: message" in @err, -ENOMEM.  For
+ * tests and fuzzing (tests/fuzz/); *ret untouched on failure.
+ */
+int profile_from_text(const struct vp_profiles *p, const char *text,
+    size_t len, struct vp_policy *ret, char *err, size_t errlen)
+	VP_MUST_CHECK;
+
+/*
  * Parses the metadata element text @xml (as virDomainGetMetadata returns
  * it) against the schema, once: *ret is the named profile with the
  * overrides applied, and @ret_profile (may be NULL) that profile's name.

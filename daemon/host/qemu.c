@@ -3,26 +3,57 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "host/qemu.h"
 
 #define QEMU_RUN_DIR	"/run/libvirt/qemu"
 
 int
+qemu_parse_pid(const char *text)
+{
+	int pid = 0;
+
+	if (sscanf(text, "%d", &pid) != 1 || pid < 1)
+		pid = 0;
+	return pid;
+}
+
+/* The first @len - 1 bytes of @path, NUL-ended; -1 if it cannot be read. */
+static int
+read_text(const char *path, char *buf, size_t len)
+{
+	FILE *f;
+	size_t n;
+
+	if (!(f = fopen(path, "re")))
+		return -1;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return 0;
+}
+
+int
 qemu_pid(const char *run_dir, const char *name)
 {
-	char path[512];
-	int pid = 0;
-	FILE *f;
+	char path[512], text[128];
 
 	snprintf(path, sizeof(path), "%s/%s.pid", run_dir ? run_dir :
 	    QEMU_RUN_DIR, name);
-	if (!(f = fopen(path, "re")))
+	if (read_text(path, text, sizeof(text)) < 0)
 		return 0;
-	if (fscanf(f, "%d", &pid) != 1 || pid < 1)
-		pid = 0;
-	fclose(f);
-	return pid;
+	return qemu_parse_pid(text);
+}
+
+int
+qemu_vcpu_of_comm(const char *comm)
+{
+	int n = -1;
+
+	if (sscanf(comm, "CPU %d/", &n) != 1)
+		n = -1;
+	return n;
 }
 
 /* "CPU N/..." is a vCPU thread; its N, or -1. */
@@ -30,16 +61,12 @@ static int
 vcpu_of_comm(int pid, int tid)
 {
 	char path[96], comm[64];
-	FILE *f;
-	int n = -1;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
-	if (!(f = fopen(path, "re")))
+	if (read_text(path, comm, sizeof(comm)) < 0)
 		return -1;
-	if (!fgets(comm, sizeof(comm), f) || sscanf(comm, "CPU %d/", &n) != 1)
-		n = -1;
-	fclose(f);
-	return n;
+	comm[strcspn(comm, "\n")] = '\0';	/* one line, as fgets() read it */
+	return qemu_vcpu_of_comm(comm);
 }
 
 int

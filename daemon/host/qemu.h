@@ -21,4 +21,12 @@ int qemu_pid(const char *run_dir, const char *name);
  */
 int qemu_vcpu_tids(int pid, int nvcpus, int *ret_tids);
 
+/*
+ * The parsers behind them, pure, for tests and fuzzing (tests/fuzz/):
+ * a pidfile's text (its pid, or 0 when it names none), and a thread's
+ * comm ("CPU 3/KVM": 3; -1 for a thread that is not a vCPU's).
+ */
+int qemu_parse_pid(const char *text);
+int qemu_vcpu_of_comm(const char *comm);
+
 #endif /* VP_QEMU_H */

@@ -42,9 +42,8 @@ sampler_free(struct vp_sampler *s)
 	free(s);
 }
 
-/* One "cpuN ..." line of /proc/stat into busy and total jiffies. */
-static int
-parse_stat_line(const char *line, unsigned int *ret_cpu, uint64_t *ret_busy,
+int
+sampler_parse_stat_line(const char *line, unsigned int *ret_cpu, uint64_t *ret_busy,
     uint64_t *ret_total)
 {
 	unsigned long long v[8] = { 0 };
@@ -81,7 +80,7 @@ sampler_read_pus(struct vp_sampler *s, double *ret_util)
 
 		if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
 			continue;
-		if (parse_stat_line(line, &cpu, &busy, &total) < 0)
+		if (sampler_parse_stat_line(line, &cpu, &busy, &total) < 0)
 			continue;
 		pu = topo_pu_of_os(s->t, cpu);
 		if (pu == VP_PU_NONE)
@@ -97,20 +96,12 @@ sampler_read_pus(struct vp_sampler *s, double *ret_util)
 	return 0;
 }
 
-/* Field 39 of /proc/.../stat: the CPU the task last ran on, or -1. */
-static int
-last_cpu(int pid, int tid)
+int
+sampler_parse_last_cpu(const char *buf)
 {
-	char path[96], buf[1024], *p;
-	int n, field;
-	FILE *f;
+	const char *p;
+	int field;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	if (!(f = fopen(path, "re")))
-		return -1;
-	n = (int)fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n > 0 ? n : 0] = '\0';
 	/* comm may hold spaces ("CPU 0/KVM"): count fields after ')' */
 	p = strrchr(buf, ')');
 	for (field = 2; p && *p && field < 39; p++)
@@ -119,23 +110,58 @@ last_cpu(int pid, int tid)
 	return p && field == 39 ? atoi(p) : -1;
 }
 
-int
-sampler_read_thread(int pid, int tid, struct vp_thread_sample *ret)
+/* The bytes of a small /proc file, NUL-ended; -errno. */
+static int
+read_proc_text(const char *path, char *buf, size_t len)
 {
-	unsigned long long run, wait;
-	char path[96];
 	FILE *f;
-	int n;
+	size_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
 	if (!(f = fopen(path, "re")))
 		return -errno;
-	n = fscanf(f, "%llu %llu", &run, &wait);
+	n = fread(buf, 1, len - 1, f);
 	fclose(f);
-	if (n != 2)
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Field 39 of /proc/.../stat: the CPU the task last ran on, or -1. */
+static int
+last_cpu(int pid, int tid)
+{
+	char path[96], buf[1024];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	if (read_proc_text(path, buf, sizeof(buf)) < 0)
+		return -1;
+	return sampler_parse_last_cpu(buf);
+}
+
+int
+sampler_parse_schedstat(const char *buf, struct vp_thread_sample *ret)
+{
+	unsigned long long run, wait;
+
+	if (sscanf(buf, "%llu %llu", &run, &wait) != 2)
 		return -EINVAL;
 	ret->run_ns = run;
 	ret->wait_ns = wait;
-	ret->os_cpu = last_cpu(pid, tid);
+	return 0;
+}
+
+int
+sampler_read_thread(int pid, int tid, struct vp_thread_sample *ret)
+{
+	struct vp_thread_sample t;
+	char path[96], buf[256];
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	if ((r = read_proc_text(path, buf, sizeof(buf))) < 0)
+		return r;
+	if ((r = sampler_parse_schedstat(buf, &t)) < 0)
+		return r;
+	t.os_cpu = last_cpu(pid, tid);
+	*ret = t;
 	return 0;
 }

@@ -39,4 +39,17 @@ struct vp_thread_sample {
 int sampler_read_thread(int pid, int tid, struct vp_thread_sample *ret)
 	VP_MUST_CHECK;
 
+/*
+ * The parsers behind the reads above, pure, for tests and fuzzing
+ * (tests/fuzz/).  One "cpuN ..." line of /proc/stat into busy and total
+ * jiffies: 0, or -EINVAL with nothing set.
+ */
+int sampler_parse_stat_line(const char *line, unsigned int *ret_cpu,
+    uint64_t *ret_busy, uint64_t *ret_total) VP_MUST_CHECK;
+/* schedstat's "run wait slices": run_ns and wait_ns only; 0 or -EINVAL. */
+int sampler_parse_schedstat(const char *buf, struct vp_thread_sample *ret)
+	VP_MUST_CHECK;
+/* Field 39 (processor) of a task's stat text, or -1. */
+int sampler_parse_last_cpu(const char *buf);
+
 #endif /* VP_SAMPLER_H */
