@@ -302,11 +302,18 @@ hwtopo_load_synthetic(const char *desc, struct vp_topo **ret_topo)
 unsigned long
 hwtopo_parse_sysfs_ulong(const char *text)
 {
-	unsigned long v = 0;
+	unsigned long v;
 
-	if (sscanf(text, "%lu", &v) != 1)
-		v = 0;
-	return v;
+	/*
+	 * sscanf("%lu") read "-1" as ULONG_MAX, and strtoul() saturates an
+	 * overflow there too: either would make this PU the host's best.
+	 */
+	text += strspn(text, " \t\n");
+	if (*text < '0' || *text > '9')
+		return 0;
+	errno = 0;
+	v = strtoul(text, NULL, 10);
+	return errno ? 0 : v;
 }
 
 /* Reads one unsigned number from a sysfs file; 0 when absent. */

@@ -1,6 +1,7 @@
 /* qemu.c - see qemu.h. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,13 +10,37 @@
 
 #define QEMU_RUN_DIR	"/run/libvirt/qemu"
 
+/*
+ * An unsigned decimal int at @s, then *ret_end after it; -1 for no digit
+ * or a value past INT_MAX.  sscanf("%d") took a sign and wrapped an
+ * overflow: "4294967297" became 1, init's pid; "CPU 4294967296/" vCPU 0.
+ */
+static int
+parse_uint(const char *s, const char **ret_end)
+{
+	char *end;
+	long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || v > INT_MAX)
+		return -1;
+	*ret_end = end;
+	return (int)v;
+}
+
 int
 qemu_parse_pid(const char *text)
 {
-	int pid = 0;
+	const char *end;
+	int pid;
 
-	if (sscanf(text, "%d", &pid) != 1 || pid < 1)
-		pid = 0;
+	text += strspn(text, " \t\n");
+	pid = parse_uint(text, &end);
+	if (pid < 1 || (*end && !strchr(" \t\n", *end)))
+		return 0;
 	return pid;
 }
 
@@ -49,11 +74,14 @@ qemu_pid(const char *run_dir, const char *name)
 int
 qemu_vcpu_of_comm(const char *comm)
 {
-	int n = -1;
+	const char *end;
+	int n;
 
-	if (sscanf(comm, "CPU %d/", &n) != 1)
-		n = -1;
-	return n;
+	/* sscanf("CPU %d/") took "CPU 1S/" for vCPU 1: the '/' is checked */
+	if (strncmp(comm, "CPU ", 4))
+		return -1;
+	n = parse_uint(comm + 4, &end);
+	return n >= 0 && *end == '/' ? n : -1;
 }
 
 /* "CPU N/..." is a vCPU thread; its N, or -1. */

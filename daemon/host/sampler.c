@@ -3,6 +3,7 @@
  * schedstat; nothing here knows about VMs.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,13 +102,19 @@ sampler_parse_last_cpu(const char *buf)
 {
 	const char *p;
 	int field;
+	long v;
 
 	/* comm may hold spaces ("CPU 0/KVM"): count fields after ')' */
 	p = strrchr(buf, ')');
 	for (field = 2; p && *p && field < 39; p++)
 		if (*p == ' ')
 			field++;
-	return p && field == 39 ? atoi(p) : -1;
+	if (!p || field != 39 || *p < '0' || *p > '9')
+		return -1;
+	/* atoi() wrapped "4294967296" to CPU 0 and let "-5" through */
+	errno = 0;
+	v = strtol(p, NULL, 10);
+	return errno || v > INT_MAX ? -1 : (int)v;
 }
 
 /* The bytes of a small /proc file, NUL-ended; -errno. */

@@ -4,9 +4,11 @@
  * priorities on the live host.
  *
  * Properties: a non-zero result is the unsigned number the text starts
- * with: a negative text ("-1") is no number, not ULONG_MAX, which would
- * make that PU the best of the host.
+ * with, in range: a negative text ("-1") or an overflow is no number,
+ * not ULONG_MAX, which would make that PU the best of the host.
  */
+#include <errno.h>
+
 #include "host/hwtopo.h"
 #include "fuzz.h"
 
@@ -28,8 +30,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (v) {
 		p += strspn(p, " \t\n\v\f\r");
 		FZ_CHECK(*p >= '0' && *p <= '9', "%lu from '%.20s'", v, text);
-		FZ_CHECK(strtoul(p, NULL, 10) == v, "%lu from '%.20s'", v,
-		    text);
+		errno = 0;
+		FZ_CHECK(strtoul(p, NULL, 10) == v && !errno,
+		    "%lu from '%.20s'", v, text);
 	}
 	free(text);
 	return 0;

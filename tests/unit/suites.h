@@ -28,5 +28,7 @@ Suite *command_suite(void);
 Suite *tick_suite(void);
 Suite *inventory_suite(void);
 Suite *schedext_suite(void);
+Suite *sampler_suite(void);
+Suite *hwtopo_suite(void);
 
 #endif /* SUITES_H */

@@ -93,6 +93,31 @@ START_TEST(test_pidfile)
 }
 END_TEST
 
+/* Found by tests/fuzz/fz_qemu_comm and fz_qemu_pidfile (regress/). */
+START_TEST(test_comm_strict)
+{
+	ck_assert_int_eq(qemu_vcpu_of_comm("CPU 3/KVM"), 3);
+	ck_assert_int_eq(qemu_vcpu_of_comm("CPU 0/TCG"), 0);
+	ck_assert_int_eq(qemu_vcpu_of_comm("CPU 1S/KV]"), -1);
+	ck_assert_int_eq(qemu_vcpu_of_comm("CPU 4294967296/KVM"), -1);
+	ck_assert_int_eq(qemu_vcpu_of_comm("CPU -1/KVM"), -1);
+	ck_assert_int_eq(qemu_vcpu_of_comm("CPU +2/KVM"), -1);
+	ck_assert_int_eq(qemu_vcpu_of_comm("CPU 2"), -1);
+	ck_assert_int_eq(qemu_vcpu_of_comm("IO mon_iothread"), -1);
+}
+END_TEST
+
+START_TEST(test_pidfile_text_strict)
+{
+	ck_assert_int_eq(qemu_parse_pid("4242\n"), 4242);
+	ck_assert_int_eq(qemu_parse_pid("4242"), 4242);
+	ck_assert_int_eq(qemu_parse_pid("4294967297\n"), 0);	/* not init */
+	ck_assert_int_eq(qemu_parse_pid("22222222222222222"), 0);
+	ck_assert_int_eq(qemu_parse_pid("12ab"), 0);
+	ck_assert_int_eq(qemu_parse_pid(""), 0);
+}
+END_TEST
+
 Suite *
 qemu_suite(void)
 {
@@ -101,6 +126,8 @@ qemu_suite(void)
 
 	tcase_add_test(tc, test_vcpu_tids_by_name);
 	tcase_add_test(tc, test_pidfile);
+	tcase_add_test(tc, test_comm_strict);
+	tcase_add_test(tc, test_pidfile_text_strict);
 	suite_add_tcase(s, tc);
 	return s;
 }
