@@ -36,9 +36,17 @@ $(B)/fuzz/fz_%: $(FB)/tests/fuzz/fz_%.o $(FB)/libvpservice.a \
 
 fuzz-build: $(addprefix $(B)/fuzz/fz_,$(FUZZ_TARGETS))
 
-fuzz: fuzz-build
+# clang and its libFuzzer runtime are installed (if missing) before the
+# build, so the build runs in a second make.
+FUZZ_PKGS := clang-14 libclang-rt-14-dev
+
+fuzz:
+	sh tests/deps.sh $(FUZZ_PKGS)
+	$(MAKE) fuzz-build
 	nice -n 19 sh tests/fuzz/run.sh fuzz $(B)/fuzz $(FUZZ_S) \
 		$(FUZZ_TARGETS)
 
-check-fuzz: fuzz-build
+check-fuzz:
+	sh tests/deps.sh $(FUZZ_PKGS)
+	$(MAKE) fuzz-build
 	sh tests/fuzz/run.sh check $(B)/fuzz 0 $(FUZZ_TARGETS)

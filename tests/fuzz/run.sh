@@ -7,7 +7,7 @@
 #                BUILD/artifacts/TARGET/
 #   run.sh check BUILD 0 TARGET...         each target over its committed
 #                corpus and tests/fuzz/regress/TARGET, then CHECK_RUNS
-#                (5000) executions of fuzzing from -seed=1: reproducible
+#                (20000) executions of fuzzing from -seed=1: reproducible
 #
 # One line per target: execs, exec/s, corpus size, whether it found
 # anything.  Exits 1 if any target crashed, hung or broke a property.
@@ -31,7 +31,7 @@ for t in "$@"; do
 		scratch=$build/check/$t
 		rm -rf "$scratch"
 		mkdir -p "$scratch"
-		set -- "$@" -seed=1 -runs="${CHECK_RUNS:-5000}" "$scratch" \
+		set -- "$@" -seed=1 -runs="${CHECK_RUNS:-20000}" "$scratch" \
 			"$corpus"
 		[ -d "$regress" ] && set -- "$@" "$regress"
 	else
