@@ -162,7 +162,7 @@ deps:
 # other: they share libvirtd, the socket tests' timeouts and two CPUs.
 CHECKS := check-layering check-unit check-asan check-cli check-socket \
 	check-systemd check-valgrind kvm-check check-sim check-integration \
-	check-scx
+	check-scx check-soak
 check: deps
 	$(MAKE) scx-kernel-bg
 	$(MAKE) check-build
@@ -229,6 +229,7 @@ include kvm-patches/kvm.mk
 include daemon/scx/scx.mk
 include bench/bench.mk
 include tests/integration/integration.mk
+include tests/soak/soak.mk
 
 INSTALLED = $(BINDIR)/vcpuplacectl $(SBINDIR)/vcpuplaced \
 	$(UNITDIR)/vcpuplaced.service $(SYSUSERSDIR)/vcpuplace.conf \
