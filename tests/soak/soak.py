@@ -478,9 +478,8 @@ class Schedule:
         self.end(tok, "managedsave", [d], ok, "" if ok else msg)
 
     def do_setvcpus(self, d):
-        n = len(procview.vcpu_threads(vmlib.qemu_pid(d.name))) \
-            if os.path.exists(os.path.join(vmlib.PIDDIR, d.name + ".pid")) \
-            else 1
+        pid = procview.qemu_pids(pool.PREFIX).get(d.name)
+        n = len(procview.vcpu_threads(pid)) if pid else 1
         want = d.vcpus_max if n < d.vcpus_max else 1
         tok = self.begin("setvcpus", [d])
         ok, msg = self.virsh("setvcpus", d.name, want, "--live")
