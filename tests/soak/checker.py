@@ -136,6 +136,7 @@ class Checker(threading.Thread):
                                    now - w.libvirt_up_since >=
                                    w.libvirt_grace_s)
             modes = {d.name: d.mode() for d in w.doms}
+            locs = {d.name: d.locality(w.localities) for d in w.doms}
         for name, vcpus in sorted(before.items()):
             d = doms.get(name)
             if d is None:
@@ -168,43 +169,36 @@ class Checker(threading.Thread):
                     self.note_bad(now, "R2-agree", "%s vcpu %d thread %s, "
                                   "virsh vcpupin --live %s" % (
                                       name, vcpu, fmt(aff), fmt(pin)))
-        if not w.placed_rule:
-            return
-        # R4: placed, for settled managed VMs
+        # R4 and R5, for settled managed VMs.  First the PUs of placed
+        # dedicated VMs, then every other VM's vCPUs against them.
         ded_pus = {}
+        for name, vcpus in sorted(before.items()):
+            if not settled.get(name) or modes.get(name) != "dedicated":
+                continue
+            for vcpu, (tid, aff) in sorted(vcpus.items()):
+                if len(aff) == 1:
+                    ded_pus.setdefault(next(iter(aff)), []).append(
+                        (name, vcpu))
+        for pu, owners in sorted(ded_pus.items()):
+            if len(owners) > 1:
+                self.note_bad(now, "R5-exclusive", "PU %d dedicated to %s" % (
+                    pu, " and ".join("%s/%d" % o for o in owners)))
         for name, vcpus in sorted(before.items()):
             d = doms.get(name)
             if d is None or not settled.get(name) or modes[name] == "off":
                 continue
-            placed = True
             for vcpu, (tid, aff) in sorted(vcpus.items()):
-                if aff == online or (modes[name] == "dedicated" and
-                                     len(aff) != 1):
-                    placed = False
-                    self.note_bad(now, "R4-unplaced", "%s (%s) vcpu %d "
+                if not vcpu_placed(w, modes[name], locs[name], aff, None):
+                    self.note_bad(now, "R4-unplaced", "%s (%s, %s) vcpu %d "
                                   "allowed %s, settled for %.1fs" % (
-                                      name, modes[name], vcpu, fmt(aff),
-                                      now - d.settle_from))
-            if placed and modes[name] == "dedicated":
-                for vcpu, (tid, aff) in vcpus.items():
-                    ded_pus.setdefault(next(iter(aff)), []).append(
-                        "%s/%d" % (name, vcpu))
-        # R5: exclusive PUs of dedicated VMs
-        for pu, owners in sorted(ded_pus.items()):
-            if len(owners) > 1:
-                self.note_bad(now, "R5-exclusive", "PU %d dedicated to "
-                              "%s" % (pu, " and ".join(owners)))
-            owner_vm = owners[0].split("/")[0]
-            for name, vcpus in sorted(before.items()):
-                if name == owner_vm or not settled.get(name) or \
-                        modes.get(name, "off") == "off":
-                    continue
-                for vcpu, (tid, aff) in sorted(vcpus.items()):
-                    if pu in aff:
+                                      name, modes[name], locs[name], vcpu,
+                                      fmt(aff), now - d.settle_from))
+                for pu, owners in ded_pus.items():
+                    if pu in aff and owners[0][0] != name:
                         self.note_bad(now, "R5-exclusive", "%s vcpu %d "
-                                      "allowed %s holds PU %d of %s" % (
+                                      "allowed %s holds PU %d of %s/%d" % (
                                           name, vcpu, fmt(aff), pu,
-                                          owners[0]))
+                                          owners[0][0], owners[0][1]))
 
     def sample_daemon(self, now):
         """R6 and the daemon's fd count and RSS.  A sample is clean when
@@ -230,6 +224,18 @@ class Checker(threading.Thread):
                      w.ctl_epoch == ctl0 and lv_ok and dm_ok)
         if fds is not None and rss is not None:
             self.daemon_samples.append((now, pid, fds, rss, clean))
+
+
+def vcpu_placed(w, mode, locality, aff, ded_pu):
+    """True when @aff is a placement the daemon could have made for a
+    vCPU of that mode and locality: one PU when dedicated, else inside
+    one domain of the locality and off @ded_pu (another VM's dedicated
+    PU, or None)."""
+    if mode == "dedicated":
+        return len(aff) == 1
+    if ded_pu is not None and ded_pu in aff:
+        return False
+    return any(aff <= g for g in w.groups.get(locality, w.groups["any"]))
 
 
 def fmt(cpus):

@@ -67,6 +67,30 @@ BAD = (
 )
 
 
+def profile_localities(policies):
+    """{profile name: locality} read from the profile files in
+    @policies, so the checker knows each VM's locality domain."""
+    out = {}
+    for f in os.listdir(policies):
+        if f.endswith(".xml"):
+            with open(os.path.join(policies, f)) as fh:
+                m = re.search(r"<locality>\s*(\w+)\s*</locality>",
+                              fh.read())
+            if m:
+                out[f[:-4]] = m.group(1)
+    return out
+
+
+def locality_groups(topo, online):
+    """{locality: [frozenset of PUs]} from vmlib.load_topology(): the
+    domains an allowed set of that locality must lie in."""
+    out = {"any": [frozenset(online)]}
+    for loc in ("cluster", "llc", "numa"):
+        out[loc] = sorted({frozenset(g) for g in topo[loc].values()},
+                          key=min)
+    return out
+
+
 class Dom:
     """One pool domain and what the harness knows of it.  state is one
     of shutoff, running, paused, saved (a `virsh save` file exists),
@@ -98,6 +122,10 @@ class Dom:
         if prof == "dedicated":
             return "dedicated"
         return "shared"
+
+    def locality(self, localities):
+        """The live policy's locality (no burst overrides it)."""
+        return localities.get(self.live[0] or "balanced", "llc")
 
     def initial_vcpus(self):
         return 1 if self.hotplug else self.vcpus_max
