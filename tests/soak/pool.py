@@ -166,7 +166,7 @@ def build(guestdir, rundir):
         with open(d.xml, "w") as f:
             f.write(domain_xml(d, guestdir, rundir))
         if d.persistent:
-            vmlib.virsh("define", d.xml)
+            vmlib.virsh("define", d.xml, timeout=180)
         doms.append(d)
     return doms
 

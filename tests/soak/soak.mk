@@ -16,5 +16,6 @@ soak: $(B)/vcpuplaced $(B)/vcpuplacectl
 		$(if $(SOAK_SEED),--seed $(SOAK_SEED)) $(B)
 
 check-soak: $(B)/vcpuplaced $(B)/vcpuplacectl
+	python3 tests/soak/selftest.py
 	sh tests/integration/deps.sh
 	python3 tests/soak/soak.py --seconds 90 --seed $(CHECK_SOAK_SEED) $(B)

@@ -49,6 +49,9 @@ WATCH_S = 10.0          # longest placement-latency watch
 P99_BOUND_MS = 1000     # placed_p99_ms above this fails the run
 RSS_BOUND_KIB = 512     # rss growth above this (last - second third) fails
 LIBVIRTD_KILL_GAP_S = 30.0
+# a define, create or start may take ~45 s on a libvirtd that re-probes
+# QEMU's capabilities on every lookup (seen here; see README.md)
+VIRSH_TIMEOUT_S = 180
 LIBVIRT_UP = os.path.join(ROOT, "tests", "integration", "libvirt-up.sh")
 
 # action: weight in the random draw
@@ -269,7 +272,7 @@ class Schedule:
             "ok" if ok else "failed", (now - t) * 1000,
             (" " + detail) if detail else ""))
 
-    def virsh(self, *args, timeout=60):
+    def virsh(self, *args, timeout=VIRSH_TIMEOUT_S):
         cmd = ["virsh", "-q", "-c", vmlib.URI] + [str(a) for a in args]
         try:
             p = subprocess.run(cmd, stdout=subprocess.PIPE,
@@ -466,7 +469,7 @@ class Schedule:
     def do_save(self, d):
         tok = self.begin("save", [d])
         path = os.path.join(self.rundir, d.name + ".save")
-        ok, msg = self.virsh("save", d.name, path, timeout=120)
+        ok, msg = self.virsh("save", d.name, path, timeout=VIRSH_TIMEOUT_S)
         if ok:
             d.state, d.save_file = "saved", path
         else:
