@@ -162,7 +162,7 @@ deps:
 # other: they share libvirtd, the socket tests' timeouts and two CPUs.
 CHECKS := check-layering check-unit check-asan check-cli check-socket \
 	check-systemd check-valgrind kvm-check check-sim check-integration \
-	check-scx check-fuzz
+	check-scx check-fuzz check-soak
 check: deps
 	$(MAKE) scx-kernel-bg
 	$(MAKE) check-build
@@ -230,6 +230,7 @@ include daemon/scx/scx.mk
 include bench/bench.mk
 include tests/integration/integration.mk
 include tests/fuzz/fuzz.mk
+include tests/soak/soak.mk
 
 INSTALLED = $(BINDIR)/vcpuplacectl $(SBINDIR)/vcpuplaced \
 	$(UNITDIR)/vcpuplaced.service $(SYSUSERSDIR)/vcpuplace.conf \

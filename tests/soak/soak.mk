@@ -1,0 +1,21 @@
+# The chaos soak (tests/soak/soak.py, README.md there): vcpuplaced against
+# the real libvirtd and TCG VMs under a random schedule of lifecycle
+# actions and faults, judged by an independent checker.  Included by the
+# top-level Makefile, which defines B and the daemon's rules.  Needs root.
+#
+#   make soak [SOAK_S=600] [SOAK_SEED=N]   a random seed when none is given
+#   make check-soak                        90 s, seed 13 (see README.md)
+SOAK_S ?= 600
+SOAK_SEED ?=
+CHECK_SOAK_SEED ?= 13
+
+.PHONY: soak check-soak
+soak: $(B)/vcpuplaced $(B)/vcpuplacectl
+	sh tests/integration/deps.sh
+	python3 tests/soak/soak.py --seconds $(SOAK_S) \
+		$(if $(SOAK_SEED),--seed $(SOAK_SEED)) $(B)
+
+check-soak: $(B)/vcpuplaced $(B)/vcpuplacectl
+	python3 tests/soak/selftest.py
+	sh tests/integration/deps.sh
+	python3 tests/soak/soak.py --seconds 90 --seed $(CHECK_SOAK_SEED) $(B)
