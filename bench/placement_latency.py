@@ -6,7 +6,9 @@
 
 Starts the daemon on qemu:///system, then
   - N times: `virsh start` of a stopped dedicated-profile VM
-    (vptest-ev-bench-ded), and
+    (vptest-ev-bench-ded; with --create, `virsh create` of it as a
+    transient domain: defining was seen to hang libvirtd 9.0 for a
+    minute after a kill -9 of it), and
   - M times: `virsh setvcpus --live` 2 then 1 on a VM defined with one of
     two vCPUs hot-pluggable (vptest-ev-bench-hp),
 and measures, for each, the time from the virsh command returning to
@@ -52,11 +54,13 @@ def hp_xml(name, guest, console, meta):
         "  </vcpus>")
 
 
-def define(rundir, name, xml):
+def define(rundir, name, xml, transient):
     path = os.path.join(rundir, name + ".xml")
     with open(path, "w") as f:
         f.write(xml)
-    vmlib.virsh("define", path)
+    if not transient:
+        vmlib.virsh("define", path)
+    return path
 
 
 def placed(name, vcpu):
@@ -122,6 +126,8 @@ def main():
     ap.add_argument("-m", type=int, default=10, help="hot-plug cycles")
     ap.add_argument("--tick", type=int, default=250)
     ap.add_argument("--label", default="")
+    ap.add_argument("--create", action="store_true",
+                    help="transient domains: virsh create, not start")
     a = ap.parse_args()
     guestdir = os.environ.get("VP_GUEST_DIR") or os.path.join(
         ROOT, "build", "integration-guest")
@@ -135,12 +141,15 @@ def main():
     for n in (DED, HP):
         vmlib.destroy(n)
     ded_meta = vmlib.policy_xml("dedicated")
-    define(rundir, DED, vmlib.domain_xml(
+    ded_xml = define(rundir, DED, vmlib.domain_xml(
         DED, 1, os.path.join(guest, "vmlinuz"),
         os.path.join(guest, "initramfs.gz"),
-        os.path.join(rundir, DED + ".console"), metadata=ded_meta))
-    define(rundir, HP, hp_xml(HP, guest, os.path.join(rundir, HP +
-                                                      ".console"), ded_meta))
+        os.path.join(rundir, DED + ".console"), metadata=ded_meta),
+        a.create)
+    hp = define(rundir, HP, hp_xml(HP, guest, os.path.join(
+        rundir, HP + ".console"), ded_meta), a.create)
+    start = ("create", ded_xml) if a.create else ("start", DED)
+    hp_start = ("create", hp) if a.create else ("start", HP)
     log = open(os.path.join(rundir, "daemon.stderr"), "w")
     d = subprocess.Popen([a.daemon, "--connect", vmlib.URI, "--tick",
                           str(a.tick), "--policies",
@@ -151,11 +160,10 @@ def main():
     try:
         time.sleep(1)
         for _ in range(a.n):
-            starts.append(time_until_placed(DED, 0,
-                                            timed_virsh("start", DED)))
+            starts.append(time_until_placed(DED, 0, timed_virsh(*start)))
             vmlib.virsh("destroy", DED)
         if a.m:
-            vmlib.virsh("start", HP)
+            vmlib.virsh(*hp_start)
             time_until_placed(HP, 0, time.monotonic())
             for _ in range(a.m):
                 plugs.append(time_until_placed(
@@ -167,7 +175,7 @@ def main():
                     # TCG's qemu64 vCPU cannot be unplugged: restart
                     unplug_err = str(e).split(": ", 1)[-1]
                     vmlib.virsh("destroy", HP)
-                    vmlib.virsh("start", HP)
+                    vmlib.virsh(*hp_start)
                     time_until_placed(HP, 0, time.monotonic())
     finally:
         d.terminate()
