@@ -39,3 +39,9 @@ check-sim: $(B)/vcpuplace-sim $(B)/test-sim $(B)/sim-rules
 	sh tests/sim/run.sh $(B)/vcpuplace-sim tests/topologies
 	sh tests/sim/costs.sh $(B)/vcpuplace-sim tests/topologies
 	sh tests/sim/stock.sh $(B)/vcpuplace-sim tests/topologies
+
+# Placement latency from outside (issue 13): virsh start / setvcpus to the
+# vCPU threads' affinity changing, against qemu:///system (root, libvirt).
+.PHONY: bench-placement
+bench-placement: $(B)/vcpuplaced
+	python3 bench/placement_latency.py --daemon $(B)/vcpuplaced

@@ -1,14 +1,18 @@
 /*
  * virt.c - see virt.h.  The close callback and the domain events only
- * store into atomics: they run on libvirt's event thread, while
- * everything else of the daemon runs on the loop thread.
+ * store into atomics and write to the eventfd: they run on libvirt's
+ * event thread, while everything else of the daemon runs on the loop
+ * thread.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <libvirt/virterror.h>
 
+#include "host/clock.h"
 #include "host/virt.h"
 
 static void
@@ -52,6 +56,60 @@ on_close(virConnectPtr conn, int reason, void *opaque)
 	atomic_store(&v->lost, true);
 }
 
+int
+virt_wake_fd(struct vp_virt *v)
+{
+	if (v->wake_fd < 0)
+		v->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	return v->wake_fd;
+}
+
+bool
+virt_wake_take(struct vp_virt *v)
+{
+	uint64_t n = 0;
+
+	if (v->wake_fd < 0)
+		return false;
+	/* one read empties the counter, however many events wrote to it */
+	return read(v->wake_fd, &n, sizeof(n)) == sizeof(n) && n > 0;
+}
+
+void
+virt_wake_close(struct vp_virt *v)
+{
+	if (v->wake_fd >= 0)
+		close(v->wake_fd);
+	v->wake_fd = -1;
+}
+
+uint64_t
+virt_event_take(struct vp_virt *v)
+{
+	return atomic_exchange(&v->event_ns, 0);
+}
+
+/*
+ * An event: its time (only the oldest one still pending is kept, the
+ * one a coalesced round answers last), then the flag, then the wake-up,
+ * in that order, so that a loop that saw the wake-up also sees the flag.
+ */
+static void
+note_event(struct vp_virt *v)
+{
+	uint64_t zero = 0;
+
+	atomic_compare_exchange_strong(&v->event_ns, &zero, clock_now_ns());
+	atomic_fetch_add(&v->events, 1);
+	atomic_store(&v->dirty, true);
+	if (v->wake_fd >= 0) {
+		uint64_t one = 1;
+		ssize_t r = write(v->wake_fd, &one, sizeof(one));
+
+		(void)r;	/* full (2^64 - 2): the loop is woken anyway */
+	}
+}
+
 static int
 on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail,
     void *opaque)
@@ -62,7 +120,7 @@ on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int detail,
 	(void)dom;
 	(void)event;
 	(void)detail;
-	atomic_store(&v->dirty, true);
+	note_event(v);
 	return 0;
 }
 
@@ -76,7 +134,7 @@ on_metadata(virConnectPtr conn, virDomainPtr dom, int type,
 	(void)dom;
 	(void)type;
 	(void)nsuri;
-	atomic_store(&v->dirty, true);
+	note_event(v);
 }
 
 void

@@ -1,7 +1,9 @@
 /*
  * virt.h - the connection to libvirt: open, close, and the events that
  * tell the daemon to look again.  Callbacks run on libvirt's event thread
- * and only set the atomic flags below; the tick reads them.
+ * and only set the atomic flags below and write to an eventfd, which the
+ * loop thread polls (virt_wake_fd()) to run an event round at once
+ * instead of waiting for the tick.
  *
  * Like every adapter it never logs: failures come back as -errno, and
  * virt_error() gives libvirt's own words for the one log line the caller
@@ -13,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <libvirt/libvirt.h>
 
@@ -22,8 +25,13 @@ struct vp_virt {
 	atomic_bool lost;	/* libvirt closed it (libvirtd went away) */
 	atomic_bool dirty;	/* a domain started, stopped or changed */
 	int cb_lifecycle, cb_metadata;
+	int wake_fd;		/* eventfd: readable after an event; -1 none */
+	/* monotonic ns of the oldest event not yet taken, 0 none */
+	_Atomic uint64_t event_ns;
+	atomic_ulong events;	/* events received, for the metrics */
 };
-#define VP_VIRT_INIT	{ .conn = NULL, .cb_lifecycle = -1, .cb_metadata = -1 }
+#define VP_VIRT_INIT	{ .conn = NULL, .cb_lifecycle = -1, \
+	.cb_metadata = -1, .wake_fd = -1 }
 
 /*
  * Once per process, before the first virt_open(): libvirt's default
@@ -31,6 +39,21 @@ struct vp_virt {
  * printing turned off (the caller logs what matters).
  */
 int virt_events_start(void);
+
+/*
+ * The eventfd a domain event makes readable, created on first use (the
+ * loop polls it beside the socket); -1 when it cannot be had (the tick
+ * then still sees the dirty flag).  Closed by virt_wake_close().
+ */
+int virt_wake_fd(struct vp_virt *v);
+/* Empties the eventfd; true when an event had made it readable. */
+bool virt_wake_take(struct vp_virt *v);
+void virt_wake_close(struct vp_virt *v);
+/*
+ * Takes the receive time (monotonic ns) of the oldest event since the
+ * last call, 0 when none came: the start of the placement latency.
+ */
+uint64_t virt_event_take(struct vp_virt *v);
 
 /*
  * Connects to @uri and registers for lifecycle and metadata events.

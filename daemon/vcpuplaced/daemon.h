@@ -84,6 +84,8 @@ struct vp_vm {
 
 /* Plan-duration histogram buckets (upper bounds, seconds), Prometheus le. */
 #define VP_PLAN_BUCKETS	12
+/* Placement-latency buckets: 5 ms .. 2.5 s (metrics.c) */
+#define VP_LAT_BUCKETS	13
 
 /* The control socket's commands; requests are counted by command. */
 enum vp_cmd {
@@ -138,6 +140,10 @@ struct vp_counters {
 	unsigned long ctl_requests[VP_CMD_COUNT];
 	unsigned long ctl_rejected[VP_REJ_COUNT];
 	unsigned long reloads, reload_errors;
+	unsigned long event_rounds;	/* rounds run on a libvirt event */
+	unsigned long lat_hist[VP_LAT_BUCKETS];	/* non-cumulative */
+	uint64_t lat_ns_sum;
+	unsigned long lat_count;
 };
 
 struct vp_ctl_client;
@@ -293,6 +299,7 @@ struct vp_daemon {
 	bool ever_connected;
 	uint64_t reconnect_at_ns;
 	unsigned int backoff_ms;
+	uint64_t event_ns;		/* oldest event the last refresh took */
 
 	/* inventory */
 	struct vp_vm *vm;
@@ -320,6 +327,8 @@ struct vp_daemon {
 	bool notify;			/* under systemd: sd_notify works */
 	uint64_t watchdog_usec;		/* 0: no watchdog */
 	uint64_t watchdog_last_ns;
+	uint64_t event_quiet_until;	/* no event round before (main.c) */
+	bool event_poll;		/* server_serve() returns on an event */
 };
 
 /* load.c: host load and vCPU run/wait time, from host/sampler.h */
@@ -341,6 +350,12 @@ struct vp_vm *inventory_vm_by_name(const struct vp_daemon *d,
 
 /* tick.c: the planner with hysteresis, cooldown and a move budget */
 void tick_plan(struct vp_daemon *d);
+/*
+ * The same on a libvirt event, off the tick: only the moves the churn
+ * rules call urgent (new VM, new policy, broken affinity); the hysteresis
+ * of the others is left to the ticks.
+ */
+void tick_plan_urgent(struct vp_daemon *d);
 void tick_free(struct vp_daemon *d);
 
 /* actuate.c: live pins through host/domain.h, deltas only */
@@ -455,6 +470,8 @@ int status_write(const struct vp_daemon *d);
 /* metrics.c: Prometheus text exposition format 0.0.4 */
 /* Counts one plan duration into the histogram. */
 void metrics_observe_plan(struct vp_daemon *d, uint64_t ns);
+/* Counts one event-to-pins latency of one VM into its histogram. */
+void metrics_observe_latency(struct vp_daemon *d, uint64_t ns);
 /* Writes every metric to @f; -errno on a write error. */
 int metrics_write(const struct vp_daemon *d, FILE *f);
 /*

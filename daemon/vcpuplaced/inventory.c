@@ -312,6 +312,8 @@ inventory_refresh(struct vp_daemon *d)
 	int n, i, nvms = 0;
 
 	atomic_store(&d->virt.dirty, false);
+	/* after the flag: an event from now on makes another refresh */
+	d->event_ns = virt_event_take(&d->virt);
 	n = virt_list_running(&d->virt, &doms);
 	if (n < 0) {
 		d->c.libvirt_errors++;

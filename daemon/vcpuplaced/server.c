@@ -505,10 +505,10 @@ void
 server_serve(struct vp_daemon *d, uint64_t deadline)
 {
 	struct vp_ctl *c = &d->ctl;
-	struct pollfd pfd[VP_CTL_CLIENTS_MAX + 1];
+	struct pollfd pfd[VP_CTL_CLIENTS_MAX + 2];
 	bool listening;
 	uint64_t now;
-	int i, n, r;
+	int i, n, r, wake_i = -1;
 
 	for (;;) {
 		now = clock_now_ns();
@@ -526,6 +526,12 @@ server_serve(struct vp_daemon *d, uint64_t deadline)
 		if (listening)
 			pfd[n++] = (struct pollfd){ .fd = c->fd,
 			    .events = POLLIN };
+		/* a libvirt event: back to the loop for an event round */
+		if (d->event_poll && d->virt.wake_fd >= 0) {
+			wake_i = n;
+			pfd[n++] = (struct pollfd){ .fd = d->virt.wake_fd,
+			    .events = POLLIN };
+		}
 		r = poll(pfd, (nfds_t)n, poll_timeout_ms(c, now, deadline));
 		if (r < 0 && errno == EINTR)
 			return;		/* a signal: let the loop look at it */
@@ -541,7 +547,9 @@ server_serve(struct vp_daemon *d, uint64_t deadline)
 			else
 				read_request(d, i, now);
 		}
-		if (listening && pfd[n - 1].revents)
+		if (listening && pfd[wake_i >= 0 ? n - 2 : n - 1].revents)
 			accept_clients(d, now);
+		if (wake_i >= 0 && pfd[wake_i].revents)
+			return;
 	}
 }

@@ -158,6 +158,24 @@ take_plan(struct vp_daemon *d, struct vp_churn_vcpu *cv)
 	}
 }
 
+/*
+ * An event round (a VM started, a policy changed) makes only the moves
+ * that must be made now: the others keep the anti-churn rules, and only
+ * ticks count towards their hysteresis, so that a burst of events cannot
+ * age a pending move faster than the tick would.
+ */
+static void
+keep_urgent(struct vp_churn_vcpu *cv, int n, const unsigned int *pending)
+{
+	int j;
+
+	for (j = 0; j < n; j++) {
+		cv[j].pending_ticks = pending[j];
+		if (cv[j].verdict == VP_CHURN_MAY)
+			cv[j].verdict = VP_CHURN_WAIT;
+	}
+}
+
 /* Carries the rules' verdicts back, in the order take_plan() used. */
 static void
 store_moves(struct vp_daemon *d, const struct vp_churn_vcpu *cv)
@@ -188,7 +206,7 @@ store_moves(struct vp_daemon *d, const struct vp_churn_vcpu *cv)
  * allocation a tick, 48 bytes a planned vCPU: 38 KB for 800 vCPUs.
  */
 static int
-choose_moves(struct vp_daemon *d, uint64_t now)
+choose_moves(struct vp_daemon *d, uint64_t now, bool urgent_only)
 {
 	struct vp_churn_host h = {
 		.topo = d->topo, .reserved = &d->reserved,
@@ -196,17 +214,27 @@ choose_moves(struct vp_daemon *d, uint64_t now)
 	};
 	struct vp_churn_rules rules;
 	struct vp_churn_vcpu *cv;
+	unsigned int *pending;
 	int j, n = count_planned(d);
 
 	cv = calloc(n ? n : 1, sizeof(*cv));
-	if (!cv)
+	pending = calloc(n ? n : 1, sizeof(*pending));
+	if (!cv || !pending) {
+		free(cv);
+		free(pending);
 		return -ENOMEM;
+	}
 	churn_rules_default(&rules);
 	take_plan(d, cv);
-	for (j = 0; j < n; j++)
+	for (j = 0; j < n; j++) {
+		pending[j] = cv[j].pending_ticks;
 		churn_classify(&h, &rules, &cv[j], now);
+	}
+	if (urgent_only)
+		keep_urgent(cv, n, pending);
 	churn_pick(cv, n, rules.move_budget);
 	store_moves(d, cv);
+	free(pending);
 	free(cv);
 	return 0;
 }
@@ -255,18 +283,32 @@ note_plan_result(struct vp_daemon *d, int r)
 	d->plan_error = r;
 }
 
-void
-tick_plan(struct vp_daemon *d)
+static int
+plan_round(struct vp_daemon *d, uint64_t now, bool urgent_only)
 {
-	uint64_t t0 = clock_now_ns();
 	int r;
 
 	if ((r = replan(d)) == 0) {
 		warn_unfit(d);
-		if ((r = choose_moves(d, t0)) == 0)
+		if ((r = choose_moves(d, now, urgent_only)) == 0)
 			settle_replace(d);
 	}
 	note_plan_result(d, r);
+	return r;
+}
+
+void
+tick_plan_urgent(struct vp_daemon *d)
+{
+	plan_round(d, clock_now_ns(), true);
+}
+
+void
+tick_plan(struct vp_daemon *d)
+{
+	uint64_t t0 = clock_now_ns();
+
+	plan_round(d, t0, false);
 	d->c.plan_ns_last = clock_now_ns() - t0;
 	d->c.plan_ns_ring[d->c.ticks % 256] = d->c.plan_ns_last;
 	metrics_observe_plan(d, d->c.plan_ns_last);

@@ -878,11 +878,104 @@ def hints_follow(d, vm, root, pid, what):
                   "%r, home %r" % (what, c["vcpu"], got, c["home"]))
 
 
+# ---- event-driven placement (issue 13) ------------------------------
+
+def slow_tick_daemon(ctx, tag):
+    """A daemon whose next tick is 60 s away: within that time only the
+    event path (a round on a libvirt event) can place anything.  Started
+    by hand: Daemon.start() waits for a second tick."""
+    d = Daemon(ctx, tag, extra=["--tick", "60000"])
+    log = open(d.log_path, "w")
+    d.proc = subprocess.Popen(d.argv, stdin=subprocess.DEVNULL, stdout=log,
+                              stderr=log, cwd=ROOT)
+    log.close()
+    ctx.daemons.append(d)
+    d.wait(lambda s: True, WAIT_S, "a first status")
+    return d
+
+
+def event_counts(d):
+    """(ticks, event rounds, events, latency samples) from the metrics."""
+    text = ask(d.sock, "metrics")
+    out = tuple(metric(text, n) for n in (
+        "vcpuplace_ticks_total", "vcpuplace_event_rounds_total",
+        "vcpuplace_libvirt_events_total",
+        "vcpuplace_placement_latency_seconds_count"))
+    check(None not in out, "metrics lack the event counters: %r" % (out,))
+    return out
+
+
+def test_event_placement(ctx):
+    """With the tick 60 s away, a VM started is placed by the event path:
+    placed as its policy says while vcpuplace_ticks_total has not moved,
+    with event rounds and a placement-latency sample counted."""
+    ctx.need_daemon()
+    d = slow_tick_daemon(ctx, "ev")
+    ticks0, rounds0, _, lat0 = event_counts(d)
+    a = ctx.vm("ev-start", profile="dedicated")
+    # 20 s: a generous wait that still ends 40 s before the next tick
+    wait_placed(d, a, profile="dedicated", mode="dedicated", timeout=20)
+    ticks, rounds, events, lat = event_counts(d)
+    check(ticks == ticks0, "a tick ran (%d -> %d): the tick, not the "
+          "event path, may have placed it" % (ticks0, ticks))
+    check(rounds > rounds0, "event rounds %d -> %d" % (rounds0, rounds))
+    check(lat > lat0, "no placement latency sample (%d -> %d)" % (
+        lat0, lat))
+    d.stop_clean()
+
+
+def test_event_burst(ctx):
+    """A burst of 50 metadata changes (one virsh, back to back) is
+    coalesced: fewer event rounds than events; the socket answers
+    throughout; the last policy wins, placed with no tick."""
+    ctx.need_daemon()
+    d = slow_tick_daemon(ctx, "burst")
+    a = ctx.vm("ev-burst", profile="balanced")
+    wait_placed(d, a, profile="balanced", timeout=20)
+    ticks0, rounds0, events0, _ = event_counts(d)
+    n = 50
+    profs = ["latency", "balanced"] * (n // 2 - 1) + ["balanced",
+                                                      "dedicated"]
+    cmds = " ; ".join(
+        "metadata %s --uri %s --key %s --set '%s' --live" % (
+            a.name, vmlib.POLICY_NS, vmlib.POLICY_KEY,
+            vmlib.policy_xml(p, ns=False)) for p in profs)
+    burst = subprocess.Popen(["virsh", "-q", "-c", vmlib.URI, cmds],
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+    answered = 0
+    while burst.poll() is None:
+        st = d.sock_status()        # raises if the socket stops answering
+        check("vms" in st, "status without vms during the burst")
+        answered += 1
+    check(burst.returncode == 0, "virsh burst: %s" % burst.stderr.read())
+    check(answered >= 1, "the socket was not asked during the burst")
+    got = [None]
+
+    def all_events(st):
+        got[0] = event_counts(d)
+        return got[0][2] - events0 >= n
+    try:
+        d.wait(all_events, 20, "%d events counted" % n)
+    except Fail as e:
+        raise Fail("%s: %r" % (e, got[0]))
+    wait_placed(d, a, profile="dedicated", mode="dedicated", timeout=20)
+    ticks, rounds, events, _ = event_counts(d)
+    check(ticks == ticks0, "a tick ran (%d -> %d)" % (ticks0, ticks))
+    check(0 < rounds - rounds0 < events - events0,
+          "%d event rounds for %d events: not coalesced" % (
+              rounds - rounds0, events - events0))
+    print("  burst: %d events, %d rounds, %d status answers" % (
+        events - events0, rounds - rounds0, answered))
+    d.stop_clean()
+
+
 TESTS = [test_harness, test_place_on_start, test_metadata_change,
          test_dedicated_exclusive, test_invalid_metadata,
          test_libvirtd_restart, test_vm_destroyed, test_reserve,
          test_dryrun_live, test_dryrun_testdriver, test_socket_views,
-         test_kernel_hints]
+         test_kernel_hints,
+         test_event_placement, test_event_burst]
 
 
 # ---- runner ------------------------------------------------------------

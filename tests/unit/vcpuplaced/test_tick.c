@@ -125,6 +125,44 @@ START_TEST(test_second_round_waits)
 }
 END_TEST
 
+/*
+ * An event round moves a new VM at once but leaves a move that is not
+ * urgent to the ticks: however many events come, its hysteresis does not
+ * advance, and the ticks then move it after VP_CHURN_HYSTERESIS_TICKS.
+ */
+START_TEST(test_event_round_urgent_only)
+{
+	struct world w;
+	int k, i;
+
+	setup(&w);
+	tick_plan_urgent(&w.d);
+	for (k = 0; k < NVCPUS; k++) {
+		ck_assert_msg(w.vcpu[k].move, "new VM: vCPU %d not moved", k);
+		w.vcpu[k].affinity = w.vcpu[k].planned;
+		w.vcpu[k].placed_home = w.vcpu[k].home;
+		w.vcpu[k].move = false;
+	}
+	tick_plan(&w.d);
+	ck_assert(!w.vm.replace);
+	/* moved behind our back to a set that breaks no rule: not urgent */
+	w.vcpu[0].affinity = w.d.topo->all;
+	w.vcpu[0].last_move_ns = 0;
+	for (i = 0; i < 5; i++) {
+		tick_plan_urgent(&w.d);
+		ck_assert_msg(!w.vcpu[0].move, "event round %d moved it", i);
+		ck_assert_int_eq(w.vcpu[0].pending_ticks, 0);
+	}
+	for (i = 1; i < VP_CHURN_HYSTERESIS_TICKS; i++) {
+		tick_plan(&w.d);
+		ck_assert(!w.vcpu[0].move);
+	}
+	tick_plan(&w.d);
+	ck_assert(w.vcpu[0].move);
+	teardown(&w);
+}
+END_TEST
+
 Suite *
 tick_suite(void)
 {
@@ -134,6 +172,7 @@ tick_suite(void)
 	tcase_add_test(tc, test_new_vm_moves_at_once);
 	tcase_add_test(tc, test_failed_round_keeps_placement);
 	tcase_add_test(tc, test_second_round_waits);
+	tcase_add_test(tc, test_event_round_urgent_only);
 	suite_add_tcase(s, tc);
 	return s;
 }
