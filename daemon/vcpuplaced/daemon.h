@@ -100,6 +100,8 @@ enum vp_reject {
 	VP_REJ_DENIED,		/* a write command from uid != 0 */
 	VP_REJ_ARGS,		/* a known command with bad arguments */
 	VP_REJ_SLOW_READER,	/* did not read its answer in time */
+	VP_REJ_UID_LIMIT,	/* its uid already holds VP_CTL_UID_MAX slots */
+	VP_REJ_FULL,		/* no slot left that this uid may take */
 	VP_REJ_COUNT
 };
 
@@ -475,6 +477,8 @@ int explain_vcpu(const struct vp_daemon *d, const char *vm, int vcpu, FILE *f);
 /* server.c: the socket's plumbing (accept, read, limits, write) */
 #define VP_CTL_LINE_MAX	1024	/* one request line, newline included */
 #define VP_CTL_CLIENTS_MAX	1024	/* at once; more wait in the backlog */
+#define VP_CTL_UID_MAX	128	/* at once per non-root uid (server.c) */
+#define VP_CTL_ROOT_RESERVE	64	/* slots only uid 0 may take */
 #define VP_CTL_READ_NS	(2ULL * 1000000000)	/* to send the request */
 #define VP_CTL_WRITE_NS	(10ULL * 1000000000)	/* to read the answer */
 /* Binds and listens on d->ctl.path (mode 0660, group vcpuplace). */

@@ -22,6 +22,7 @@ static const char *const reject_names[VP_REJ_COUNT] = {
 	[VP_REJ_BINARY] = "binary", [VP_REJ_OVERLONG] = "overlong",
 	[VP_REJ_TIMEOUT] = "timeout", [VP_REJ_DENIED] = "denied",
 	[VP_REJ_ARGS] = "bad_arguments", [VP_REJ_SLOW_READER] = "slow_reader",
+	[VP_REJ_UID_LIMIT] = "uid_limit", [VP_REJ_FULL] = "full",
 };
 
 void
