@@ -1184,6 +1184,32 @@ def test_root_reserve(ctx):
           % (root_s * 1000, open_to_users))
 
 
+def test_full_table_refuses(ctx):
+    """With every slot taken (by root, who has no cap of its own), a
+    connection is still taken from the backlog and refused at once with
+    one line naming the limit, root's own and another uid's alike,
+    rather than left waiting behind the full table."""
+    d = ctx.daemon(nvms=4)
+    os.chmod(d.sock, 0o666)
+    flood = Flood(d.sock, 0, CLIENTS_MAX + 1)
+    try:
+        other_text, _ = timed_ask(d.sock, b"status\n", uid=NOBODY)
+        census = flood.ask("census")
+        check(census == {"held": CLIENTS_MAX, "full": 1}, "root's flood "
+              "of %d: %r" % (CLIENTS_MAX + 1, census))
+        check(other_text == "error: all %d connections open to uid %d "
+              "are taken; try again shortly\n" % (
+                  CLIENTS_MAX - ROOT_RESERVE, NOBODY),
+              "uid %d beside a full table: %r" % (NOBODY, other_text))
+    finally:
+        flood.close()
+    st = d.status()     # and the daemon serves once the flood is gone
+    check(len(st["vms"]) == 4, "status after the flood")
+    full = d.metrics()[("vcpuplace_socket_rejected_total",
+                        frozenset({("cause", "full")}))]
+    check(full == 2, "rejected{full} = %g, want 2" % full)
+
+
 TESTS = [test_status, test_metrics_promtool, test_metrics_label_escaping,
          test_explain,
          test_errors_one_line, test_silent_client, test_500_clients,
@@ -1192,7 +1218,8 @@ TESTS = [test_status, test_metrics_promtool, test_metrics_label_escaping,
          test_not_running,
          test_stale_and_busy_socket, test_status_table, test_sd_notify,
          test_reload_topology, test_top_tmux, test_sched_ext_unavailable,
-         test_sched_ext_options, test_uid_flood, test_root_reserve]
+         test_sched_ext_options, test_uid_flood, test_root_reserve,
+         test_full_table_refuses]
 
 
 def main():
