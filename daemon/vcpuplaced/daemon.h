@@ -476,7 +476,7 @@ int explain_vcpu(const struct vp_daemon *d, const char *vm, int vcpu, FILE *f);
 
 /* server.c: the socket's plumbing (accept, read, limits, write) */
 #define VP_CTL_LINE_MAX	1024	/* one request line, newline included */
-#define VP_CTL_CLIENTS_MAX	1024	/* at once; more wait in the backlog */
+#define VP_CTL_CLIENTS_MAX	1024	/* at once; more are refused at once */
 #define VP_CTL_UID_MAX	128	/* at once per non-root uid (server.c) */
 #define VP_CTL_ROOT_RESERVE	64	/* slots only uid 0 may take */
 #define VP_CTL_READ_NS	(2ULL * 1000000000)	/* to send the request */
