@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "host/qemu.h"
 
@@ -25,19 +26,25 @@ qemu_pid(const char *run_dir, const char *name)
 	return pid;
 }
 
-/* "CPU N/..." is a vCPU thread; its N, or -1. */
+/* "CPU N/..." (N plain decimal digits) is a vCPU thread; its N, or -1. */
 static int
 vcpu_of_comm(int pid, int tid)
 {
-	char path[96], comm[64];
+	char path[96], comm[64], *p;
 	FILE *f;
 	int n = -1;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
 	if (!(f = fopen(path, "re")))
 		return -1;
-	if (!fgets(comm, sizeof(comm), f) || sscanf(comm, "CPU %d/", &n) != 1)
-		n = -1;
+	if (fgets(comm, sizeof(comm), f) && !strncmp(comm, "CPU ", 4)) {
+		/* not sscanf's %d: " +1", "-0" or "01" are not QEMU's */
+		for (n = 0, p = comm + 4; *p >= '0' && *p <= '9' && n < 100000;
+		    p++)
+			n = n * 10 + (*p - '0');
+		if (p == comm + 4 || *p != '/' || (comm[4] == '0' && p > comm + 5))
+			n = -1;
+	}
 	fclose(f);
 	return n;
 }
@@ -63,9 +70,13 @@ qemu_vcpu_tids(int pid, int nvcpus, int *ret_tids)
 		if (tid < 1 || (n = vcpu_of_comm(pid, tid)) < 0 ||
 		    n >= nvcpus)
 			continue;
-		if (!ret_tids[n])
+		if (!ret_tids[n]) {
+			ret_tids[n] = tid;
 			found++;
-		ret_tids[n] = tid;
+		} else if (ret_tids[n] > 0) {
+			ret_tids[n] = QEMU_TID_AMBIGUOUS;
+			found--;
+		}
 	}
 	closedir(dir);
 	return found;

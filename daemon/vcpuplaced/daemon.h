@@ -80,6 +80,7 @@ struct vp_vm {
 	struct vp_cpuset emulator;	/* last emulator pin we applied */
 	bool cookie_done;		/* core-sched cookie given to its pid */
 	struct vp_kvm_vm *kvm;		/* its KVM debugfs dir, NULL unknown */
+	int thread_problem;		/* VP_THREADS_*, logged when it changes */
 };
 
 /* Plan-duration histogram buckets (upper bounds, seconds), Prometheus le. */
@@ -127,6 +128,7 @@ struct vp_counters {
 	unsigned long reconnects;
 	unsigned long libvirt_errors;
 	unsigned long invalid_metadata;
+	unsigned long thread_errors;	/* VMs whose vCPU threads went unknown */
 	unsigned long moves[VP_REASON_COUNT];
 	unsigned long pins_failed;
 	unsigned long vanished;		/* VM gone between plan and pin */

@@ -422,6 +422,10 @@ write_counters(const struct vp_daemon *d, FILE *f)
 	single(f, "vcpuplace_invalid_metadata_total", "counter", "Policy "
 	    "metadata rejected (the VM kept its previous policy).",
 	    (double)d->c.invalid_metadata);
+	single(f, "vcpuplace_vcpu_thread_errors_total", "counter", "VMs "
+	    "whose vCPU threads could not be told (QEMU gone, or a 'CPU N/' "
+	    "thread name missing or duplicated): those threads are left "
+	    "alone.", (double)d->c.thread_errors);
 	single(f, "vcpuplace_reloads_total", "counter", "Reloads (SIGHUP or "
 	    "the reload command).", (double)d->c.reloads);
 	single(f, "vcpuplace_reload_errors_total", "counter", "Reloads that "

@@ -19,7 +19,7 @@
 #define NTHREADS	4
 
 static pthread_barrier_t named, done;
-static int tids[NTHREADS];
+static int tids[8];
 
 struct worker {
 	int slot;
@@ -68,6 +68,39 @@ START_TEST(test_vcpu_tids_by_name)
 }
 END_TEST
 
+/*
+ * Names QEMU did not write: a second thread renamed "CPU 1/TCG" makes
+ * vCPU 1 unknowable (QEMU_TID_AMBIGUOUS, not counted), and names that
+ * only sscanf would read as vCPUs ("CPU +2/", "CPU 03/") are none.
+ */
+START_TEST(test_vcpu_tids_not_qemus)
+{
+	static const struct worker w[] = {
+		{ 0, "CPU 1/TCG" }, { 1, "CPU 0/TCG" }, { 2, "CPU 1/TCG" },
+		{ 3, "CPU +2/TCG" }, { 4, "CPU 03/TCG" }, { 5, "CPU 2" },
+	};
+	enum { N = sizeof(w) / sizeof(w[0]) };
+	pthread_t th[N];
+	int got[4], i, n;
+
+	pthread_barrier_init(&named, NULL, N + 1);
+	pthread_barrier_init(&done, NULL, N + 1);
+	for (i = 0; i < N; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, worker,
+		    (void *)&w[i]), 0);
+	pthread_barrier_wait(&named);
+	n = qemu_vcpu_tids(getpid(), 4, got);
+	pthread_barrier_wait(&done);
+	for (i = 0; i < N; i++)
+		pthread_join(th[i], NULL);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(got[0], tids[1]);
+	ck_assert_int_eq(got[1], QEMU_TID_AMBIGUOUS);
+	ck_assert_int_eq(got[2], 0);
+	ck_assert_int_eq(got[3], 0);
+}
+END_TEST
+
 START_TEST(test_pidfile)
 {
 	char dir[] = "/tmp/vp-qemu-XXXXXX", path[64];
@@ -101,6 +134,7 @@ qemu_suite(void)
 
 	tcase_add_test(tc, test_vcpu_tids_by_name);
 	tcase_add_test(tc, test_pidfile);
+	tcase_add_test(tc, test_vcpu_tids_not_qemus);
 	suite_add_tcase(s, tc);
 	return s;
 }
