@@ -878,11 +878,196 @@ def hints_follow(d, vm, root, pid, what):
                   "%r, home %r" % (what, c["vcpu"], got, c["home"]))
 
 
+# ---- hostile libvirt data (issue 13) -----------------------------------
+
+def read_comm(pid, tid):
+    with open("/proc/%d/task/%d/comm" % (pid, tid)) as f:
+        return f.read().rstrip("\n")
+
+
+def write_comm(pid, tid, name):
+    """Renames thread @tid of @pid, as root may (QEMU did not)."""
+    with open("/proc/%d/task/%d/comm" % (pid, tid), "w") as f:
+        f.write(name)
+
+
+def metric_value(d, name):
+    """The value of the unlabelled sample @name in the daemon's metrics."""
+    for line in d.ask("metrics").splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise Fail("metrics lack %s" % name)
+
+
+def logged(d, *words):
+    """The daemon's stderr lines holding every one of @words."""
+    return [l for l in d.stderr().splitlines() if all(w in l for w in words)]
+
+
+def vcpu_tid(st, name, vcpu):
+    e = vm_entry(st, name)
+    if not e:
+        return None
+    return [c.get("tid") for c in e["vcpus"] if c["vcpu"] == vcpu][0]
+
+
+def test_thread_names(ctx):
+    """Thread names QEMU did not write.  A non-vCPU thread of a VM's QEMU
+    renamed "CPU 0/TCG" (root writes its comm): the daemon says it cannot
+    tell which thread is vCPU 0, counts it, takes no thread for it (tid
+    0), and leaves the impostor's affinity alone; vCPU 0's real thread
+    renamed away: the daemon says vCPU 0 has no thread.  Names restored:
+    the real thread again.  The other VM stays where it was and the
+    socket answers throughout."""
+    ctx.need_daemon()
+    d = ctx.daemon()
+    a = ctx.vm("fair-thr", profile="balanced")
+    b = ctx.vm("fair-thr-other", profile="balanced")
+    wait_placed(d, a, profile="balanced")
+    eb = wait_placed(d, b, profile="balanced")
+    before_b = allowed_of(eb)[0]
+    pid = vmlib.qemu_pid(a.name)
+    real = vmlib.vcpu_threads(a.name)[0]
+    d.wait(lambda st: vcpu_tid(st, a.name, 0) == real, WAIT_S,
+           "%s vCPU 0 at its thread %d" % (a.name, real))
+    others = [int(t) for t in os.listdir("/proc/%d/task" % pid)
+              if int(t) not in (pid, real)]
+    check(others, "QEMU %d has no thread but the main one and vCPU 0" % pid)
+    fake = others[0]
+    fake_name, fake_aff = read_comm(pid, fake), vmlib.tid_affinity(fake)
+    err0 = metric_value(d, "vcpuplace_vcpu_thread_errors_total")
+    write_comm(pid, fake, "CPU 0/TCG")
+    try:
+        # threads are read at each inventory refresh (an event, or 10 s)
+        d.wait(lambda st: logged(d, "VM %s:" % a.name, "more than one "
+                                 "thread", "'CPU 0/...'") and
+               vcpu_tid(st, a.name, 0) == 0, WAIT_S,
+               "the duplicate 'CPU 0/TCG' of %s said and its tid 0"
+               % a.name)
+        check(metric_value(d, "vcpuplace_vcpu_thread_errors_total") ==
+              err0 + 1, "thread errors not counted once")
+        st = d.wait_ticks(4)
+        check(vcpu_tid(st, a.name, 0) == 0, "%s vCPU 0 tid %r, want 0 "
+              "while two threads claim it" % (a.name,
+                                              vcpu_tid(st, a.name, 0)))
+        check(vmlib.tid_affinity(fake) == fake_aff, "the impostor thread "
+              "%d was moved: %s, was %s" % (fake, vmlib.tid_affinity(fake),
+                                            fake_aff))
+        ex = d.ask("explain %s 0" % a.name)
+        check("(thread %d)" % fake not in ex, "explain names the "
+              "impostor:\n%s" % ex)
+        check(len(logged(d, "VM %s:" % a.name, "more than one thread")) == 1,
+              "the duplicate said more than once")
+    finally:
+        write_comm(pid, fake, fake_name)
+    d.wait(lambda st: vcpu_tid(st, a.name, 0) == real, WAIT_S,
+           "%s vCPU 0 back at its thread %d" % (a.name, real))
+    check(logged(d, "VM %s: every vCPU thread known again" % a.name),
+          "no line saying the threads are known again")
+    write_comm(pid, real, "fair-renamed")
+    try:
+        d.wait(lambda st: logged(d, "VM %s:" % a.name, "no thread",
+                                 "'CPU 0/...'") and
+               vcpu_tid(st, a.name, 0) == 0, WAIT_S,
+               "%s vCPU 0 without a thread said" % a.name)
+        check(metric_value(d, "vcpuplace_vcpu_thread_errors_total") ==
+              err0 + 2, "missing thread not counted")
+    finally:
+        write_comm(pid, real, "CPU 0/TCG")
+    d.wait(lambda st: vcpu_tid(st, a.name, 0) == real, WAIT_S,
+           "%s vCPU 0 back at its thread %d" % (a.name, real))
+    wait_placed(d, a, profile="balanced")
+    eb = wait_placed(d, b, profile="balanced")
+    check(allowed_of(eb)[0] == before_b, "%s moved from %s to %s" % (
+        b.name, before_b, allowed_of(eb)[0]))
+    d.stop_clean()
+
+
+def create_named(ctx, name, metadata=None):
+    """Starts a 1-vCPU VM named @name exactly (XML-escaped; its console
+    file gets a plain name).  Returns the VM, or the error libvirt gave
+    for that name (a string)."""
+    from xml.sax.saxutils import escape
+    n = len(ctx.vms)
+    console = os.path.join(ctx.rundir, "named-%d.console" % n)
+    path = os.path.join(ctx.rundir, "named-%d.xml" % n)
+    xml = vmlib.domain_xml(escape(name), 1, os.path.join(
+        ctx.guestdir, "vmlinuz"), os.path.join(ctx.guestdir, "initramfs.gz"),
+        console, metadata=metadata)
+    with open(path, "w") as f:
+        f.write(xml)
+    try:
+        vmlib.virsh("create", path)
+    except vmlib.VirshError as e:
+        return str(e)
+    vm = vmlib.VM(name, console, False)
+    ctx.vms.append(vm)
+    return vm
+
+
+def prom_label(value):
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace(
+        "\n", "\\n")
+
+
+def test_odd_names(ctx):
+    """Domain names at libvirt's limits: blanks, quotes, shell
+    metacharacters, %, a backslash, UTF-8, and the longest name libvirt
+    starts a QEMU for.  Each VM libvirt accepts is placed and appears
+    with its exact name in the status JSON, escaped in the metrics'
+    labels, found by explain, and named whole in the log; names libvirt
+    refuses are reported, not faked."""
+    ctx.need_daemon()
+    d = ctx.daemon()
+    odd = 'vptest-fair "q" \'s\' $(id) `id`;|&<>* %s%n \\ é 日本'
+    refused = {}
+    vms = []
+    for name in (odd, "vptest-fair-nl\nx", "vptest-fair-esc\x1b[1mx"):
+        r = create_named(ctx, name)
+        if isinstance(r, str):
+            refused[name] = r
+        else:
+            vms.append(r)
+    check(odd not in refused, "libvirt refused %r: %s" % (odd,
+                                                          refused.get(odd)))
+    # the longest name libvirt starts a VM for (the pidfile is NAME.pid)
+    for n in (1000, 300, 256, 255, 251, 250, 200):
+        name = "vptest-fair-long-" + "x" * (n - len("vptest-fair-long-"))
+        r = create_named(ctx, name)
+        if isinstance(r, str):
+            refused["%d bytes" % n] = r
+            continue
+        vms.append(r)
+        break
+    for what, why in refused.items():
+        print("    libvirt refuses %r: %s" % (what, why[-160:]))
+    for vm in vms:
+        print("    started %r (%d bytes)" % (vm.name[:40], len(
+            vm.name.encode())))
+    for vm in vms:
+        if len(vm.name.encode()) > 255:
+            # no room for it in the daemon's 256-byte name: it must say so
+            d.wait(lambda st: logged(d, vm.name[:200]) or logged(
+                d, "name longer than"), WAIT_S, "the long name said")
+            continue
+        e = wait_placed(d, vm, profile="balanced")
+        check(e["name"] == vm.name, "status name %r, want %r" % (
+            e["name"], vm.name))
+        ex = d.ask("explain %s 0" % vm.name)
+        check(ex.startswith("VM %s vCPU 0" % vm.name), "explain %r: %r"
+              % (vm.name, ex[:200]))
+        text = d.ask("metrics")
+        want = 'vm="%s"' % prom_label(vm.name)
+        check(want in text, "metrics lack the label %s" % want)
+    check(d.alive(), "daemon died")
+    d.stop_clean()
+
+
 TESTS = [test_harness, test_place_on_start, test_metadata_change,
          test_dedicated_exclusive, test_invalid_metadata,
          test_libvirtd_restart, test_vm_destroyed, test_reserve,
          test_dryrun_live, test_dryrun_testdriver, test_socket_views,
-         test_kernel_hints]
+         test_kernel_hints, test_thread_names, test_odd_names]
 
 
 # ---- runner ------------------------------------------------------------
