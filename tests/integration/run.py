@@ -1063,11 +1063,89 @@ def test_odd_names(ctx):
     d.stop_clean()
 
 
+def test_hostile_metadata(ctx):
+    """Metadata at the limits, written through libvirt as an admin
+    would: a policy larger than the parser takes, one nested thousands
+    deep, entity tricks (billion laughs, an external entity naming a
+    file): each is refused by libvirt (reported) or by the daemon (a
+    line naming the VM, invalid_metadata grows, the VM keeps its
+    affinity); nothing is expanded or fetched.  Our element under a
+    foreign prefix, beside another namespace's metadata, is ours.  The
+    other VM stays where it was throughout."""
+    ctx.need_daemon()
+    d = ctx.daemon()
+    a = ctx.vm("fair-meta", profile="balanced")
+    b = ctx.vm("fair-meta-other", profile="balanced")
+    wait_placed(d, a, profile="balanced")
+    eb = wait_placed(d, b, profile="balanced")
+    before_b = allowed_of(eb)[0]
+    ent = "".join('<!ENTITY l%d "%s">' % (i, ("&l%d;" % (i - 1)) * 10
+                                         if i else "lol" * 10)
+                  for i in range(10))
+    cases = (
+        ("large", '<policy profile="balanced"><!-- %s --></policy>'
+         % ("x" * 100000), ("larger than",)),
+        ("nested", '<policy profile="balanced">%s%s</policy>'
+         % ("<x>" * 3000, "</x>" * 3000), ()),
+        ("laughs", '<!DOCTYPE policy [%s]><policy profile="&l9;"/>' % ent,
+         ()),
+        ("external", '<!DOCTYPE policy [<!ENTITY x SYSTEM '
+         '"file:///etc/shadow">]><policy profile="&x;"/>', ()),
+    )
+    for what, raw, words in cases:
+        pin_a = actual(a.name, 1)[0][0]
+        inv0 = d.status()["invalid_metadata"]
+        try:
+            vmlib.set_policy(a.name, raw=raw)
+        except vmlib.VirshError as e:
+            print("    %s: libvirt refuses it: %s" % (what, str(e)[-120:]))
+            continue
+        got = vmlib.get_policy(a.name) or ""
+        print("    %s: libvirt keeps %d bytes: %r" % (what, len(got),
+                                                     got[:100]))
+        check("root:" not in got, "%s: libvirt expanded a file: %r"
+              % (what, got[:200]))
+        st, _ = d.wait(lambda s: s["invalid_metadata"] > inv0, WAIT_S,
+                       "invalid_metadata > %d after %s" % (inv0, what))
+        lines = logged(d, "VM %s: invalid vcpuplace metadata" % a.name)
+        check(lines and all(w in lines[-1] for w in words),
+              "%s: no line naming %s%s: %r" % (what, a.name, words,
+                                                lines[-1:]))
+        print("    %s: %s" % (what, lines[-1].split(": invalid ")[-1][:120]))
+        check(vm_entry(st, a.name)["error"], "%s: %s without an error"
+              % (what, a.name))
+        pin, thr = actual(a.name, 1)[0]
+        check(pin == thr == pin_a, "%s: %s moved from %s to %s/%s" % (
+            what, a.name, pin_a, pin, thr))
+        check(d.status()["invalid_metadata"] == inv0 + 1, "%s counted "
+              "more than once" % what)
+    # ours under another prefix, beside a foreign namespace's element
+    vmlib.virsh("metadata", a.name, "--uri", "urn:example:other", "--key",
+                "other", "--set", '<policy profile="dedicated"/>', "--live")
+    vmlib.virsh("metadata", a.name, "--uri", vmlib.POLICY_NS, "--key",
+                "fairprefix", "--set", '<policy profile="dedicated"/>',
+                "--live")
+    e = wait_placed(d, a, profile="dedicated", mode="dedicated")
+    check(not e["error"], "error %r with valid metadata" % e["error"])
+    vmlib.virsh("metadata", a.name, "--uri", "urn:example:other", "--key",
+                "other", "--set", '<policy profile="latency"/>', "--live")
+    d.wait_ticks(4)
+    wait_placed(d, a, profile="dedicated", mode="dedicated")
+    # a dedicated neighbour may move it: placed, as balanced, is the rule
+    wait_placed(d, b, profile="balanced")
+    print("    %s allowed %s, then %s beside a dedicated %s" % (
+        b.name, vmlib.format_cpulist(before_b), vmlib.format_cpulist(
+            allowed_of(vm_entry(d.status(), b.name))[0]), a.name))
+    check(d.alive(), "daemon died")
+    d.stop_clean()
+
+
 TESTS = [test_harness, test_place_on_start, test_metadata_change,
          test_dedicated_exclusive, test_invalid_metadata,
          test_libvirtd_restart, test_vm_destroyed, test_reserve,
          test_dryrun_live, test_dryrun_testdriver, test_socket_views,
-         test_kernel_hints, test_thread_names, test_odd_names]
+         test_kernel_hints, test_thread_names, test_odd_names,
+         test_hostile_metadata]
 
 
 # ---- runner ------------------------------------------------------------
