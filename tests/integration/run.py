@@ -1140,12 +1140,61 @@ def test_hostile_metadata(ctx):
     d.stop_clean()
 
 
+def test_max_vcpus(ctx):
+    """A vCPU count at libvirt's maximum for the machine type (virsh
+    domcapabilities): first defined with that maximum and 2 vCPUs
+    current, then with all of them running if TCG can start that many.
+    The daemon places every current vCPU, libvirt and the kernel agree,
+    and the other VM stays placed."""
+    ctx.need_daemon()
+    caps = vmlib.virsh("domcapabilities", "--virttype", "qemu", "--arch",
+                       "x86_64", "--machine", "pc")
+    m = re.search(r"<vcpu max='(\d+)'/>", caps)
+    check(m, "no <vcpu max=.../> in domcapabilities")
+    top = int(m.group(1))
+    d = ctx.daemon()
+    b = ctx.vm("fair-max-other", profile="balanced")
+    wait_placed(d, b, profile="balanced")
+    for tag, current in (("fair-max-hot", 2), ("fair-max-all", top)):
+        name = vmlib.PREFIX + tag
+        xml = vmlib.domain_xml(
+            name, 1, os.path.join(ctx.guestdir, "vmlinuz"),
+            os.path.join(ctx.guestdir, "initramfs.gz"),
+            os.path.join(ctx.rundir, tag + ".console"),
+            metadata=vmlib.policy_xml("balanced"))
+        xml = xml.replace("<vcpu placement='static'>1</vcpu>",
+                          "<vcpu placement='static' current='%d'>%d</vcpu>"
+                          % (current, top))
+        path = os.path.join(ctx.rundir, tag + ".xml")
+        with open(path, "w") as f:
+            f.write(xml)
+        t0 = time.monotonic()
+        try:
+            vmlib.virsh("create", path, timeout=300)
+        except vmlib.VirshError as e:
+            print("    %d of %d vCPUs: libvirt/QEMU refuse: %s" % (
+                current, top, str(e)[-200:]))
+            continue
+        vm = vmlib.VM(name, None, False)
+        ctx.vms.append(vm)
+        e = wait_placed(d, vm, nvcpus=current, profile="balanced",
+                        timeout=10 * WAIT_S)
+        print("    %d of %d vCPUs placed %.1fs after virsh create" % (
+            current, top, time.monotonic() - t0))
+        check(len(e["vcpus"]) == current, "%d vCPUs in status, want %d"
+              % (len(e["vcpus"]), current))
+        vmlib.destroy(name)
+        wait_placed(d, b, profile="balanced")
+    check(d.alive(), "daemon died")
+    d.stop_clean()
+
+
 TESTS = [test_harness, test_place_on_start, test_metadata_change,
          test_dedicated_exclusive, test_invalid_metadata,
          test_libvirtd_restart, test_vm_destroyed, test_reserve,
          test_dryrun_live, test_dryrun_testdriver, test_socket_views,
          test_kernel_hints, test_thread_names, test_odd_names,
-         test_hostile_metadata]
+         test_hostile_metadata, test_max_vcpus]
 
 
 # ---- runner ------------------------------------------------------------
