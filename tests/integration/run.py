@@ -1189,12 +1189,79 @@ def test_max_vcpus(ctx):
     d.stop_clean()
 
 
+def libvirtd_pid():
+    """The libvirtd of the pid file libvirt-up.sh's `libvirtd -d` writes."""
+    with open("/run/libvirtd.pid") as f:
+        pid = int(f.read().strip())
+    with open("/proc/%d/comm" % pid) as f:
+        check(f.read().strip() == "libvirtd", "pid %d is not libvirtd" % pid)
+    return pid
+
+
+def test_qemu_gone(ctx):
+    """A VM whose QEMU is gone while libvirt still lists it: libvirtd
+    stopped (SIGSTOP), the VM's QEMU killed (-9), libvirtd held longer
+    than the daemon's 10 s refresh, then let go (SIGCONT).  No crash; the
+    VM leaves the status; the other VM keeps its placement; no error
+    loop afterwards.  Whether the daemon's refresh sees the dead QEMU
+    while libvirt still lists it (logged as such) depends on which of
+    libvirtd's threads runs first after SIGCONT: printed, not asserted.
+    While libvirtd is stopped the daemon's libvirt calls wait for it, and
+    so does its socket (see the note printed)."""
+    ctx.need_daemon()
+    d = ctx.daemon()
+    a = ctx.vm("fair-gone", profile="balanced")
+    b = ctx.vm("fair-gone-other", profile="balanced")
+    wait_placed(d, a, profile="balanced")
+    eb = wait_placed(d, b, profile="balanced")
+    before_b = allowed_of(eb)[0]
+    qpid = vmlib.qemu_pid(a.name)
+    lpid = libvirtd_pid()
+    os.kill(lpid, signal.SIGSTOP)
+    try:
+        os.kill(qpid, signal.SIGKILL)
+        end = time.monotonic() + WAIT_S
+        while os.path.exists("/proc/%d" % qpid) and time.monotonic() < end:
+            time.sleep(0.05)
+        check(not os.path.exists("/proc/%d" % qpid), "QEMU %d survived "
+              "SIGKILL" % qpid)
+        # answered at once unless a refresh is already waiting on libvirtd
+        t0 = time.monotonic()
+        try:
+            st = d.sock_status()
+            note = "socket answered in %.0f ms" % (
+                (time.monotonic() - t0) * 1000)
+        except OSError as e:
+            note = "socket did not answer (%s)" % e
+        time.sleep(12)      # past one 10 s refresh, under keepalive's 30 s
+    finally:
+        os.kill(lpid, signal.SIGCONT)
+    print("    libvirtd stopped, QEMU killed: %s" % note)
+    check(d.alive(), "daemon died while libvirtd was stopped")
+    st, _ = d.wait(lambda s: vm_entry(s, a.name) is None, 2 * WAIT_S,
+                   "%s gone from the status" % a.name)
+    gone = logged(d, "VM %s: QEMU process %d cannot be read" % (a.name, qpid))
+    print("    the refresh %s the dead QEMU while libvirt listed it%s" % (
+        "saw" if gone else "did not see",
+        ": " + gone[0].split(": ", 1)[-1][:100] if gone else ""))
+    eb = wait_placed(d, b, profile="balanced")
+    check(allowed_of(eb)[0] == before_b, "%s moved from %s to %s" % (
+        b.name, before_b, allowed_of(eb)[0]))
+    e0, lines0 = st["libvirt_errors"], len(d.stderr().splitlines())
+    st = d.wait_ticks(10)
+    check(st["libvirt_errors"] == e0, "libvirt_errors still growing: "
+          "%d -> %d" % (e0, st["libvirt_errors"]))
+    grew = d.stderr().splitlines()[lines0:]
+    check(not grew, "stderr still growing (error loop?): %r" % grew[:5])
+    d.stop_clean()
+
+
 TESTS = [test_harness, test_place_on_start, test_metadata_change,
          test_dedicated_exclusive, test_invalid_metadata,
          test_libvirtd_restart, test_vm_destroyed, test_reserve,
          test_dryrun_live, test_dryrun_testdriver, test_socket_views,
          test_kernel_hints, test_thread_names, test_odd_names,
-         test_hostile_metadata, test_max_vcpus]
+         test_hostile_metadata, test_max_vcpus, test_qemu_gone]
 
 
 # ---- runner ------------------------------------------------------------
