@@ -129,6 +129,7 @@ struct vp_counters {
 	unsigned long libvirt_errors;
 	unsigned long invalid_metadata;
 	unsigned long thread_errors;	/* VMs whose vCPU threads went unknown */
+	unsigned long name_errors;	/* domains named longer than we hold */
 	unsigned long moves[VP_REASON_COUNT];
 	unsigned long pins_failed;
 	unsigned long vanished;		/* VM gone between plan and pin */
@@ -295,6 +296,7 @@ struct vp_daemon {
 	/* libvirt */
 	struct vp_virt virt;		/* its flags are set by events */
 	bool ever_connected;
+	int long_names;		/* domains skipped by the last refresh */
 	uint64_t reconnect_at_ns;
 	unsigned int backoff_ms;
 

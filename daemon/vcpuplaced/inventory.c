@@ -349,13 +349,32 @@ remap_plan(struct vp_daemon *d, const struct plan_vm_id *ids,
 	}
 }
 
+/*
+ * A domain whose name does not fit is left alone (a truncated name could
+ * name another VM to explain and policy); said and counted when the
+ * number of such domains grows, not at every refresh.
+ */
+static void
+note_long_name(struct vp_daemon *d, virDomainPtr dom, int nth)
+{
+	char uuid[VIR_UUID_STRING_BUFLEN] = "?";
+
+	if (nth <= d->long_names)
+		return;
+	d->c.name_errors++;
+	virDomainGetUUIDString(dom, uuid);
+	log_msg(LOG_ERR, "domain %s: name longer than %zu bytes, which "
+	    "vcpuplaced cannot hold: VM left alone", uuid,
+	    sizeof(((struct vp_dom_info *)0)->name) - 1);
+}
+
 int
 inventory_refresh(struct vp_daemon *d)
 {
 	virDomainPtr *doms = NULL;
 	struct plan_vm_id *ids;
 	struct vp_vm *vms;
-	int n, i, nvms = 0;
+	int n, i, nvms = 0, nlong = 0;
 
 	atomic_store(&d->virt.dirty, false);
 	n = virt_list_running(&d->virt, &doms);
@@ -375,8 +394,11 @@ inventory_refresh(struct vp_daemon *d)
 	}
 	for (i = 0; i < n; i++) {
 		struct vp_dom_info info;
+		int r = domain_info(doms[i], &info);
 
-		if (domain_info(doms[i], &info) < 0) {
+		if (r == -ENAMETOOLONG)
+			note_long_name(d, doms[i], ++nlong);
+		if (r < 0) {
 			virDomainFree(doms[i]);		/* vanished meanwhile */
 			continue;
 		}
@@ -388,6 +410,7 @@ inventory_refresh(struct vp_daemon *d)
 		nvms++;
 	}
 	free(doms);
+	d->long_names = nlong;
 	remap_plan(d, ids, vms, nvms);
 	free(ids);
 	inventory_free(d);	/* what was not carried over has gone */

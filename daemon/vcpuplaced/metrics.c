@@ -426,6 +426,9 @@ write_counters(const struct vp_daemon *d, FILE *f)
 	    "whose vCPU threads could not be told (QEMU gone, or a 'CPU N/' "
 	    "thread name missing or duplicated): those threads are left "
 	    "alone.", (double)d->c.thread_errors);
+	single(f, "vcpuplace_vm_name_errors_total", "counter", "Running "
+	    "domains left alone because their name is longer than 255 bytes.",
+	    (double)d->c.name_errors);
 	single(f, "vcpuplace_reloads_total", "counter", "Reloads (SIGHUP or "
 	    "the reload command).", (double)d->c.reloads);
 	single(f, "vcpuplace_reload_errors_total", "counter", "Reloads that "
