@@ -20,9 +20,9 @@ log_set_level(int prio)
 
 /*
  * One message, one line: a control byte in what a message quotes is
- * written as \xNN.  A VM name may hold a newline or an escape sequence
- * (libvirt accepts both), and whoever may name a domain must not be
- * able to forge a line of ours or drive the reader's terminal.
+ * written as \xNN.  A VM name may hold a newline or a carriage return
+ * (libvirt 9 starts a VM so named; XML keeps out the other control
+ * bytes), and whoever may name a domain must not forge a line of ours.
  */
 static void
 put_escaped(const char *s)

@@ -1041,7 +1041,8 @@ def test_odd_names(ctx):
     check(odd not in refused, "libvirt refused %r: %s" % (odd,
                                                           refused.get(odd)))
     # the longest name libvirt starts a VM for (the pidfile is NAME.pid)
-    for n in (256, 252, 251, 250, 200):
+    # libvirt 9 writes NAME.xml.new beside NAME.pid: 247 bytes at most
+    for n in (248, 247):
         name = "vptest-fair-long-" + "x" * (n - len("vptest-fair-long-"))
         r = create_named(ctx, name)
         if isinstance(r, str):
@@ -1124,7 +1125,9 @@ def test_hostile_metadata(ctx):
         try:
             vmlib.set_policy(a.name, raw=raw)
         except vmlib.VirshError as e:
-            print("    %s: libvirt refuses it: %s" % (what, str(e)[-120:]))
+            why = [l for l in str(e).splitlines() if "error" in l]
+            print("    %s: libvirt refuses it: %s" % (what, (
+                why[-1] if why else str(e))[-160:]))
             continue
         got = vmlib.get_policy(a.name) or ""
         print("    %s: libvirt keeps %d bytes: %r" % (what, len(got),
