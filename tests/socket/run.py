@@ -1239,6 +1239,29 @@ def test_long_vm_name(ctx):
                if "name longer than" in l]) == 1, "said again")
 
 
+def test_log_one_line_per_message(ctx):
+    """A VM name with a newline (libvirt accepts one) cannot forge a log
+    line: its invalid metadata is said on one line naming it with the
+    newline written as \\x0a, and every line of the log is the
+    daemon's."""
+    meta = ("<metadata><vp:policy xmlns:vp='urn:vcpuplace:policy:1' "
+            "profile='nonexistent'/></metadata>")
+    # the metadata rides in on the rename (the test driver reads the
+    # first <name>; the second, "x", is ignored)
+    d = ctx.daemon(nvms=3, rename={"vptest-td-0001": "vptest-nl&#10;"
+                                   "vcpuplaced: error: forged</name>" +
+                                   meta + "<name>x"})
+    names = [v["name"] for v in d.status()["vms"]]
+    check("vptest-nl\nvcpuplaced: error: forged" in names, names)
+    lines = d.stderr().splitlines()
+    check([l for l in lines if l.startswith(
+        "vcpuplaced: error: VM vptest-nl\\x0avcpuplaced: error: forged: "
+        "invalid vcpuplace metadata")], "no escaped line: %r" % lines)
+    check(not [l for l in lines if l.startswith("vcpuplaced: error: "
+                                                "forged")],
+          "a forged line in the log: %r" % lines)
+
+
 TESTS = [test_status, test_metrics_promtool, test_metrics_label_escaping,
          test_explain,
          test_errors_one_line, test_silent_client, test_500_clients,
@@ -1248,7 +1271,8 @@ TESTS = [test_status, test_metrics_promtool, test_metrics_label_escaping,
          test_stale_and_busy_socket, test_status_table, test_sd_notify,
          test_reload_topology, test_top_tmux, test_sched_ext_unavailable,
          test_sched_ext_options, test_uid_flood, test_root_reserve,
-         test_full_table_refuses, test_long_vm_name]
+         test_full_table_refuses, test_long_vm_name,
+         test_log_one_line_per_message]
 
 
 def main():
