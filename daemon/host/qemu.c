@@ -1,6 +1,7 @@
 /* qemu.c - see qemu.h. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,20 +10,62 @@
 
 #define QEMU_RUN_DIR	"/run/libvirt/qemu"
 
-int
-qemu_pid(const char *run_dir, const char *name)
+static int
+read_pidfile(const char *dir, const char *name)
 {
-	char path[512];
+	char path[1536];
 	int pid = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s.pid", run_dir ? run_dir :
-	    QEMU_RUN_DIR, name);
+	snprintf(path, sizeof(path), "%s/%s.pid", dir, name);
 	if (!(f = fopen(path, "re")))
 		return 0;
 	if (fscanf(f, "%d", &pid) != 1 || pid < 1)
 		pid = 0;
 	fclose(f);
+	return pid;
+}
+
+/*
+ * @name as XML text: libvirt 9.0 names the pidfile of a domain called
+ * web "1" 'web &quot;1&quot;.pid' (seen on Debian 12).  false if it does
+ * not fit.
+ */
+static bool
+xml_escaped(const char *name, char *out, size_t size)
+{
+	size_t n = 0, k;
+	const char *rep;
+	char one[2] = "";
+
+	for (; *name; name++) {
+		switch (*name) {
+		case '&': rep = "&amp;"; break;
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\'': rep = "&apos;"; break;
+		default: one[0] = *name; rep = one; break;
+		}
+		k = strlen(rep);
+		if (n + k >= size)
+			return false;
+		memcpy(out + n, rep, k);
+		n += k;
+	}
+	out[n] = '\0';
+	return true;
+}
+
+int
+qemu_pid(const char *run_dir, const char *name)
+{
+	const char *dir = run_dir ? run_dir : QEMU_RUN_DIR;
+	char esc[1280];
+	int pid = read_pidfile(dir, name);
+
+	if (!pid && xml_escaped(name, esc, sizeof(esc)) && strcmp(esc, name))
+		pid = read_pidfile(dir, esc);
 	return pid;
 }
 

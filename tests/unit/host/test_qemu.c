@@ -122,6 +122,14 @@ START_TEST(test_pidfile)
 	fclose(f);
 	ck_assert_int_eq(qemu_pid(dir, "web 1"), 0);
 	unlink(path);
+	/* libvirt 9.0 escapes the name for XML in the pidfile's name */
+	snprintf(path, sizeof(path), "%s/w &quot;1&quot; &amp;&apos;.pid",
+	    dir);
+	f = fopen(path, "w");
+	fputs("4343\n", f);
+	fclose(f);
+	ck_assert_int_eq(qemu_pid(dir, "w \"1\" &'"), 4343);
+	unlink(path);
 	rmdir(dir);
 }
 END_TEST
