@@ -1029,7 +1029,8 @@ def test_odd_names(ctx):
     refuses are reported, not faked."""
     ctx.need_daemon()
     d = ctx.daemon()
-    odd = 'vptest-fair "q" \'s\' $(id) `id`;|&<>* %s%n \\ é 日本'
+    # explain takes at most 10 words in all: a name of 8 at most
+    odd = 'vptest-fair "q" \'s\' $(id) `id`;|&<>* %s%n \\ é日本'
     refused = {}
     vms = []
     for name in (odd, "vptest-fair-nl\nx", "vptest-fair-esc\x1b[1mx"):
