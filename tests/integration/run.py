@@ -1071,9 +1071,10 @@ def test_odd_names(ctx):
         check(e["name"] == vm.name, "status name %r, want %r" % (
             e["name"], vm.name))
         print("    %r: placed, tid %s" % (vm.name[:30], e["vcpus"][0]["tid"]))
-        ex = d.ask("explain %s 0" % vm.name)
-        check(ex.startswith("VM %s vCPU 0" % vm.name), "explain %r: %r"
-              % (vm.name, ex[:200]))
+        if "\n" not in vm.name:    # a request is one line: cannot ask
+            ex = d.ask("explain %s 0" % vm.name)
+            check(ex.startswith("VM %s vCPU 0" % vm.name), "explain %r: "
+                  "%r" % (vm.name, ex[:200]))
         text = d.ask("metrics")
         want = 'vm="%s"' % prom_label(vm.name)
         check(want in text, "metrics lack the label %s" % want)
