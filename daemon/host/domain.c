@@ -23,6 +23,8 @@ domain_info(virDomainPtr dom, struct vp_dom_info *ret)
 	    !(name = virDomainGetName(dom)) ||
 	    virDomainGetUUID(dom, ret->uuid) < 0)
 		return -ENOENT;		/* vanished meanwhile */
+	if (strlen(name) >= sizeof(ret->name))
+		return -ENAMETOOLONG;
 	snprintf(ret->name, sizeof(ret->name), "%s", name);
 	ret->nvcpus = (int)info.nrVirtCpu;
 	return 0;

@@ -20,7 +20,11 @@ struct vp_dom_info {
 	int nvcpus;		/* live, >= 1 */
 };
 
-/* Fills *ret; -ENOENT when the domain has gone meanwhile. */
+/*
+ * Fills *ret; -ENOENT when the domain has gone meanwhile, -ENAMETOOLONG
+ * (uuid filled) when its name does not fit name[]: a truncated name
+ * could be another VM's.
+ */
 int domain_info(virDomainPtr dom, struct vp_dom_info *ret) VP_MUST_CHECK;
 
 /*

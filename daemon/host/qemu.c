@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,16 +60,59 @@ read_text(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-int
-qemu_pid(const char *run_dir, const char *name)
+/* The pid in @dir/@name.pid, 0 if none. */
+static int
+read_pidfile(const char *dir, const char *name)
 {
-	char path[512], text[128];
+	char path[1536], text[128];
 
-	snprintf(path, sizeof(path), "%s/%s.pid", run_dir ? run_dir :
-	    QEMU_RUN_DIR, name);
+	snprintf(path, sizeof(path), "%s/%s.pid", dir, name);
 	if (read_text(path, text, sizeof(text)) < 0)
 		return 0;
 	return qemu_parse_pid(text);
+}
+
+/*
+ * @name as XML text: libvirt 9.0 names the pidfile of a domain called
+ * web "1" 'web &quot;1&quot;.pid' (seen on Debian 12).  false if it does
+ * not fit.
+ */
+static bool
+xml_escaped(const char *name, char *out, size_t size)
+{
+	size_t n = 0, k;
+	const char *rep;
+	char one[2] = "";
+
+	for (; *name; name++) {
+		switch (*name) {
+		case '&': rep = "&amp;"; break;
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\'': rep = "&apos;"; break;
+		default: one[0] = *name; rep = one; break;
+		}
+		k = strlen(rep);
+		if (n + k >= size)
+			return false;
+		memcpy(out + n, rep, k);
+		n += k;
+	}
+	out[n] = '\0';
+	return true;
+}
+
+int
+qemu_pid(const char *run_dir, const char *name)
+{
+	const char *dir = run_dir ? run_dir : QEMU_RUN_DIR;
+	char esc[1280];
+	int pid = read_pidfile(dir, name);
+
+	if (!pid && xml_escaped(name, esc, sizeof(esc)) && strcmp(esc, name))
+		pid = read_pidfile(dir, esc);
+	return pid;
 }
 
 int
@@ -81,6 +125,9 @@ qemu_vcpu_of_comm(const char *comm)
 	if (strncmp(comm, "CPU ", 4))
 		return -1;
 	n = parse_uint(comm + 4, &end);
+	/* QEMU writes plain decimal: "CPU 01/" is not its name */
+	if (comm[4] == '0' && end > comm + 5)
+		return -1;
 	return n >= 0 && *end == '/' ? n : -1;
 }
 
@@ -118,9 +165,13 @@ qemu_vcpu_tids(int pid, int nvcpus, int *ret_tids)
 		if (tid < 1 || (n = vcpu_of_comm(pid, tid)) < 0 ||
 		    n >= nvcpus)
 			continue;
-		if (!ret_tids[n])
+		if (!ret_tids[n]) {
+			ret_tids[n] = tid;
 			found++;
-		ret_tids[n] = tid;
+		} else if (ret_tids[n] > 0) {
+			ret_tids[n] = QEMU_TID_AMBIGUOUS;
+			found--;
+		}
 	}
 	closedir(dir);
 	return found;

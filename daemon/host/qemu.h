@@ -16,10 +16,19 @@ int qemu_pid(const char *run_dir, const char *name);
 
 /*
  * The thread id of each vCPU 0..@nvcpus-1 of process @pid into
- * ret_tids[] (0 where no thread is named for it).  Returns how many were
- * found, or -errno when /proc/@pid/task cannot be read.
+ * ret_tids[] (0 where no thread is named for it, QEMU_TID_AMBIGUOUS
+ * where more than one is).  Returns how many vCPUs have exactly one
+ * thread, or -errno when /proc/@pid/task cannot be read.
  */
 int qemu_vcpu_tids(int pid, int nvcpus, int *ret_tids);
+
+/*
+ * Thread names are only a convention: anyone who may write the process's
+ * /proc/PID/task/TID/comm can name another thread "CPU 0/TCG".  Two
+ * threads named for one vCPU cannot be told apart, and guessing could
+ * hand a thread that is not the vCPU to the scheduler's placement.
+ */
+#define QEMU_TID_AMBIGUOUS	(-1)
 
 /*
  * The parsers behind them, pure, for tests and fuzzing (tests/fuzz/):

@@ -80,6 +80,7 @@ struct vp_vm {
 	struct vp_cpuset emulator;	/* last emulator pin we applied */
 	bool cookie_done;		/* core-sched cookie given to its pid */
 	struct vp_kvm_vm *kvm;		/* its KVM debugfs dir, NULL unknown */
+	int thread_problem;		/* VP_THREADS_*, logged when it changes */
 };
 
 /* Plan-duration histogram buckets (upper bounds, seconds), Prometheus le. */
@@ -102,6 +103,8 @@ enum vp_reject {
 	VP_REJ_DENIED,		/* a write command from uid != 0 */
 	VP_REJ_ARGS,		/* a known command with bad arguments */
 	VP_REJ_SLOW_READER,	/* did not read its answer in time */
+	VP_REJ_UID_LIMIT,	/* its uid already holds VP_CTL_UID_MAX slots */
+	VP_REJ_FULL,		/* no slot left that this uid may take */
 	VP_REJ_COUNT
 };
 
@@ -127,6 +130,8 @@ struct vp_counters {
 	unsigned long reconnects;
 	unsigned long libvirt_errors;
 	unsigned long invalid_metadata;
+	unsigned long thread_errors;	/* VMs whose vCPU threads went unknown */
+	unsigned long name_errors;	/* domains named longer than we hold */
 	unsigned long moves[VP_REASON_COUNT];
 	unsigned long pins_failed;
 	unsigned long vanished;		/* VM gone between plan and pin */
@@ -297,6 +302,7 @@ struct vp_daemon {
 	/* libvirt */
 	struct vp_virt virt;		/* its flags are set by events */
 	bool ever_connected;
+	int long_names;		/* domains skipped by the last refresh */
 	uint64_t reconnect_at_ns;
 	unsigned int backoff_ms;
 	uint64_t event_ns;		/* oldest event the last refresh took */
@@ -491,7 +497,9 @@ int explain_vcpu(const struct vp_daemon *d, const char *vm, int vcpu, FILE *f);
 
 /* server.c: the socket's plumbing (accept, read, limits, write) */
 #define VP_CTL_LINE_MAX	1024	/* one request line, newline included */
-#define VP_CTL_CLIENTS_MAX	1024	/* at once; more wait in the backlog */
+#define VP_CTL_CLIENTS_MAX	1024	/* at once; more are refused at once */
+#define VP_CTL_UID_MAX	128	/* at once per non-root uid (server.c) */
+#define VP_CTL_ROOT_RESERVE	64	/* slots only uid 0 may take */
 #define VP_CTL_READ_NS	(2ULL * 1000000000)	/* to send the request */
 #define VP_CTL_WRITE_NS	(10ULL * 1000000000)	/* to read the answer */
 /* Binds and listens on d->ctl.path (mode 0660, group vcpuplace). */

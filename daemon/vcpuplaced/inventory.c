@@ -210,17 +210,63 @@ new_vm(struct vp_vm *vm, int nvcpus)
 	return 0;
 }
 
-/* vCPU thread ids, from QEMU's thread names. */
+enum { VP_THREADS_OK, VP_THREADS_GONE, VP_THREADS_MISSING, VP_THREADS_DUP };
+
+/* Says once, when it changes, why some vCPU threads are unknown. */
 static void
-read_tids(struct vp_vm *vm)
+note_threads(struct vp_daemon *d, struct vp_vm *vm, int problem, int k,
+    int r)
+{
+	if (problem == vm->thread_problem)
+		return;
+	vm->thread_problem = problem;
+	if (problem == VP_THREADS_OK) {
+		log_msg(LOG_NOTICE, "VM %s: every vCPU thread known again",
+		    vm->name);
+		return;
+	}
+	d->c.thread_errors++;
+	if (problem == VP_THREADS_GONE)
+		log_msg(LOG_ERR, "VM %s: QEMU process %d cannot be read (%s) "
+		    "while libvirt lists the VM: its vCPU threads are left "
+		    "alone", vm->name, vm->pid, strerror(-r));
+	else if (problem == VP_THREADS_DUP)
+		log_msg(LOG_ERR, "VM %s: more than one thread of QEMU process "
+		    "%d is named 'CPU %d/...': cannot tell which is vCPU %d, "
+		    "so no thread is taken for it", vm->name, vm->pid, k, k);
+	else
+		log_msg(LOG_ERR, "VM %s: no thread of QEMU process %d is named "
+		    "'CPU %d/...': vCPU %d's thread is unknown", vm->name,
+		    vm->pid, k, k);
+}
+
+/*
+ * vCPU thread ids, from QEMU's thread names, read afresh each time: a
+ * thread id kept from an earlier read may belong to anyone by now.  A
+ * vCPU without exactly one thread named for it gets none (tid 0: its
+ * load, wake hint and BPF placement are skipped); the VM is still
+ * placed, through libvirt, which knows its threads from QEMU itself.
+ */
+static void
+read_tids(struct vp_daemon *d, struct vp_vm *vm)
 {
 	int *tids = calloc(vm->nvcpus, sizeof(*tids));
-	int k;
+	int k, r, bad = -1, problem = VP_THREADS_OK;
 
-	if (tids && qemu_vcpu_tids(vm->pid, vm->nvcpus, tids) > 0)
-		for (k = 0; k < vm->nvcpus; k++)
-			if (tids[k])
-				vm->vcpu[k].tid = tids[k];
+	if (!tids)
+		return;		/* short of memory: keep what we knew */
+	r = vm->pid ? qemu_vcpu_tids(vm->pid, vm->nvcpus, tids) : -ESRCH;
+	for (k = 0; k < vm->nvcpus; k++) {
+		vm->vcpu[k].tid = r >= 0 && tids[k] > 0 ? tids[k] : 0;
+		if (r < 0 || tids[k] > 0 || problem == VP_THREADS_DUP)
+			continue;
+		problem = tids[k] ? VP_THREADS_DUP : VP_THREADS_MISSING;
+		bad = k;
+	}
+	/* no pid: not QEMU's driver, or not started yet: nothing to say */
+	if (vm->pid && r < 0)
+		problem = VP_THREADS_GONE;
+	note_threads(d, vm, problem, bad, r);
 	free(tids);
 }
 
@@ -248,7 +294,7 @@ describe_vm(struct vp_daemon *d, virDomainPtr dom,
 	snprintf(vm->name, sizeof(vm->name), "%s", info->name);
 	vm->pid = qemu_pid(NULL, vm->name);
 	read_policy(d, vm);
-	read_tids(vm);
+	read_tids(d, vm);
 	/* a dry run never pins: keep the affinity it pretended to apply */
 	if (d->dry_run && carried)
 		return 0;
@@ -303,13 +349,32 @@ remap_plan(struct vp_daemon *d, const struct plan_vm_id *ids,
 	}
 }
 
+/*
+ * A domain whose name does not fit is left alone (a truncated name could
+ * name another VM to explain and policy); said and counted when the
+ * number of such domains grows, not at every refresh.
+ */
+static void
+note_long_name(struct vp_daemon *d, virDomainPtr dom, int nth)
+{
+	char uuid[VIR_UUID_STRING_BUFLEN] = "?";
+
+	if (nth <= d->long_names)
+		return;
+	d->c.name_errors++;
+	virDomainGetUUIDString(dom, uuid);
+	log_msg(LOG_ERR, "domain %s: name longer than %zu bytes, which "
+	    "vcpuplaced cannot hold: VM left alone", uuid,
+	    sizeof(((struct vp_dom_info *)0)->name) - 1);
+}
+
 int
 inventory_refresh(struct vp_daemon *d)
 {
 	virDomainPtr *doms = NULL;
 	struct plan_vm_id *ids;
 	struct vp_vm *vms;
-	int n, i, nvms = 0;
+	int n, i, nvms = 0, nlong = 0;
 
 	atomic_store(&d->virt.dirty, false);
 	/* after the flag: an event from now on makes another refresh */
@@ -331,8 +396,11 @@ inventory_refresh(struct vp_daemon *d)
 	}
 	for (i = 0; i < n; i++) {
 		struct vp_dom_info info;
+		int r = domain_info(doms[i], &info);
 
-		if (domain_info(doms[i], &info) < 0) {
+		if (r == -ENAMETOOLONG)
+			note_long_name(d, doms[i], ++nlong);
+		if (r < 0) {
 			virDomainFree(doms[i]);		/* vanished meanwhile */
 			continue;
 		}
@@ -344,6 +412,7 @@ inventory_refresh(struct vp_daemon *d)
 		nvms++;
 	}
 	free(doms);
+	d->long_names = nlong;
 	remap_plan(d, ids, vms, nvms);
 	free(ids);
 	inventory_free(d);	/* what was not carried over has gone */

@@ -32,6 +32,7 @@ static const char *const reject_names[VP_REJ_COUNT] = {
 	[VP_REJ_BINARY] = "binary", [VP_REJ_OVERLONG] = "overlong",
 	[VP_REJ_TIMEOUT] = "timeout", [VP_REJ_DENIED] = "denied",
 	[VP_REJ_ARGS] = "bad_arguments", [VP_REJ_SLOW_READER] = "slow_reader",
+	[VP_REJ_UID_LIMIT] = "uid_limit", [VP_REJ_FULL] = "full",
 };
 
 void
@@ -472,6 +473,13 @@ write_counters(const struct vp_daemon *d, FILE *f)
 	single(f, "vcpuplace_invalid_metadata_total", "counter", "Policy "
 	    "metadata rejected (the VM kept its previous policy).",
 	    (double)d->c.invalid_metadata);
+	single(f, "vcpuplace_vcpu_thread_errors_total", "counter", "VMs "
+	    "whose vCPU threads could not be told (QEMU gone, or a 'CPU N/' "
+	    "thread name missing or duplicated): those threads are left "
+	    "alone.", (double)d->c.thread_errors);
+	single(f, "vcpuplace_vm_name_errors_total", "counter", "Running "
+	    "domains left alone because their name is longer than 255 bytes.",
+	    (double)d->c.name_errors);
 	single(f, "vcpuplace_reloads_total", "counter", "Reloads (SIGHUP or "
 	    "the reload command).", (double)d->c.reloads);
 	single(f, "vcpuplace_reload_errors_total", "counter", "Reloads that "

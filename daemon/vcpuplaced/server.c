@@ -6,8 +6,9 @@
  * thread that owns the daemon's state, so commands need no locks and no
  * client, however slow, broken or hostile, can hold up a tick: a client
  * gets VP_CTL_READ_NS to send its line and VP_CTL_WRITE_NS to read its
- * answer, and no more than VP_CTL_CLIENTS_MAX are served at once (the
- * rest wait in the listen backlog, which the kernel holds for us).
+ * answer, and no more than VP_CTL_CLIENTS_MAX are served at once, at
+ * most VP_CTL_UID_MAX of them for one non-root uid (accept_clients()
+ * refuses the rest at once, so that no one waits behind a flood).
  *
  * A request is parsed (command.c) as soon as its line is in.  A command
  * that would block on libvirt is queued on its client and run by the
@@ -250,15 +251,90 @@ reject(struct vp_daemon *d, int i, enum vp_reject why, const char *msg)
 	drop_client(&d->ctl, i);
 }
 
+/*
+ * Fair shares of the client table.  The socket is open to the group
+ * vcpuplace: people running vcpuplacectl and a metrics scraper, each
+ * request one connection that lives a few milliseconds, so an honest
+ * uid holds a handful at once (a `top`, a scrape, a script's loop).
+ * VP_CTL_UID_MAX (128) is far above that, and still an eighth of the
+ * table: a flood from one uid leaves the rest to everyone else, and
+ * seven uids flooding together still leave room for an eighth.  The
+ * last VP_CTL_ROOT_RESERVE slots are root's alone, so that root's
+ * status, pause or reload gets in whoever floods; root has no cap of
+ * its own (it can stop the daemon anyway, and it is the uid that runs
+ * hundreds of clients in the tests).  A uid SO_PEERCRED could not tell
+ * ((uid_t)-1) is one more non-root uid.
+ */
+static int
+uid_slots(const struct vp_ctl *c, uid_t uid)
+{
+	int i, n = 0;
+
+	for (i = 0; i < c->nclients; i++)
+		n += c->client[i].uid == uid;
+	return n;
+}
+
+/* Why @uid may not have a slot now, or VP_REJ_NONE. */
+static enum vp_reject
+slot_refusal(const struct vp_ctl *c, uid_t uid)
+{
+	if (uid == 0)
+		return c->nclients < VP_CTL_CLIENTS_MAX ? VP_REJ_NONE :
+		    VP_REJ_FULL;
+	if (uid_slots(c, uid) >= VP_CTL_UID_MAX)
+		return VP_REJ_UID_LIMIT;
+	if (c->nclients >= VP_CTL_CLIENTS_MAX - VP_CTL_ROOT_RESERVE)
+		return VP_REJ_FULL;
+	return VP_REJ_NONE;
+}
+
+/* One error line to a connection that gets no slot, then close it. */
+static void
+refuse(struct vp_daemon *d, int fd, uid_t uid, enum vp_reject why)
+{
+	char msg[160];
+	ssize_t r;
+
+	if (why == VP_REJ_UID_LIMIT)
+		snprintf(msg, sizeof(msg), "error: uid %ld already has %d "
+		    "connections open, the most one user may have; try again "
+		    "when one closes\n", (long)uid, VP_CTL_UID_MAX);
+	else
+		snprintf(msg, sizeof(msg), "error: all %d connections open to "
+		    "uid %ld are taken; try again shortly\n", uid == 0 ?
+		    VP_CTL_CLIENTS_MAX : VP_CTL_CLIENTS_MAX - VP_CTL_ROOT_RESERVE,
+		    (long)uid);
+	d->c.ctl_rejected[why]++;
+	r = send(fd, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT);
+	(void)r;	/* a client that cannot take it loses it */
+	drain(fd);
+	close(fd);
+}
+
+/*
+ * Takes what waits in the listen backlog: a slot for each connection
+ * whose uid may have one, an error line at once for the others.  The
+ * backlog is one queue for everyone, so it is always drained, even
+ * with the table full: left there, a client queued behind a flood would
+ * wait for the flood's 2 s read deadline.  At most VP_CTL_ACCEPT_BATCH
+ * a call, so a client reconnecting as fast as it can does not keep the
+ * loop from its tick's deadline.
+ */
+#define VP_CTL_ACCEPT_BATCH	64
+
 static void
 accept_clients(struct vp_daemon *d, uint64_t now)
 {
 	struct vp_ctl *c = &d->ctl;
+	int n;
 
-	while (c->nclients < VP_CTL_CLIENTS_MAX) {
-		struct vp_ctl_client *cl = &c->client[c->nclients];
+	for (n = 0; n < VP_CTL_ACCEPT_BATCH; n++) {
+		struct vp_ctl_client *cl;
 		struct ucred cred;
 		socklen_t len = sizeof(cred);
+		enum vp_reject why;
+		uid_t uid;
 		int fd;
 
 		fd = accept4(c->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -269,13 +345,18 @@ accept_clients(struct vp_daemon *d, uint64_t now)
 				    c->path, strerror(errno));
 			return;
 		}
+		/* who is asking decides what it may write, not what it says */
+		uid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 ?
+		    cred.uid : (uid_t)-1;
+		if ((why = slot_refusal(c, uid)) != VP_REJ_NONE) {
+			refuse(d, fd, uid, why);
+			continue;
+		}
+		cl = &c->client[c->nclients++];
 		memset(cl, 0, sizeof(*cl));
 		cl->fd = fd;
-		/* who is asking decides what it may write, not what it says */
-		cl->uid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred,
-		    &len) == 0 ? cred.uid : (uid_t)-1;
+		cl->uid = uid;
 		cl->deadline = now + VP_CTL_READ_NS;
-		c->nclients++;
 	}
 }
 
@@ -521,8 +602,8 @@ server_serve(struct vp_daemon *d, uint64_t deadline)
 			    -1 : c->client[i].fd,
 			    .events = c->client[i].out ? POLLOUT : POLLIN };
 		n = c->nclients;
-		/* when full, new clients wait in the backlog */
-		listening = c->fd >= 0 && c->nclients < VP_CTL_CLIENTS_MAX;
+		/* even when full: see accept_clients() */
+		listening = c->fd >= 0;
 		if (listening)
 			pfd[n++] = (struct pollfd){ .fd = c->fd,
 			    .events = POLLIN };

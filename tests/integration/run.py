@@ -970,12 +970,433 @@ def test_event_burst(ctx):
     d.stop_clean()
 
 
+# ---- hostile libvirt data (issue 13) -----------------------------------
+
+def read_comm(pid, tid):
+    with open("/proc/%d/task/%d/comm" % (pid, tid)) as f:
+        return f.read().rstrip("\n")
+
+
+def write_comm(pid, tid, name):
+    """Renames thread @tid of process @pid (QEMU did not).  The kernel
+    lets only a thread of the same process write its comm (EINVAL even
+    for root), so the write is made from inside: gdb attaches, calls
+    open/write/close in the process, and detaches."""
+    p = subprocess.run(
+        ["gdb", "-p", str(pid), "-batch", "-nx",
+         "-ex", 'call (int)open("/proc/%d/task/%d/comm", 1)' % (pid, tid),
+         "-ex", 'call (long)write($1, "%s", %d)' % (name, len(name)),
+         "-ex", "call (int)close($1)"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True, timeout=WAIT_S)
+    check(read_comm(pid, tid) == name, "gdb could not rename thread %d of "
+          "%d to %r: %s" % (tid, pid, name, p.stdout[-400:]))
+
+
+def metric_value(d, name):
+    """The value of the unlabelled sample @name in the daemon's metrics."""
+    for line in d.ask("metrics").splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise Fail("metrics lack %s" % name)
+
+
+def logged(d, *words):
+    """The daemon's stderr lines holding every one of @words."""
+    return [l for l in d.stderr().splitlines() if all(w in l for w in words)]
+
+
+def vcpu_tid(st, name, vcpu):
+    e = vm_entry(st, name)
+    if not e:
+        return None
+    return [c.get("tid") for c in e["vcpus"] if c["vcpu"] == vcpu][0]
+
+
+def test_thread_names(ctx):
+    """Thread names QEMU did not write.  A non-vCPU thread of a VM's QEMU
+    renamed "CPU 0/TCG" (from inside QEMU, through gdb): the daemon says it cannot
+    tell which thread is vCPU 0, counts it, takes no thread for it (tid
+    0), and leaves the impostor's affinity alone; vCPU 0's real thread
+    renamed away: the daemon says vCPU 0 has no thread.  Names restored:
+    the real thread again.  The other VM stays where it was and the
+    socket answers throughout."""
+    ctx.need_daemon()
+    d = ctx.daemon()
+    a = ctx.vm("fair-thr", profile="balanced")
+    b = ctx.vm("fair-thr-other", profile="balanced")
+    wait_placed(d, a, profile="balanced")
+    eb = wait_placed(d, b, profile="balanced")
+    before_b = allowed_of(eb)[0]
+    pid = vmlib.qemu_pid(a.name)
+    real = vmlib.vcpu_threads(a.name)[0]
+    d.wait(lambda st: vcpu_tid(st, a.name, 0) == real, WAIT_S,
+           "%s vCPU 0 at its thread %d" % (a.name, real))
+    others = [int(t) for t in os.listdir("/proc/%d/task" % pid)
+              if int(t) not in (pid, real)]
+    check(others, "QEMU %d has no thread but the main one and vCPU 0" % pid)
+    fake = others[0]
+    fake_name, fake_aff = read_comm(pid, fake), vmlib.tid_affinity(fake)
+    err0 = metric_value(d, "vcpuplace_vcpu_thread_errors_total")
+    write_comm(pid, fake, "CPU 0/TCG")
+    try:
+        # threads are read at each inventory refresh (an event, or 10 s)
+        d.wait(lambda st: logged(d, "VM %s:" % a.name, "more than one "
+                                 "thread", "'CPU 0/...'") and
+               vcpu_tid(st, a.name, 0) == 0, WAIT_S,
+               "the duplicate 'CPU 0/TCG' of %s said and its tid 0"
+               % a.name)
+        check(metric_value(d, "vcpuplace_vcpu_thread_errors_total") ==
+              err0 + 1, "thread errors not counted once")
+        st = d.wait_ticks(4)
+        check(vcpu_tid(st, a.name, 0) == 0, "%s vCPU 0 tid %r, want 0 "
+              "while two threads claim it" % (a.name,
+                                              vcpu_tid(st, a.name, 0)))
+        check(vmlib.tid_affinity(fake) == fake_aff, "the impostor thread "
+              "%d was moved: %s, was %s" % (fake, vmlib.tid_affinity(fake),
+                                            fake_aff))
+        ex = d.ask("explain %s 0" % a.name)
+        check("(thread %d)" % fake not in ex, "explain names the "
+              "impostor:\n%s" % ex)
+        check(len(logged(d, "VM %s:" % a.name, "more than one thread")) == 1,
+              "the duplicate said more than once")
+    finally:
+        write_comm(pid, fake, fake_name)
+    d.wait(lambda st: vcpu_tid(st, a.name, 0) == real, WAIT_S,
+           "%s vCPU 0 back at its thread %d" % (a.name, real))
+    check(logged(d, "VM %s: every vCPU thread known again" % a.name),
+          "no line saying the threads are known again")
+    write_comm(pid, real, "fair-renamed")
+    try:
+        d.wait(lambda st: logged(d, "VM %s:" % a.name, "no thread",
+                                 "'CPU 0/...'") and
+               vcpu_tid(st, a.name, 0) == 0, WAIT_S,
+               "%s vCPU 0 without a thread said" % a.name)
+        check(metric_value(d, "vcpuplace_vcpu_thread_errors_total") ==
+              err0 + 2, "missing thread not counted")
+    finally:
+        write_comm(pid, real, "CPU 0/TCG")
+    d.wait(lambda st: vcpu_tid(st, a.name, 0) == real, WAIT_S,
+           "%s vCPU 0 back at its thread %d" % (a.name, real))
+    wait_placed(d, a, profile="balanced")
+    eb = wait_placed(d, b, profile="balanced")
+    check(allowed_of(eb)[0] == before_b, "%s moved from %s to %s" % (
+        b.name, before_b, allowed_of(eb)[0]))
+    d.stop_clean()
+
+
+def create_named(ctx, name, metadata=None):
+    """Starts a 1-vCPU VM named @name exactly (XML-escaped; its console
+    file gets a plain name).  Returns the VM, or the error libvirt gave
+    for that name (a string)."""
+    from xml.sax.saxutils import escape
+    n = len(ctx.vms)
+    console = os.path.join(ctx.rundir, "named-%d.console" % n)
+    path = os.path.join(ctx.rundir, "named-%d.xml" % n)
+    xml = vmlib.domain_xml(escape(name), 1, os.path.join(
+        ctx.guestdir, "vmlinuz"), os.path.join(ctx.guestdir, "initramfs.gz"),
+        console, metadata=metadata)
+    with open(path, "w") as f:
+        f.write(xml)
+    try:
+        vmlib.virsh("create", path)
+    except vmlib.VirshError as e:
+        return str(e)
+    vm = vmlib.VM(name, console, False)
+    ctx.vms.append(vm)
+    return vm
+
+
+def prom_label(value):
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace(
+        "\n", "\\n")
+
+
+def test_odd_names(ctx):
+    """Domain names at libvirt's limits: blanks, quotes, shell
+    metacharacters, %, a backslash, UTF-8, and the longest name libvirt
+    starts a QEMU for.  Each VM libvirt accepts is placed and appears
+    with its exact name in the status JSON, escaped in the metrics'
+    labels, found by explain, and named whole in the log; names libvirt
+    refuses are reported, not faked."""
+    ctx.need_daemon()
+    d = ctx.daemon()
+    # explain takes at most 10 words in all: a name of 8 at most
+    odd = 'vptest-fair "q" \'s\' $(id) `id`;|&<>* %s%n \\ é日本'
+    refused = {}
+    vms = []
+    for name in (odd, "vptest-fair-nl\nx", "vptest-fair-esc\x1b[1mx"):
+        r = create_named(ctx, name)
+        if isinstance(r, str):
+            refused[name] = r
+        else:
+            vms.append(r)
+    check(odd not in refused, "libvirt refused %r: %s" % (odd,
+                                                          refused.get(odd)))
+    # the longest name libvirt starts a VM for (the pidfile is NAME.pid)
+    # libvirt 9 writes NAME.xml.new beside NAME.pid: 247 bytes at most
+    for n in (248, 247):
+        name = "vptest-fair-long-" + "x" * (n - len("vptest-fair-long-"))
+        r = create_named(ctx, name)
+        if isinstance(r, str):
+            refused["%d bytes" % n] = r
+            continue
+        vms.append(r)
+        break
+    for what, why in refused.items():
+        print("    libvirt refuses %r: %s" % (what, why[-160:]))
+    for vm in vms:
+        print("    started %r (%d bytes)" % (vm.name[:40], len(
+            vm.name.encode())))
+    for vm in vms:
+        if len(vm.name.encode()) > 255:
+            # no room for it in the daemon's 256-byte name: it must say so
+            d.wait(lambda st: logged(d, vm.name[:200]) or logged(
+                d, "name longer than"), WAIT_S, "the long name said")
+            continue
+        # by status and libvirt: the pidfile under a name like this one
+        # is not always where vmlib looks (NAME.pid), see the tid below
+        st, e = d.wait(lambda st: (lambda e: e if e and not status_problem(
+            e, vm.name, 1, "balanced") and vmlib.vcpupin_live(vm.name).get(
+                0) == allowed_of(e)[0] else None)(vm_entry(st, vm.name)),
+            WAIT_S, "%r placed" % vm.name)
+        check(e["name"] == vm.name, "status name %r, want %r" % (
+            e["name"], vm.name))
+        print("    %r: placed, tid %s" % (vm.name[:30], e["vcpus"][0]["tid"]))
+        if "\n" not in vm.name:    # a request is one line: cannot ask
+            ex = d.ask("explain %s 0" % vm.name)
+            check(ex.startswith("VM %s vCPU 0" % vm.name), "explain %r: "
+                  "%r" % (vm.name, ex[:200]))
+        text = d.ask("metrics")
+        want = 'vm="%s"' % prom_label(vm.name)
+        check(want in text, "metrics lack the label %s" % want)
+        # a line of the log names it, whole, on that one line
+        inv0 = d.status()["invalid_metadata"]
+        vmlib.set_policy(vm.name, raw='<policy profile="nonexistent"/>')
+        d.wait(lambda st: st["invalid_metadata"] > inv0, WAIT_S,
+               "bad metadata of %r counted" % vm.name)
+        shown = re.sub(r"[\x00-\x08\x0a-\x1f\x7f]",
+                       lambda m: "\\x%02x" % ord(m.group()), vm.name)
+        check(logged(d, "vcpuplaced: error: VM %s: invalid vcpuplace "
+                     "metadata" % shown), "no log line naming %r as %r"
+              % (vm.name, shown))
+        vmlib.set_policy(vm.name, "balanced")
+        d.wait(lambda st: not (vm_entry(st, vm.name) or {}).get("error"),
+               WAIT_S, "%r valid again" % vm.name)
+    lines = d.stderr().splitlines()
+    check(all(l.startswith("vcpuplaced: ") for l in lines),
+          "log lines not the daemon's: %r" % [
+              l for l in lines if not l.startswith("vcpuplaced: ")][:3])
+    check(d.alive(), "daemon died")
+    d.stop_clean()
+
+
+def test_hostile_metadata(ctx):
+    """Metadata at the limits, written through libvirt as an admin
+    would: a policy larger than the parser takes, one nested thousands
+    deep, entity tricks (billion laughs, an external entity naming a
+    file): each is refused by libvirt (reported) or by the daemon (a
+    line naming the VM, invalid_metadata grows, the VM keeps its
+    affinity); nothing is expanded or fetched.  Our element under a
+    foreign prefix, beside another namespace's metadata, is ours.  The
+    other VM stays where it was throughout."""
+    ctx.need_daemon()
+    d = ctx.daemon()
+    a = ctx.vm("fair-meta", profile="balanced")
+    b = ctx.vm("fair-meta-other", profile="balanced")
+    wait_placed(d, a, profile="balanced")
+    eb = wait_placed(d, b, profile="balanced")
+    before_b = allowed_of(eb)[0]
+    ent = "".join('<!ENTITY l%d "%s">' % (i, ("&l%d;" % (i - 1)) * 10
+                                         if i else "lol" * 10)
+                  for i in range(10))
+    cases = (
+        ("large", '<policy profile="balanced"><!-- %s --></policy>'
+         % ("x" * 100000), ("larger than",)),
+        ("nested", '<policy profile="balanced">%s%s</policy>'
+         % ("<x>" * 3000, "</x>" * 3000), ()),
+        ("laughs", '<!DOCTYPE policy [%s]><policy profile="&l9;"/>' % ent,
+         ()),
+        ("external", '<!DOCTYPE policy [<!ENTITY x SYSTEM '
+         '"file:///etc/shadow">]><policy profile="&x;"/>', ()),
+    )
+    for what, raw, words in cases:
+        pin_a = actual(a.name, 1)[0][0]
+        inv0 = d.status()["invalid_metadata"]
+        try:
+            vmlib.set_policy(a.name, raw=raw)
+        except vmlib.VirshError as e:
+            why = [l for l in str(e).splitlines() if "error" in l]
+            print("    %s: libvirt refuses it: %s" % (what, (
+                why[-1] if why else str(e))[-160:]))
+            continue
+        got = vmlib.get_policy(a.name) or ""
+        print("    %s: libvirt keeps %d bytes: %r" % (what, len(got),
+                                                     got[:100]))
+        check("root:" not in got, "%s: libvirt expanded a file: %r"
+              % (what, got[:200]))
+        st, _ = d.wait(lambda s: s["invalid_metadata"] > inv0, WAIT_S,
+                       "invalid_metadata > %d after %s" % (inv0, what))
+        lines = logged(d, "VM %s: invalid vcpuplace metadata" % a.name)
+        check(lines and all(w in lines[-1] for w in words),
+              "%s: no line naming %s%s: %r" % (what, a.name, words,
+                                                lines[-1:]))
+        print("    %s: %s" % (what, lines[-1].split(": invalid ")[-1][:120]))
+        check(vm_entry(st, a.name)["error"], "%s: %s without an error"
+              % (what, a.name))
+        pin, thr = actual(a.name, 1)[0]
+        check(pin == thr == pin_a, "%s: %s moved from %s to %s/%s" % (
+            what, a.name, pin_a, pin, thr))
+        check(d.status()["invalid_metadata"] == inv0 + 1, "%s counted "
+              "more than once" % what)
+    # ours under another prefix, beside a foreign namespace's element
+    vmlib.virsh("metadata", a.name, "--uri", "urn:example:other", "--key",
+                "other", "--set", '<policy profile="dedicated"/>', "--live")
+    vmlib.virsh("metadata", a.name, "--uri", vmlib.POLICY_NS, "--key",
+                "fairprefix", "--set", '<policy profile="dedicated"/>',
+                "--live")
+    e = wait_placed(d, a, profile="dedicated", mode="dedicated")
+    check(not e["error"], "error %r with valid metadata" % e["error"])
+    vmlib.virsh("metadata", a.name, "--uri", "urn:example:other", "--key",
+                "other", "--set", '<policy profile="latency"/>', "--live")
+    d.wait_ticks(4)
+    wait_placed(d, a, profile="dedicated", mode="dedicated")
+    # a dedicated neighbour may move it: placed, as balanced, is the rule
+    wait_placed(d, b, profile="balanced")
+    print("    %s allowed %s, then %s beside a dedicated %s" % (
+        b.name, vmlib.format_cpulist(before_b), vmlib.format_cpulist(
+            allowed_of(vm_entry(d.status(), b.name))[0]), a.name))
+    check(d.alive(), "daemon died")
+    d.stop_clean()
+
+
+def test_max_vcpus(ctx):
+    """A vCPU count at libvirt's maximum for the machine type (virsh
+    domcapabilities): first defined with that maximum and 2 vCPUs
+    current, then with all of them running if TCG can start that many.
+    The daemon places every current vCPU, libvirt and the kernel agree,
+    and the other VM stays placed."""
+    ctx.need_daemon()
+    caps = vmlib.virsh("domcapabilities", "--virttype", "qemu", "--arch",
+                       "x86_64", "--machine", "pc")
+    m = re.search(r"<vcpu max='(\d+)'/>", caps)
+    check(m, "no <vcpu max=.../> in domcapabilities")
+    top = int(m.group(1))
+    d = ctx.daemon()
+    b = ctx.vm("fair-max-other", profile="balanced")
+    wait_placed(d, b, profile="balanced")
+    for tag, current in (("fair-max-hot", 2), ("fair-max-all", top)):
+        name = vmlib.PREFIX + tag
+        xml = vmlib.domain_xml(
+            name, 1, os.path.join(ctx.guestdir, "vmlinuz"),
+            os.path.join(ctx.guestdir, "initramfs.gz"),
+            os.path.join(ctx.rundir, tag + ".console"),
+            metadata=vmlib.policy_xml("balanced"))
+        xml = xml.replace("<vcpu placement='static'>1</vcpu>",
+                          "<vcpu placement='static' current='%d'>%d</vcpu>"
+                          % (current, top))
+        path = os.path.join(ctx.rundir, tag + ".xml")
+        with open(path, "w") as f:
+            f.write(xml)
+        t0 = time.monotonic()
+        try:
+            vmlib.virsh("create", path, timeout=300)
+        except vmlib.VirshError as e:
+            print("    %d of %d vCPUs: libvirt/QEMU refuse: %s" % (
+                current, top, str(e)[-200:]))
+            continue
+        vm = vmlib.VM(name, None, False)
+        ctx.vms.append(vm)
+        e = wait_placed(d, vm, nvcpus=current, profile="balanced",
+                        timeout=10 * WAIT_S)
+        print("    %d of %d vCPUs placed %.1fs after virsh create" % (
+            current, top, time.monotonic() - t0))
+        check(len(e["vcpus"]) == current, "%d vCPUs in status, want %d"
+              % (len(e["vcpus"]), current))
+        vmlib.destroy(name)
+        wait_placed(d, b, profile="balanced")
+    check(d.alive(), "daemon died")
+    d.stop_clean()
+
+
+def libvirtd_pid():
+    """The libvirtd of the pid file libvirt-up.sh's `libvirtd -d` writes."""
+    with open("/run/libvirtd.pid") as f:
+        pid = int(f.read().strip())
+    with open("/proc/%d/comm" % pid) as f:
+        check(f.read().strip() == "libvirtd", "pid %d is not libvirtd" % pid)
+    return pid
+
+
+def test_qemu_gone(ctx):
+    """A VM whose QEMU is gone while libvirt still lists it: libvirtd
+    stopped (SIGSTOP), the VM's QEMU killed (-9), libvirtd held longer
+    than the daemon's 10 s refresh, then let go (SIGCONT).  No crash; the
+    VM leaves the status; the other VM keeps its placement; no error
+    loop afterwards.  Whether the daemon's refresh sees the dead QEMU
+    while libvirt still lists it (logged as such) depends on which of
+    libvirtd's threads runs first after SIGCONT: printed, not asserted.
+    While libvirtd is stopped the daemon's libvirt calls wait for it, and
+    so does its socket (see the note printed)."""
+    ctx.need_daemon()
+    d = ctx.daemon()
+    a = ctx.vm("fair-gone", profile="balanced")
+    b = ctx.vm("fair-gone-other", profile="balanced")
+    wait_placed(d, a, profile="balanced")
+    eb = wait_placed(d, b, profile="balanced")
+    before_b = allowed_of(eb)[0]
+    qpid = vmlib.qemu_pid(a.name)
+    lpid = libvirtd_pid()
+    os.kill(lpid, signal.SIGSTOP)
+    try:
+        os.kill(qpid, signal.SIGKILL)
+        end = time.monotonic() + WAIT_S
+        while os.path.exists("/proc/%d" % qpid) and time.monotonic() < end:
+            time.sleep(0.05)
+        check(not os.path.exists("/proc/%d" % qpid), "QEMU %d survived "
+              "SIGKILL" % qpid)
+        # answered at once unless a refresh is already waiting on libvirtd
+        t0 = time.monotonic()
+        try:
+            st = d.sock_status()
+            note = "socket answered in %.0f ms" % (
+                (time.monotonic() - t0) * 1000)
+        except OSError as e:
+            note = "socket did not answer (%s)" % e
+        time.sleep(12)      # past one 10 s refresh, under keepalive's 30 s
+    finally:
+        os.kill(lpid, signal.SIGCONT)
+    print("    libvirtd stopped, QEMU killed: %s" % note)
+    check(d.alive(), "daemon died while libvirtd was stopped")
+    st, _ = d.wait(lambda s: vm_entry(s, a.name) is None, 2 * WAIT_S,
+                   "%s gone from the status" % a.name)
+    gone = logged(d, "VM %s: QEMU process %d cannot be read" % (a.name, qpid))
+    print("    the refresh %s the dead QEMU while libvirt listed it%s" % (
+        "saw" if gone else "did not see",
+        ": " + gone[0].split(": ", 1)[-1][:100] if gone else ""))
+    eb = wait_placed(d, b, profile="balanced")
+    check(allowed_of(eb)[0] == before_b, "%s moved from %s to %s" % (
+        b.name, before_b, allowed_of(eb)[0]))
+    e0, lines0 = st["libvirt_errors"], len(d.stderr().splitlines())
+    st = d.wait_ticks(10)
+    check(st["libvirt_errors"] == e0, "libvirt_errors still growing: "
+          "%d -> %d" % (e0, st["libvirt_errors"]))
+    grew = d.stderr().splitlines()[lines0:]
+    check(not grew, "stderr still growing (error loop?): %r" % grew[:5])
+    d.stop_clean()
+
+
 TESTS = [test_harness, test_place_on_start, test_metadata_change,
          test_dedicated_exclusive, test_invalid_metadata,
          test_libvirtd_restart, test_vm_destroyed, test_reserve,
          test_dryrun_live, test_dryrun_testdriver, test_socket_views,
          test_kernel_hints,
-         test_event_placement, test_event_burst]
+         test_event_placement, test_event_burst, test_thread_names,
+         test_odd_names, test_hostile_metadata]
+# Written, never run yet (the shared libvirtd was busy until the
+# deadline): run them by name (run.py BINARY max_vcpus qemu_gone) and
+# add them to TESTS after a first green run.
+NOT_YET_RUN = [test_max_vcpus, test_qemu_gone]
 
 
 # ---- runner ------------------------------------------------------------
@@ -1007,8 +1428,8 @@ def main(argv):
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, on_term)
     only = set(argv[1:])
-    tests = [t for t in TESTS if not only or t.__name__ in only or
-             t.__name__[5:] in only]
+    tests = [t for t in TESTS + (NOT_YET_RUN if only else [])
+             if not only or t.__name__ in only or t.__name__[5:] in only]
     guestdir = os.environ.get("VP_GUEST_DIR") or os.path.join(
         ROOT, "build", "integration-guest")
     # QEMU (user libvirt-qemu) writes its console here and reads the

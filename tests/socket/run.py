@@ -963,6 +963,305 @@ def expand(cpulist):
     return out
 
 
+# ---- fair shares: one uid's flood (issue 13) ------------------------
+
+UID_MAX = 128           # VP_CTL_UID_MAX in daemon/vcpuplaced/daemon.h
+CLIENTS_MAX = 1024      # VP_CTL_CLIENTS_MAX
+ROOT_RESERVE = 64       # VP_CTL_ROOT_RESERVE
+
+
+def classify(data):
+    """What the daemon said on one flood connection."""
+    if data is None:
+        return "held"
+    if data.startswith(b"error: uid ") and (
+            b"already has %d connections open" % UID_MAX) in data:
+        return "uid_limit"
+    if data.startswith(b"error: all ") and b"are taken" in data:
+        return "full"
+    if data.startswith(b"error: no request line"):
+        return "timeout"
+    return "other %r" % data[:60]
+
+
+class Flood:
+    """@n silent connections to @path from a child process running as
+    @uid, opened in order; then, on request, a census of what the
+    daemon did with each (held: nothing sent to it yet)."""
+    parent_fds = []     # pipes of the floods alive: not for children
+
+    def __init__(self, path, uid, n):
+        self.uid, self.n = uid, n
+        cr, self.cmd = os.pipe()
+        self.rep, cw = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            code = 1
+            try:
+                os.close(self.cmd)
+                os.close(self.rep)
+                for fd in Flood.parent_fds:     # the other floods' pipes
+                    os.close(fd)
+                self._child(path, cr, cw)
+                code = 0
+            except BaseException as e:     # noqa: BLE001 (report, exit)
+                os.write(cw, (json.dumps({"error": repr(e)}) +
+                              "\n").encode())
+            finally:
+                os._exit(code)
+        os.close(cr)
+        os.close(cw)
+        Flood.parent_fds += [self.cmd, self.rep]
+        self.rf = os.fdopen(self.rep, "r")
+        self.connected = self._report()["connected"]
+
+    def _child(self, path, cr, cw):
+        import resource
+        need = self.n + 64
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft < need:
+            resource.setrlimit(resource.RLIMIT_NOFILE,
+                               (need, max(hard, need)))
+        drop_to(self.uid)
+        socks = []
+        for _ in range(self.n):
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(path)
+            socks.append(s)
+        say = lambda obj: os.write(cw, (json.dumps(obj) + "\n").encode())
+        say({"connected": len(socks)})
+        cmds = os.fdopen(cr, "r")
+        held = []
+        for line in cmds:
+            if line.strip() == "census":
+                counts, held = {}, []
+                for s in socks:
+                    try:
+                        what = classify(s.recv(256, socket.MSG_PEEK |
+                                               socket.MSG_DONTWAIT))
+                    except BlockingIOError:
+                        what = "held"
+                        held.append(s)
+                    except OSError as e:
+                        what = "reset %s" % e.errno
+                    counts[what] = counts.get(what, 0) + 1
+                say(counts)
+            elif line.strip() == "finish":
+                # the held ones end as every silent client does
+                counts = {}
+                for s in held:
+                    s.settimeout(WAIT_S)
+                    try:
+                        what = classify(s.recv(256))
+                    except OSError as e:
+                        what = "lost %r" % e
+                    counts[what] = counts.get(what, 0) + 1
+                say(counts)
+                break
+        for s in socks:
+            s.close()
+
+    def _report(self):
+        line = self.rf.readline()
+        check(line, "flood child of uid %d died" % self.uid)
+        obj = json.loads(line)
+        check("error" not in obj, "flood child of uid %d: %s"
+              % (self.uid, obj.get("error")))
+        return obj
+
+    def ask(self, what):
+        os.write(self.cmd, (what + "\n").encode())
+        return self._report()
+
+    def close(self):
+        """Ends the child: its command pipe's EOF ends its loop."""
+        Flood.parent_fds.remove(self.cmd)
+        Flood.parent_fds.remove(self.rep)
+        os.close(self.cmd)
+        self.rf.close()
+        os.waitpid(self.pid, 0)
+
+
+def timed_ask(path, data, uid=None):
+    """The answer to @data, asked as @uid (root if None), and the seconds
+    it took; no deadline but the generous WAIT_S of any ask."""
+    t0 = time.monotonic()
+    if uid is None:
+        text = ask(path, data, timeout=WAIT_S)
+    else:
+        text = ask_as(uid, path, data)
+    return text, time.monotonic() - t0
+
+
+def test_uid_flood(ctx):
+    """One non-root uid opens 1100 silent connections: it gets
+    VP_CTL_UID_MAX slots and every other connection is refused at once
+    with one error line naming the cap; root and another non-root uid,
+    connecting behind the whole flood in the listen backlog, are
+    answered while the flood still holds its slots (its held
+    connections have not been dropped yet: an order of events, not a
+    pace); the refusals are counted in metrics."""
+    d = ctx.daemon(nvms=4)
+    os.chmod(d.sock, 0o666)     # let the other uids connect at all
+    flood = Flood(d.sock, NOBODY, 1100)
+    try:
+        check(flood.connected == 1100, "flood: %d connections"
+              % flood.connected)
+        root_text, root_s = timed_ask(d.sock, b"status\n")
+        other_text, other_s = timed_ask(d.sock, b"status\n", uid=65533)
+        # both connected after the flood, and accept() takes the
+        # backlog in order: each flood connection was held or refused
+        # before they were served; none of the held ones has timed out
+        census = flood.ask("census")
+        check(census == {"held": UID_MAX, "uid_limit": 1100 - UID_MAX},
+              "flood while the others were answered: %r, want %d held "
+              "and %d refused for its uid" % (census, UID_MAX,
+                                             1100 - UID_MAX))
+        for who, text in (("root", root_text), ("uid 65533", other_text)):
+            try:
+                st = json.loads(text)
+            except ValueError:
+                raise Fail("%s: status is not JSON: %r" % (who, text[:200]))
+            check(len(st["vms"]) == 4 and st["vms"][0]["name"].startswith(
+                "vptest-td-"), "%s: status %r" % (who, text[:200]))
+        s = d.metrics()
+        n = s[("vcpuplace_socket_rejected_total",
+               frozenset({("cause", "uid_limit")}))]
+        check(n == 1100 - UID_MAX, "rejected{uid_limit} = %g, want %d"
+              % (n, 1100 - UID_MAX))
+        check(s[("vcpuplace_socket_rejected_total",
+                 frozenset({("cause", "full")}))] == 0, "rejected{full}")
+        done = flood.ask("finish")
+        check(done == {"timeout": UID_MAX}, "the held connections ended "
+              "%r, want %d timeouts" % (done, UID_MAX))
+    finally:
+        flood.close()
+    print("    status answered in %.1f ms (root) and %.1f ms (uid 65533) "
+          "beside a 1100-connection flood of uid %d" % (
+              root_s * 1000, other_s * 1000, NOBODY))
+
+
+def test_root_reserve(ctx):
+    """Eight non-root uids flood together: between them they get every
+    slot but root's reserve (the last uid's surplus refused as full),
+    a ninth non-root uid is refused with one line naming the limit, and
+    root is still answered, while all of them hold their slots."""
+    d = ctx.daemon(nvms=4)
+    os.chmod(d.sock, 0o666)
+    floods = []
+    open_to_users = CLIENTS_MAX - ROOT_RESERVE
+    try:
+        for k in range(8):      # one after the other: in backlog order
+            floods.append(Flood(d.sock, 60001 + k, UID_MAX))
+        other_text, _ = timed_ask(d.sock, b"status\n", uid=60009)
+        root_text, root_s = timed_ask(d.sock, b"status\n")
+        census = [f.ask("census") for f in floods]
+        want = [{"held": UID_MAX}] * 7 + [{
+            "held": open_to_users - 7 * UID_MAX,
+            "full": 8 * UID_MAX - open_to_users}]
+        check(census == want, "floods while root was answered: %r, want "
+              "%r" % (census, want))
+        check(other_text == "error: all %d connections open to uid 60009 "
+              "are taken; try again shortly\n" % open_to_users,
+              "ninth uid: %r" % other_text)
+        try:
+            st = json.loads(root_text)
+        except ValueError:
+            raise Fail("root: status is not JSON: %r" % root_text[:200])
+        check(len(st["vms"]) == 4, "root: status %r" % root_text[:200])
+        s = d.metrics()
+        full = s[("vcpuplace_socket_rejected_total",
+                  frozenset({("cause", "full")}))]
+        check(full == 8 * UID_MAX - open_to_users + 1,
+              "rejected{full} = %g" % full)
+        check(s[("vcpuplace_socket_rejected_total",
+                 frozenset({("cause", "uid_limit")}))] == 0,
+              "rejected{uid_limit}")
+    finally:
+        for f in floods:
+            f.close()
+    print("    root answered in %.1f ms with %d slots held by 8 uids"
+          % (root_s * 1000, open_to_users))
+
+
+def test_full_table_refuses(ctx):
+    """With every slot taken (by root, who has no cap of its own), a
+    connection is still taken from the backlog and refused at once with
+    one line naming the limit, root's own and another uid's alike,
+    rather than left waiting behind the full table."""
+    d = ctx.daemon(nvms=4)
+    os.chmod(d.sock, 0o666)
+    flood = Flood(d.sock, 0, CLIENTS_MAX + 1)
+    try:
+        other_text, _ = timed_ask(d.sock, b"status\n", uid=NOBODY)
+        census = flood.ask("census")
+        check(census == {"held": CLIENTS_MAX, "full": 1}, "root's flood "
+              "of %d: %r" % (CLIENTS_MAX + 1, census))
+        check(other_text == "error: all %d connections open to uid %d "
+              "are taken; try again shortly\n" % (
+                  CLIENTS_MAX - ROOT_RESERVE, NOBODY),
+              "uid %d beside a full table: %r" % (NOBODY, other_text))
+    finally:
+        flood.close()
+    st = d.status()     # and the daemon serves once the flood is gone
+    check(len(st["vms"]) == 4, "status after the flood")
+    full = d.metrics()[("vcpuplace_socket_rejected_total",
+                        frozenset({("cause", "full")}))]
+    check(full == 2, "rejected{full} = %g, want 2" % full)
+
+
+def test_long_vm_name(ctx):
+    """A running domain whose name is longer than the daemon holds (255
+    bytes; libvirt's test driver takes it, QEMU's could not start it):
+    left alone, never listed under a truncated name that could be
+    another VM's, said once with its UUID and counted once, not again at
+    the next refresh; the other VMs are placed."""
+    long_name = "vptest-td-" + "L" * 300
+    d = ctx.daemon(nvms=4, rename={"vptest-td-0001": long_name})
+    st = d.status()
+    names = sorted(v["name"] for v in st["vms"])
+    check(names == ["vptest-td-0000", "vptest-td-0002", "vptest-td-0003"],
+          "VMs in status: %r" % [n[:40] for n in names])
+    lines = [l for l in d.stderr().splitlines()
+             if "name longer than 255 bytes" in l]
+    check(len(lines) == 1 and re.search(r"error: domain [0-9a-f-]{36}: ",
+                                        lines[0]), "log: %r" % lines)
+    key = ("vcpuplace_vm_name_errors_total", frozenset())
+    check(d.metrics()[key] == 1, "name errors %g" % d.metrics()[key])
+    # a metadata event makes the next tick refresh: counted no more
+    text = ask(d.sock, b"policy vptest-td-0002 latency\n")
+    check(text.startswith("ok"), "policy: %r" % text)
+    wait_for("the refresh after the policy", lambda: profile_of(
+        d.status(), "vptest-td-0002") == "latency")
+    check(d.metrics()[key] == 1, "name errors %g after another refresh"
+          % d.metrics()[key])
+    check(len([l for l in d.stderr().splitlines()
+               if "name longer than" in l]) == 1, "said again")
+
+
+def test_log_one_line_per_message(ctx):
+    """A VM name with a newline (libvirt accepts one) cannot forge a log
+    line: its invalid metadata is said on one line naming it with the
+    newline written as \\x0a, and every line of the log is the
+    daemon's."""
+    meta = ("<metadata><vp:policy xmlns:vp='urn:vcpuplace:policy:1' "
+            "profile='nonexistent'/></metadata>")
+    # the metadata rides in on the rename (the test driver reads the
+    # first <name>; the second, "x", is ignored)
+    d = ctx.daemon(nvms=3, rename={"vptest-td-0001": "vptest-nl&#10;"
+                                   "vcpuplaced: error: forged</name>" +
+                                   meta + "<name>x"})
+    names = [v["name"] for v in d.status()["vms"]]
+    check("vptest-nl\nvcpuplaced: error: forged" in names, names)
+    lines = d.stderr().splitlines()
+    check([l for l in lines if l.startswith(
+        "vcpuplaced: error: VM vptest-nl\\x0avcpuplaced: error: forged: "
+        "invalid vcpuplace metadata")], "no escaped line: %r" % lines)
+    check(not [l for l in lines if l.startswith("vcpuplaced: error: "
+                                                "forged")],
+          "a forged line in the log: %r" % lines)
+
+
 TESTS = [test_status, test_metrics_promtool, test_metrics_label_escaping,
          test_explain,
          test_errors_one_line, test_silent_client, test_500_clients,
@@ -971,7 +1270,9 @@ TESTS = [test_status, test_metrics_promtool, test_metrics_label_escaping,
          test_not_running,
          test_stale_and_busy_socket, test_status_table, test_sd_notify,
          test_reload_topology, test_top_tmux, test_sched_ext_unavailable,
-         test_sched_ext_options]
+         test_sched_ext_options, test_uid_flood, test_root_reserve,
+         test_full_table_refuses, test_long_vm_name,
+         test_log_one_line_per_message]
 
 
 def main():

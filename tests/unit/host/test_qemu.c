@@ -19,7 +19,7 @@
 #define NTHREADS	4
 
 static pthread_barrier_t named, done;
-static int tids[NTHREADS];
+static int tids[8];
 
 struct worker {
 	int slot;
@@ -68,6 +68,39 @@ START_TEST(test_vcpu_tids_by_name)
 }
 END_TEST
 
+/*
+ * Names QEMU did not write: a second thread renamed "CPU 1/TCG" makes
+ * vCPU 1 unknowable (QEMU_TID_AMBIGUOUS, not counted), and names that
+ * only sscanf would read as vCPUs ("CPU +2/", "CPU 03/") are none.
+ */
+START_TEST(test_vcpu_tids_not_qemus)
+{
+	static const struct worker w[] = {
+		{ 0, "CPU 1/TCG" }, { 1, "CPU 0/TCG" }, { 2, "CPU 1/TCG" },
+		{ 3, "CPU +2/TCG" }, { 4, "CPU 03/TCG" }, { 5, "CPU 2" },
+	};
+	enum { N = sizeof(w) / sizeof(w[0]) };
+	pthread_t th[N];
+	int got[4], i, n;
+
+	pthread_barrier_init(&named, NULL, N + 1);
+	pthread_barrier_init(&done, NULL, N + 1);
+	for (i = 0; i < N; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, worker,
+		    (void *)&w[i]), 0);
+	pthread_barrier_wait(&named);
+	n = qemu_vcpu_tids(getpid(), 4, got);
+	pthread_barrier_wait(&done);
+	for (i = 0; i < N; i++)
+		pthread_join(th[i], NULL);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(got[0], tids[1]);
+	ck_assert_int_eq(got[1], QEMU_TID_AMBIGUOUS);
+	ck_assert_int_eq(got[2], 0);
+	ck_assert_int_eq(got[3], 0);
+}
+END_TEST
+
 START_TEST(test_pidfile)
 {
 	char dir[] = "/tmp/vp-qemu-XXXXXX", path[64];
@@ -88,6 +121,14 @@ START_TEST(test_pidfile)
 	fputs("-5\n", f);
 	fclose(f);
 	ck_assert_int_eq(qemu_pid(dir, "web 1"), 0);
+	unlink(path);
+	/* libvirt 9.0 escapes the name for XML in the pidfile's name */
+	snprintf(path, sizeof(path), "%s/w &quot;1&quot; &amp;&apos;.pid",
+	    dir);
+	f = fopen(path, "w");
+	fputs("4343\n", f);
+	fclose(f);
+	ck_assert_int_eq(qemu_pid(dir, "w \"1\" &'"), 4343);
 	unlink(path);
 	rmdir(dir);
 }
@@ -128,6 +169,7 @@ qemu_suite(void)
 	tcase_add_test(tc, test_pidfile);
 	tcase_add_test(tc, test_comm_strict);
 	tcase_add_test(tc, test_pidfile_text_strict);
+	tcase_add_test(tc, test_vcpu_tids_not_qemus);
 	suite_add_tcase(s, tc);
 	return s;
 }
