@@ -21,5 +21,10 @@ def ask(path, data, timeout=20.0):
     s = socket.socket(socket.AF_UNIX)
     s.settimeout(timeout)
     s.connect(path)
-    s.sendall(data)
+    try:
+        s.sendall(data)
+    except BrokenPipeError:
+        # refused at accept (a full table, a uid over its cap): the
+        # daemon's one error line may already wait, closed, unread
+        pass
     return read_all(s).decode("utf-8", "replace")
