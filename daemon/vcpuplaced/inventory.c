@@ -275,7 +275,14 @@ static int
 describe_vm(struct vp_daemon *d, virDomainPtr dom,
     const struct vp_dom_info *info, struct vp_vm *old, struct vp_vm *vm)
 {
-	bool carried = old && old->nvcpus == info->nvcpus;
+	int pid = qemu_pid(NULL, info->name);
+	/*
+	 * The same UUID with another QEMU is a new run of the VM (destroyed
+	 * and started, restored, restarted after a crash), often between two
+	 * refreshes: its threads are new, with libvirt's affinity, and what
+	 * the old run's entry knew (homes applied, cooldowns) is not theirs.
+	 */
+	bool carried = old && old->nvcpus == info->nvcpus && old->pid == pid;
 
 	if (carried) {
 		*vm = *old;		/* keeps cooldowns and pending moves */
@@ -292,7 +299,7 @@ describe_vm(struct vp_daemon *d, virDomainPtr dom,
 	vm->dom = dom;
 	memcpy(vm->uuid, info->uuid, sizeof(vm->uuid));
 	snprintf(vm->name, sizeof(vm->name), "%s", info->name);
-	vm->pid = qemu_pid(NULL, vm->name);
+	vm->pid = pid;
 	read_policy(d, vm);
 	read_tids(d, vm);
 	/* a dry run never pins: keep the affinity it pretended to apply */

@@ -924,6 +924,32 @@ def test_event_placement(ctx):
     d.stop_clean()
 
 
+def test_event_restart(ctx):
+    """A VM destroyed and started again between two looks of the daemon
+    (it is stopped with SIGSTOP meanwhile, so both events reach one
+    refresh) is a new run: same UUID, new QEMU, new threads with
+    libvirt's affinity.  It is placed again at once by the event path,
+    not left to the anti-churn rules as if it had been placed already
+    (the old run's entry carried over: placed only by the 60 s tick)."""
+    ctx.need_daemon()
+    d = slow_tick_daemon(ctx, "evr")
+    a = ctx.vm("ev-restart", profile="dedicated", persistent=True)
+    wait_placed(d, a, profile="dedicated", mode="dedicated", timeout=20)
+    pid0 = vmlib.qemu_pid(a.name)
+    ticks0 = event_counts(d)[0]
+    os.kill(d.proc.pid, signal.SIGSTOP)
+    try:
+        vmlib.virsh("destroy", a.name)
+        vmlib.virsh("start", a.name)
+    finally:
+        os.kill(d.proc.pid, signal.SIGCONT)
+    check(vmlib.qemu_pid(a.name) != pid0, "QEMU %d was not replaced" % pid0)
+    wait_placed(d, a, profile="dedicated", mode="dedicated", timeout=20)
+    check(event_counts(d)[0] == ticks0, "a tick ran: it, not the event "
+          "path, may have placed the new run")
+    d.stop_clean()
+
+
 def test_event_burst(ctx):
     """A burst of 50 metadata changes (one virsh, back to back) is
     coalesced: fewer event rounds than events; the socket answers
@@ -1391,7 +1417,8 @@ TESTS = [test_harness, test_place_on_start, test_metadata_change,
          test_libvirtd_restart, test_vm_destroyed, test_reserve,
          test_dryrun_live, test_dryrun_testdriver, test_socket_views,
          test_kernel_hints,
-         test_event_placement, test_event_burst, test_thread_names,
+         test_event_placement, test_event_restart, test_event_burst,
+         test_thread_names,
          test_odd_names, test_hostile_metadata, test_max_vcpus,
          test_qemu_gone]
 
