@@ -54,14 +54,23 @@ def virsh_vcpupins(names, timeout=30):
                            text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None
+    return parse_vcpupins(p.stdout)
+
+
+def parse_vcpupins(text):
+    """{name: {vcpu: frozenset}} from the output of the batched
+    `echo @@NAME; vcpupin NAME --live` run; names without rows left out."""
     out = {}
     cur = None
-    for line in p.stdout.splitlines():
+    for line in text.splitlines():
         line = line.strip()
         if line.startswith("@@"):
-            cur = line[2:]
+            # virsh -q prints the first row of the table on the echo's
+            # line ("@@NAME 0   0-1"): the marker is the first word only
+            word, _, line = line.partition(" ")
+            cur = word[2:]
             out[cur] = {}
-            continue
+            line = line.strip()
         if cur is None or not line:
             continue
         parts = line.replace(":", " ").split()
