@@ -39,6 +39,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "socket"))
 import checker  # noqa: E402
 import pool  # noqa: E402
 import procview  # noqa: E402
+import selfcheck  # noqa: E402
 import scratch  # noqa: E402
 import vmlib  # noqa: E402
 
@@ -684,6 +685,10 @@ def main(argv):
     ap.add_argument("--seconds", type=float, default=600)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--self-check", action="store_true",
+                    help="before the chaos, inject two faults with the "
+                    "daemon stopped and require the checker to see them "
+                    "(selfcheck.py)")
     args = ap.parse_args(argv)
     seed = args.seed
     if seed is None:
@@ -756,6 +761,14 @@ def main(argv):
         sched.boot_pool()
         print("soak: pool of %d booted in %.1f s; chaos for %g s" % (
             len(doms), time.monotonic() - t_boot, args.seconds), flush=True)
+        if args.self_check:
+            ok, lines = selfcheck.run(world, chk)
+            for line in lines:
+                print("soak: self-check: " + line, flush=True)
+                log.write("self-check: " + line)
+            if not ok:
+                raise RuntimeError("self-check: the checker missed an "
+                                   "injected fault")
         ctlload = CtlLoad(world, ctl, sock, seed, log)
         ctlload.start()
         t_chaos = time.monotonic()
