@@ -481,11 +481,20 @@ class Schedule:
                  "acpi sent, ignored by the guest, destroyed" if ok else msg)
 
     def do_reboot(self, d):
-        """`virsh reset`: the guest cannot reboot by ACPI either."""
+        """`virsh reset`: the guest cannot reboot by ACPI either.  The
+        pool's XML has <on_reboot>destroy</on_reboot> (QEMU runs with
+        -no-reboot), so a reset powers the VM off: wait for libvirt to
+        say so (the harness once kept it as running and a later destroy
+        failed), then resync."""
         tok = self.begin("reboot", [d])
         ok, msg = self.virsh("reset", d.name)
-        if not ok:
-            self.resync(d)
+        end = time.monotonic() + 30
+        while ok and time.monotonic() < end:
+            okk, out = self.virsh("domstate", d.name)
+            if not okk or not out.startswith(("running", "paused")):
+                break
+            time.sleep(0.1)
+        self.resync(d)
         self.end(tok, "reboot", [d], ok, "" if ok else msg)
 
     def do_suspend(self, d):
