@@ -488,7 +488,7 @@ class Schedule:
         failed), then resync."""
         tok = self.begin("reboot", [d])
         ok, msg = self.virsh("reset", d.name)
-        end = time.monotonic() + 30
+        end = time.monotonic() + 10
         while ok and time.monotonic() < end:
             okk, out = self.virsh("domstate", d.name)
             if not okk or not out.startswith(("running", "paused")):
