@@ -68,7 +68,9 @@ def take(chk):
     those counts back out of the run's totals."""
     bad0 = dict(chk.bad_by_rule)
     n0, first0 = chk.bad, len(chk.first_bad)
+    cmp0, skip0 = chk.compared, chk.skipped
     chk.sample()
+    chk.compared, chk.skipped = cmp0, skip0
     delta = {r: c - bad0.get(r, 0) for r, c in chk.bad_by_rule.items()
              if c != bad0.get(r, 0)}
     chk.bad = n0
