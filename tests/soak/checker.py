@@ -54,14 +54,23 @@ def virsh_vcpupins(names, timeout=30):
                            text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None
+    return parse_vcpupins(p.stdout)
+
+
+def parse_vcpupins(text):
+    """{name: {vcpu: frozenset}} from the output of the batched
+    `echo @@NAME; vcpupin NAME --live` run; names without rows left out."""
     out = {}
     cur = None
-    for line in p.stdout.splitlines():
+    for line in text.splitlines():
         line = line.strip()
         if line.startswith("@@"):
-            cur = line[2:]
+            # virsh -q prints the first row of the table on the echo's
+            # line ("@@NAME 0   0-1"): the marker is the first word only
+            word, _, line = line.partition(" ")
+            cur = word[2:]
             out[cur] = {}
-            continue
+            line = line.strip()
         if cur is None or not line:
             continue
         parts = line.replace(":", " ").split()
@@ -86,6 +95,8 @@ class Checker(threading.Thread):
         self.compared = 0
         self.skipped = 0
         self.daemon_samples = []    # (t, pid, fds, rss_kib, clean)
+        # held around each sample, so the self-check can sample alone
+        self.sample_lock = threading.Lock()
 
     def note_bad(self, now, rule, what):
         self.bad += 1
@@ -98,7 +109,8 @@ class Checker(threading.Thread):
     def run(self):
         while not self.w.stop.wait(1.0):
             try:
-                self.sample()
+                with self.sample_lock:
+                    self.sample()
             except Exception as e:  # a checker bug must not pass silently
                 self.note_bad(time.monotonic(), "checker-error", repr(e))
 
@@ -129,12 +141,7 @@ class Checker(threading.Thread):
         settled = {}
         with w.lock:
             for d in w.doms:
-                settled[d.name] = (not d.busy and
-                                   now - d.settle_from >= w.grace_s and
-                                   now - w.daemon_since >= w.grace_s and
-                                   not w.libvirt_down and
-                                   now - w.libvirt_up_since >=
-                                   w.libvirt_grace_s)
+                settled[d.name] = is_settled(w, d, now)
             modes = {d.name: d.mode() for d in w.doms}
             locs = {d.name: d.locality(w.localities) for d in w.doms}
         for name, vcpus in sorted(before.items()):
@@ -224,6 +231,14 @@ class Checker(threading.Thread):
                      w.ctl_epoch == ctl0 and lv_ok and dm_ok)
         if fds is not None and rss is not None:
             self.daemon_samples.append((now, pid, fds, rss, clean))
+
+
+def is_settled(w, d, now):
+    """Under w.lock: nothing happened to @d, libvirtd or the daemon
+    within the grace (module docstring)."""
+    return (not d.busy and now - d.settle_from >= w.grace_s and
+            now - w.daemon_since >= w.grace_s and not w.libvirt_down and
+            now - w.libvirt_up_since >= w.libvirt_grace_s)
 
 
 def vcpu_placed(w, mode, locality, aff, ded_pu):

@@ -18,4 +18,5 @@ soak: $(B)/vcpuplaced $(B)/vcpuplacectl
 check-soak: $(B)/vcpuplaced $(B)/vcpuplacectl
 	python3 tests/soak/selftest.py
 	sh tests/integration/deps.sh
-	python3 tests/soak/soak.py --seconds 90 --seed $(CHECK_SOAK_SEED) $(B)
+	python3 tests/soak/soak.py --self-check --seconds 90 \
+		--seed $(CHECK_SOAK_SEED) $(B)
