@@ -443,6 +443,9 @@ write_latency(const struct vp_daemon *d, FILE *f)
 	single(f, "vcpuplace_hotplug_follow_rounds_total", "counter", "Event "
 	    "rounds run again for a hot-plugged vCPU libvirt did not count "
 	    "yet or that was not in place.", (double)d->hp.follow_rounds);
+	single(f, "vcpuplace_hotplug_following", "gauge", "Hot-plugged vCPUs "
+	    "followed by rounds every 25 ms until found in place.",
+	    d->hp.nfollow);
 	single(f, "vcpuplace_hotplug_follow_expired_total", "counter",
 	    "Hot-plugged vCPUs still not in place after the follow-up "
 	    "rounds' time: left to the ticks.", (double)d->hp.follow_expired);
