@@ -15,21 +15,18 @@
 static int
 send_op(int fd, enum proc_cn_mcast_op op)
 {
-	struct {
-		struct nlmsghdr nh;
-		struct cn_msg cm;
-		enum proc_cn_mcast_op op;
-	} __attribute__((packed)) req;
+	/* cn_msg ends in a flexible array: the request is laid out by hand */
+	unsigned char req[NLMSG_LENGTH(sizeof(struct cn_msg) + sizeof(op))];
+	struct nlmsghdr nh = { .nlmsg_len = sizeof(req),
+	    .nlmsg_type = NLMSG_DONE };
+	struct cn_msg cm = { .id = { .idx = CN_IDX_PROC, .val = CN_VAL_PROC },
+	    .len = sizeof(op) };
 
-	memset(&req, 0, sizeof(req));
-	req.nh.nlmsg_len = sizeof(req);
-	req.nh.nlmsg_type = NLMSG_DONE;
-	req.nh.nlmsg_pid = 0;
-	req.cm.id.idx = CN_IDX_PROC;
-	req.cm.id.val = CN_VAL_PROC;
-	req.cm.len = sizeof(op);
-	req.op = op;
-	return send(fd, &req, sizeof(req), 0) < 0 ? -errno : 0;
+	memset(req, 0, sizeof(req));
+	memcpy(req, &nh, sizeof(nh));
+	memcpy(req + NLMSG_HDRLEN, &cm, sizeof(cm));
+	memcpy(req + NLMSG_HDRLEN + sizeof(cm), &op, sizeof(op));
+	return send(fd, req, sizeof(req), 0) < 0 ? -errno : 0;
 }
 
 int
