@@ -65,6 +65,7 @@ usage(FILE *f)
 	    "                  [--kvm-debugfs DIR] [--feature NAME=on|off ...]\n"
 	    "                  [--sched-ext auto|on|off] [--dry-run] "
 	    "[--foreground] [--debug]\n"
+	    "                  [--no-proc-events]\n"
 	    "--socket '' serves no socket; default " VP_DEFAULT_SOCKET "\n"
 	    "--connect default " VP_DEFAULT_URI "; --policies default "
 	    VP_DEFAULT_POLICY_DIR "\n"
@@ -122,6 +123,7 @@ parse_args(struct vp_daemon *d, int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "no-proc-events", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -153,6 +155,7 @@ parse_args(struct vp_daemon *d, int argc, char **argv)
 		case 'f': break;	/* always foreground: systemd forks */
 		case 'd': log_set_level(LOG_DEBUG); break;
 		case 'h': usage(stdout); exit(0);
+		case 'P': d->hp.disabled = true; break;
 		case 't':
 			errno = 0;
 			v = strtol(optarg, &end, 10);
@@ -219,6 +222,7 @@ setup(struct vp_daemon *d)
 	if (virt_wake_fd(&d->virt) < 0)
 		log_msg(LOG_WARNING, "eventfd: %s; placing on ticks only",
 		    strerror(errno));
+	hotplug_open(d);
 	if ((r = server_open(d)) < 0)
 		return r;
 	/* after the socket: a second daemon stops there, never loads */
@@ -380,10 +384,18 @@ serve_until(struct vp_daemon *d, uint64_t next)
 	d->event_poll = clock_now_ns() >= d->event_quiet_until;
 	if (!d->event_poll && d->event_quiet_until < until)
 		until = d->event_quiet_until;
+	until = hotplug_deadline(d, until);
 	server_serve(d, until);
-	if (clock_now_ns() >= d->event_quiet_until &&
-	    virt_wake_take(&d->virt))
-		event_round(d);
+	if (clock_now_ns() >= d->event_quiet_until) {
+		uint64_t t0 = clock_now_ns();
+		/* both, always: each empties what woke the poll */
+		bool wake = virt_wake_take(&d->virt);
+
+		if (hotplug_take(d) | wake) {
+			event_round(d);
+			hotplug_after_round(d, t0);
+		}
+	}
 }
 
 int
@@ -393,6 +405,7 @@ main(int argc, char **argv)
 		.uri = VP_DEFAULT_URI, .policy_dir = VP_DEFAULT_POLICY_DIR,
 		.tick_ms = 250, .virt = VP_VIRT_INIT,
 		.ctl = { .path = VP_DEFAULT_SOCKET, .fd = -1 },
+		.hp = { .fd = -1 },
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	uint64_t next;
@@ -430,6 +443,7 @@ main(int argc, char **argv)
 		sd_notify(0, "STOPPING=1");
 	schedext_stop(&d);
 	server_close(&d);
+	hotplug_close(&d);
 	tick_free(&d);
 	inventory_free(&d);
 	virt_close(&d.virt);

@@ -428,6 +428,28 @@ write_latency(const struct vp_daemon *d, FILE *f)
 	    "refresh, plan and urgent pins run on a libvirt event, off the "
 	    "tick (a burst of events is coalesced into few).",
 	    (double)d->c.event_rounds);
+	single(f, "vcpuplace_proc_events_watching", "gauge", "1: hot-plugged "
+	    "vCPUs are heard from the kernel's proc connector; 0: only the "
+	    "periodic refresh finds them (no CAP_NET_ADMIN or connector).",
+	    d->hp.fd >= 0 ? 1 : 0);
+	single(f, "vcpuplace_proc_events_total", "counter", "Process events "
+	    "read from the proc connector (most are dropped at once).",
+	    (double)d->hp.seen);
+	single(f, "vcpuplace_proc_events_used_total", "counter", "Of them, "
+	    "vCPU thread names in a known VM's QEMU: a hot-plug.",
+	    (double)d->hp.used);
+	single(f, "vcpuplace_proc_events_overruns_total", "counter", "Times "
+	    "the kernel dropped process events (every VM was reread).",
+	    (double)d->hp.overruns);
+	single(f, "vcpuplace_hotplug_follow_rounds_total", "counter", "Event "
+	    "rounds run again for a hot-plugged vCPU libvirt did not count "
+	    "yet or that was not in place.", (double)d->hp.follow_rounds);
+	single(f, "vcpuplace_hotplug_following", "gauge", "Hot-plugged vCPUs "
+	    "followed by rounds every 25 ms until found in place.",
+	    d->hp.nfollow);
+	single(f, "vcpuplace_hotplug_follow_expired_total", "counter",
+	    "Hot-plugged vCPUs still not in place after the follow-up "
+	    "rounds' time: left to the ticks.", (double)d->hp.follow_expired);
 	family(f, "vcpuplace_placement_latency_seconds", "histogram", "From "
 	    "a libvirt event's receipt to the pins it caused for one VM.");
 	for (i = 0; i < VP_LAT_BUCKETS; i++) {

@@ -586,10 +586,10 @@ void
 server_serve(struct vp_daemon *d, uint64_t deadline)
 {
 	struct vp_ctl *c = &d->ctl;
-	struct pollfd pfd[VP_CTL_CLIENTS_MAX + 2];
+	struct pollfd pfd[VP_CTL_CLIENTS_MAX + 3];
 	bool listening;
 	uint64_t now;
-	int i, n, r, wake_i = -1;
+	int i, n, r, wake_i = -1, proc_i = -1, listen_i;
 
 	for (;;) {
 		now = clock_now_ns();
@@ -604,6 +604,7 @@ server_serve(struct vp_daemon *d, uint64_t deadline)
 		n = c->nclients;
 		/* even when full: see accept_clients() */
 		listening = c->fd >= 0;
+		listen_i = n;
 		if (listening)
 			pfd[n++] = (struct pollfd){ .fd = c->fd,
 			    .events = POLLIN };
@@ -611,6 +612,12 @@ server_serve(struct vp_daemon *d, uint64_t deadline)
 		if (d->event_poll && d->virt.wake_fd >= 0) {
 			wake_i = n;
 			pfd[n++] = (struct pollfd){ .fd = d->virt.wake_fd,
+			    .events = POLLIN };
+		}
+		/* a process event (a vCPU hot-plugged): the same */
+		if (d->event_poll && d->hp.fd >= 0) {
+			proc_i = n;
+			pfd[n++] = (struct pollfd){ .fd = d->hp.fd,
 			    .events = POLLIN };
 		}
 		r = poll(pfd, (nfds_t)n, poll_timeout_ms(c, now, deadline));
@@ -628,9 +635,10 @@ server_serve(struct vp_daemon *d, uint64_t deadline)
 			else
 				read_request(d, i, now);
 		}
-		if (listening && pfd[wake_i >= 0 ? n - 2 : n - 1].revents)
+		if (listening && pfd[listen_i].revents)
 			accept_clients(d, now);
-		if (wake_i >= 0 && pfd[wake_i].revents)
+		if ((wake_i >= 0 && pfd[wake_i].revents) ||
+		    (proc_i >= 0 && pfd[proc_i].revents))
 			return;
 	}
 }

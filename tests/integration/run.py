@@ -1412,6 +1412,78 @@ def test_qemu_gone(ctx):
     d.stop_clean()
 
 
+# ---- hot-plugged vCPUs (issue 13) ------------------------------------
+
+def hotplug_vm(ctx, tag, profile):
+    """A transient VM of 2 vCPUs with only vCPU 0 present and vCPU 1
+    hot-pluggable (`virsh setvcpus NAME 2 --live` adds it)."""
+    name = vmlib.PREFIX + tag
+    console = os.path.join(os.path.abspath(ctx.rundir), name + ".console")
+    guest = os.path.abspath(ctx.guestdir)
+    xml = vmlib.domain_xml(name, 2, os.path.join(guest, "vmlinuz"),
+                           os.path.join(guest, "initramfs.gz"), console,
+                           metadata=vmlib.policy_xml(profile))
+    one = "<vcpu placement='static'>2</vcpu>"
+    check(one in xml, "domain_xml() changed its <vcpu> element")
+    xml = xml.replace(one, "<vcpu placement='static' current='1'>2</vcpu>"
+                      "<vcpus><vcpu id='0' enabled='yes' hotpluggable='no'"
+                      " order='1'/><vcpu id='1' enabled='no' "
+                      "hotpluggable='yes'/></vcpus>")
+    path = os.path.join(ctx.rundir, name + ".xml")
+    with open(path, "w") as f:
+        f.write(xml)
+    vmlib.virsh("create", path)
+    vm = vmlib.VM(name, console, False)
+    ctx.vms.append(vm)
+    return vm
+
+
+def test_hotplug_placement(ctx):
+    """With the tick 60 s away, a vCPU hot-plugged by `setvcpus --live`
+    (libvirt sends no event for it) is placed by the process-event path:
+    both vCPUs dedicated, vcpupin --live and the threads' affinity agree,
+    no tick ran, the rename was used.  Without the proc connector
+    (--no-proc-events) only a tick would place it: this fails."""
+    ctx.need_daemon()
+    d = slow_tick_daemon(ctx, "hp")
+    text = ask(d.sock, "metrics")
+    if metric(text, "vcpuplace_proc_events_watching") != 1:
+        raise Skip("no proc connector here (not root, no "
+                   "CONFIG_PROC_EVENTS): the periodic refresh finds "
+                   "hot-plugged vCPUs")
+    a = hotplug_vm(ctx, "hp-plug", "dedicated")
+    wait_placed(d, a, profile="dedicated", mode="dedicated", timeout=20)
+    ticks0 = event_counts(d)[0]
+    used0 = metric(ask(d.sock, "metrics"), "vcpuplace_proc_events_used_total")
+    vmlib.virsh("setvcpus", a.name, 2, "--live")
+    # 20 s: generous, and still 40 s before the next tick
+    e = wait_placed(d, a, nvcpus=2, profile="dedicated", mode="dedicated",
+                    timeout=20)
+    homes = [vc["home"] for vc in e["vcpus"]]
+    check(len(set(homes)) == 2, "two dedicated vCPUs share a PU: %s" % (
+        homes,))
+    text = ask(d.sock, "metrics")
+    ticks = event_counts(d)[0]
+    check(ticks == ticks0, "a tick ran (%d -> %d): the tick, not the "
+          "process event, may have placed it" % (ticks0, ticks))
+    used = metric(text, "vcpuplace_proc_events_used_total")
+    check(used > used0, "no vCPU rename used (%r -> %r)" % (used0, used))
+    # still in place once every follow-up round is over (2 s at most)
+    d.wait(lambda st: metric(ask(d.sock, "metrics"),
+                             "vcpuplace_hotplug_following") == 0,
+           20, "no vCPU followed any more")
+    why = placement_problem(vm_entry(d.sock_status(), a.name), a.name, 2,
+                            "dedicated", "dedicated")
+    check(why is None, "after the follow-up rounds: %s" % why)
+    text = ask(d.sock, "metrics")
+    print("  hotplug: %s" % ", ".join("%s %d" % (k, metric(
+        text, "vcpuplace_" + k) or 0) for k in (
+        "proc_events_total", "proc_events_used_total",
+        "hotplug_follow_rounds_total", "hotplug_follow_expired_total",
+        "event_rounds_total", "libvirt_events_total")))
+    d.stop_clean()
+
+
 TESTS = [test_harness, test_place_on_start, test_metadata_change,
          test_dedicated_exclusive, test_invalid_metadata,
          test_libvirtd_restart, test_vm_destroyed, test_reserve,
@@ -1420,7 +1492,7 @@ TESTS = [test_harness, test_place_on_start, test_metadata_change,
          test_event_placement, test_event_restart, test_event_burst,
          test_thread_names,
          test_odd_names, test_hostile_metadata, test_max_vcpus,
-         test_qemu_gone]
+         test_qemu_gone, test_hotplug_placement]
 
 
 # ---- runner ------------------------------------------------------------

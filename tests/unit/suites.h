@@ -23,6 +23,7 @@ Suite *kvm_iface_suite(void);
 Suite *qemu_suite(void);
 Suite *scx_suite(void);
 Suite *scxfeed_suite(void);
+Suite *procevents_suite(void);
 Suite *scxwake_suite(void);
 Suite *command_suite(void);
 Suite *tick_suite(void);

@@ -1,0 +1,163 @@
+/* procevents.c - see procevents.h. */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+
+#include "host/procevents.h"
+
+/* One PROC_CN_MCAST_LISTEN or _IGNORE request to the connector. */
+static int
+send_op(int fd, enum proc_cn_mcast_op op)
+{
+	/* cn_msg ends in a flexible array: the request is laid out by hand */
+	unsigned char req[NLMSG_LENGTH(sizeof(struct cn_msg) + sizeof(op))];
+	struct nlmsghdr nh = { .nlmsg_len = sizeof(req),
+	    .nlmsg_type = NLMSG_DONE };
+	struct cn_msg cm = { .id = { .idx = CN_IDX_PROC, .val = CN_VAL_PROC },
+	    .len = sizeof(op) };
+
+	memset(req, 0, sizeof(req));
+	memcpy(req, &nh, sizeof(nh));
+	memcpy(req + NLMSG_HDRLEN, &cm, sizeof(cm));
+	memcpy(req + NLMSG_HDRLEN + sizeof(cm), &op, sizeof(op));
+	return send(fd, req, sizeof(req), 0) < 0 ? -errno : 0;
+}
+
+int
+procev_open(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK,
+	    .nl_groups = CN_IDX_PROC };
+	int fd, r;
+
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    NETLINK_CONNECTOR);
+	if (fd < 0)
+		return -errno;
+	/* nl_pid 0: the kernel picks a unique port (two daemons in tests) */
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		r = -errno;
+	else
+		r = send_op(fd, PROC_CN_MCAST_LISTEN);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+void
+procev_close(int fd)
+{
+	if (fd < 0)
+		return;
+	send_op(fd, PROC_CN_MCAST_IGNORE);	/* the kernel counts listeners */
+	close(fd);
+}
+
+/*
+ * One connector message's payload at @p, @len bytes, copied out (a
+ * datagram's bytes need not be aligned for the structs).
+ */
+static int
+parse_proc(const unsigned char *p, size_t len, struct vp_procev *ret)
+{
+	struct proc_event ev;
+	size_t head = offsetof(struct proc_event, event_data);
+
+	if (len < head)
+		return 0;
+	memset(&ev, 0, sizeof(ev));
+	memcpy(&ev, p, len < sizeof(ev) ? len : sizeof(ev));
+	switch (ev.what) {
+	case PROC_EVENT_COMM:
+		if (len < head + sizeof(ev.event_data.comm))
+			return 0;
+		ret->kind = VP_PROCEV_COMM;
+		ret->tgid = (int)ev.event_data.comm.process_tgid;
+		ret->tid = (int)ev.event_data.comm.process_pid;
+		memcpy(ret->comm, ev.event_data.comm.comm, 16);
+		ret->comm[16] = '\0';
+		return 1;
+	case PROC_EVENT_EXIT:
+		if (len < head + offsetof(struct exit_proc_event, exit_code))
+			return 0;
+		ret->kind = VP_PROCEV_EXIT;
+		ret->tgid = (int)ev.event_data.exit.process_tgid;
+		ret->tid = (int)ev.event_data.exit.process_pid;
+		ret->comm[0] = '\0';
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int
+procev_parse(const void *buf, size_t len, struct vp_procev *ret, int max,
+    unsigned long *ret_seen)
+{
+	const unsigned char *p = buf;
+	int n = 0;
+
+	while (len >= sizeof(struct nlmsghdr)) {
+		struct nlmsghdr nh;
+		struct cn_msg cm;
+		size_t step;
+
+		memcpy(&nh, p, sizeof(nh));
+		if (nh.nlmsg_len < sizeof(nh) || nh.nlmsg_len > len)
+			break;		/* truncated or lying: stop here */
+		step = NLMSG_ALIGN(nh.nlmsg_len);
+		if (nh.nlmsg_len >= NLMSG_LENGTH(sizeof(cm)) &&
+		    nh.nlmsg_type == NLMSG_DONE) {
+			memcpy(&cm, p + NLMSG_HDRLEN, sizeof(cm));
+			if (cm.id.idx == CN_IDX_PROC &&
+			    cm.id.val == CN_VAL_PROC && cm.len <=
+			    nh.nlmsg_len - NLMSG_LENGTH(sizeof(cm))) {
+				(*ret_seen)++;
+				if (n < max && parse_proc(p + NLMSG_HDRLEN +
+				    sizeof(cm), cm.len, &ret[n]))
+					n++;
+			}
+		}
+		if (step >= len)
+			break;
+		p += step;
+		len -= step;
+	}
+	return n;
+}
+
+int
+procev_read(int fd, struct vp_procev *ret, int max, unsigned long *ret_seen)
+{
+	/* aligned for the kernel's copy; a datagram is one or a few events */
+	union {
+		struct nlmsghdr nh;
+		unsigned char b[4096];
+	} buf;
+	int n = 0;
+
+	while (n < max) {
+		ssize_t len = recv(fd, buf.b, sizeof(buf.b), MSG_DONTWAIT);
+
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			return -errno;	/* ENOBUFS: the kernel dropped some */
+		}
+		if (len == 0)
+			break;
+		n += procev_parse(buf.b, (size_t)len, ret + n, max - n,
+		    ret_seen);
+	}
+	return n;
+}

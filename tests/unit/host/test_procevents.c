@@ -1,0 +1,202 @@
+/*
+ * test_procevents.c - the proc connector's datagrams, parsed from bytes
+ * built here (well-formed, truncated, lying, other connectors'), and
+ * live where the kernel allows it (root, CONFIG_PROC_EVENTS): this
+ * process renames a thread "CPU 7/TCG" and must hear it.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+
+#include <check.h>
+
+#include "host/procevents.h"
+#include "../suites.h"
+
+/* Appends one connector message carrying @ev (@evlen bytes) at @buf+*off. */
+static void
+put_msg(unsigned char *buf, size_t *off, unsigned idx,
+    const struct proc_event *ev, size_t evlen)
+{
+	struct nlmsghdr nh = { .nlmsg_type = NLMSG_DONE };
+	struct cn_msg cm = { .id = { .idx = idx, .val = CN_VAL_PROC },
+	    .len = (unsigned short)evlen };
+
+	nh.nlmsg_len = NLMSG_LENGTH(sizeof(cm) + evlen);
+	memcpy(buf + *off, &nh, sizeof(nh));
+	memcpy(buf + *off + NLMSG_HDRLEN, &cm, sizeof(cm));
+	memcpy(buf + *off + NLMSG_HDRLEN + sizeof(cm), ev, evlen);
+	*off += NLMSG_ALIGN(nh.nlmsg_len);
+}
+
+static struct proc_event
+comm_event(int tgid, int tid, const char *name)
+{
+	struct proc_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.what = PROC_EVENT_COMM;
+	ev.event_data.comm.process_tgid = tgid;
+	ev.event_data.comm.process_pid = tid;
+	strncpy(ev.event_data.comm.comm, name,
+	    sizeof(ev.event_data.comm.comm));
+	return ev;
+}
+
+START_TEST(test_parse_kinds)
+{
+	unsigned char buf[1024];
+	struct vp_procev out[4];
+	struct proc_event ev;
+	unsigned long seen = 0;
+	size_t off = 0;
+	int n;
+
+	ev = comm_event(100, 101, "CPU 1/TCG");
+	put_msg(buf, &off, CN_IDX_PROC, &ev, sizeof(ev));
+	memset(&ev, 0, sizeof(ev));
+	ev.what = PROC_EVENT_FORK;	/* seen, not stored */
+	put_msg(buf, &off, CN_IDX_PROC, &ev, sizeof(ev));
+	memset(&ev, 0, sizeof(ev));
+	ev.what = PROC_EVENT_EXIT;
+	ev.event_data.exit.process_tgid = 100;
+	ev.event_data.exit.process_pid = 100;
+	put_msg(buf, &off, CN_IDX_PROC, &ev, sizeof(ev));
+	ev = comm_event(5, 6, "x");
+	put_msg(buf, &off, CN_IDX_PROC + 1, &ev, sizeof(ev)); /* not ours */
+	n = procev_parse(buf, off, out, 4, &seen);
+	ck_assert_int_eq(n, 2);
+	ck_assert_uint_eq(seen, 3);
+	ck_assert_int_eq(out[0].kind, VP_PROCEV_COMM);
+	ck_assert_int_eq(out[0].tgid, 100);
+	ck_assert_int_eq(out[0].tid, 101);
+	ck_assert_str_eq(out[0].comm, "CPU 1/TCG");
+	ck_assert_int_eq(out[1].kind, VP_PROCEV_EXIT);
+	ck_assert_int_eq(out[1].tgid, 100);
+}
+END_TEST
+
+/* A 16-byte name has no NUL in the event: ours ends it anyway. */
+START_TEST(test_parse_full_comm)
+{
+	unsigned char buf[256];
+	struct vp_procev out[1];
+	struct proc_event ev = comm_event(1, 2, "");
+	unsigned long seen = 0;
+	size_t off = 0;
+
+	memset(ev.event_data.comm.comm, 'A', 16);
+	put_msg(buf, &off, CN_IDX_PROC, &ev, sizeof(ev));
+	ck_assert_int_eq(procev_parse(buf, off, out, 1, &seen), 1);
+	ck_assert_uint_eq(strlen(out[0].comm), 16);
+}
+END_TEST
+
+START_TEST(test_parse_truncated)
+{
+	unsigned char buf[512];
+	struct vp_procev out[2];
+	struct proc_event ev = comm_event(1, 2, "CPU 0/KVM");
+	struct nlmsghdr nh;
+	unsigned long seen = 0;
+	size_t off = 0, len;
+
+	/* the event cut before its name: skipped */
+	put_msg(buf, &off, CN_IDX_PROC, &ev,
+	    offsetof(struct proc_event, event_data) + 8);
+	ck_assert_int_eq(procev_parse(buf, off, out, 2, &seen), 0);
+	/* a datagram shorter than its header says: nothing read past it */
+	off = 0;
+	put_msg(buf, &off, CN_IDX_PROC, &ev, sizeof(ev));
+	for (len = 0; len < off; len++)
+		ck_assert_int_eq(procev_parse(buf, len, out, 2, &seen), 0);
+	/* a cn_msg.len past its netlink message: skipped */
+	memcpy(&nh, buf, sizeof(nh));
+	nh.nlmsg_len -= 4;
+	memcpy(buf, &nh, sizeof(nh));
+	ck_assert_int_eq(procev_parse(buf, off, out, 2, &seen), 0);
+	/* no room: seen, not stored */
+	seen = 0;
+	off = 0;
+	put_msg(buf, &off, CN_IDX_PROC, &ev, sizeof(ev));
+	ck_assert_int_eq(procev_parse(buf, off, out, 0, &seen), 0);
+	ck_assert_uint_eq(seen, 1);
+}
+END_TEST
+
+static pthread_barrier_t named;
+static int renamed_tid;
+
+static void *
+rename_self(void *arg)
+{
+	(void)arg;
+	renamed_tid = (int)syscall(SYS_gettid);
+	pthread_setname_np(pthread_self(), "CPU 7/TCG");
+	pthread_barrier_wait(&named);
+	return NULL;
+}
+
+/* Live: a thread of ours renamed is heard, with its tgid and tid. */
+START_TEST(test_live_rename)
+{
+	struct vp_procev ev[32];
+	unsigned long seen = 0;
+	pthread_t t;
+	int fd, i, n, found = 0, polls;
+
+	fd = procev_open();
+	if (fd < 0) {
+		/* no CAP_NET_ADMIN or no connector: the degraded mode */
+		ck_assert(fd == -EPERM || fd == -EPROTONOSUPPORT ||
+		    fd == -ENOENT || fd == -EACCES || fd == -ECONNREFUSED);
+		return;
+	}
+	pthread_barrier_init(&named, NULL, 2);
+	ck_assert_int_eq(pthread_create(&t, NULL, rename_self, NULL), 0);
+	pthread_barrier_wait(&named);
+	pthread_join(t, NULL);
+	/* generous: a busy host may have many events queued before ours */
+	for (polls = 0; !found && polls < 500; polls++) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (poll(&p, 1, 20) <= 0)
+			continue;
+		n = procev_read(fd, ev, 32, &seen);
+		ck_assert_int_ge(n, 0);
+		for (i = 0; i < n; i++)
+			if (ev[i].kind == VP_PROCEV_COMM &&
+			    ev[i].tid == renamed_tid) {
+				ck_assert_int_eq(ev[i].tgid, getpid());
+				ck_assert_str_eq(ev[i].comm, "CPU 7/TCG");
+				found = 1;
+			}
+	}
+	ck_assert(found);
+	ck_assert_uint_ge(seen, 1);
+	procev_close(fd);
+	pthread_barrier_destroy(&named);
+}
+END_TEST
+
+Suite *
+procevents_suite(void)
+{
+	Suite *s = suite_create("procevents");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_parse_kinds);
+	tcase_add_test(tc, test_parse_full_comm);
+	tcase_add_test(tc, test_parse_truncated);
+	tcase_add_test(tc, test_live_rename);
+	suite_add_tcase(s, tc);
+	return s;
+}
