@@ -83,10 +83,17 @@ struct vp_vm {
 	int thread_problem;		/* VP_THREADS_*, logged when it changes */
 };
 
-/* Plan-duration histogram buckets (upper bounds, seconds), Prometheus le. */
-#define VP_PLAN_BUCKETS	12
-/* Placement-latency buckets: 5 ms .. 2.5 s (metrics.c) */
-#define VP_LAT_BUCKETS	13
+/*
+ * A Prometheus histogram of durations: the count in each bucket (not
+ * cumulative), their sum and number.  Its bucket bounds are in metrics.c
+ * (plan duration 12, placement latency 13).
+ */
+#define VP_HIST_BUCKETS_MAX	13
+struct vp_hist {
+	unsigned long bucket[VP_HIST_BUCKETS_MAX];
+	uint64_t ns_sum;
+	unsigned long count;
+};
 
 /* The control socket's commands; requests are counted by command. */
 enum vp_cmd {
@@ -139,16 +146,12 @@ struct vp_counters {
 	unsigned long plan_failures;	/* rounds that kept every placement */
 	uint64_t plan_ns_last;
 	uint64_t plan_ns_ring[256];	/* last 256 ticks, for p50/p99 */
-	unsigned long plan_hist[VP_PLAN_BUCKETS];	/* non-cumulative */
-	uint64_t plan_ns_sum;
-	unsigned long plan_count;
+	struct vp_hist plan_hist;
 	unsigned long ctl_requests[VP_CMD_COUNT];
 	unsigned long ctl_rejected[VP_REJ_COUNT];
 	unsigned long reloads, reload_errors;
 	unsigned long event_rounds;	/* rounds run on a libvirt event */
-	unsigned long lat_hist[VP_LAT_BUCKETS];	/* non-cumulative */
-	uint64_t lat_ns_sum;
-	unsigned long lat_count;
+	struct vp_hist lat_hist;		/* event to pins, per VM */
 };
 
 /* hot-plugged vCPUs heard from process events (hotplug.c) */

@@ -10,21 +10,32 @@
 
 #include "vcpuplaced/daemon.h"
 
-/* Upper bounds of the plan-duration buckets: 10 us .. 250 ms. */
-static const uint64_t plan_bucket_ns[VP_PLAN_BUCKETS] = {
-	10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000,
-	5000000, 10000000, 50000000, 250000000,
+/* One histogram: its family, help text and bucket upper bounds. */
+struct hist_def {
+	const char *name;
+	const char *help;
+	int nbounds;
+	uint64_t bound_ns[VP_HIST_BUCKETS_MAX];
+};
+
+/* 10 us .. 250 ms */
+static const struct hist_def plan_def = {
+	"vcpuplace_plan_duration_seconds", "Time a tick spent planning: the "
+	"planner when its inputs changed, then the move rules.", 12,
+	{ 10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000,
+	  5000000, 10000000, 50000000, 250000000 },
 };
 
 /*
- * Upper bounds of the placement-latency buckets: 5 ms .. 2.5 s.  An
- * event round on this host takes a few ms to a few tens; the tick it
- * replaces waited up to 250 ms, a slow libvirt seconds.
+ * 5 ms .. 2.5 s.  An event round on this host takes a few ms to a few
+ * tens; the tick it replaces waited up to 250 ms, a slow libvirt seconds.
  */
-static const uint64_t lat_bucket_ns[VP_LAT_BUCKETS] = {
-	5000000, 10000000, 20000000, 30000000, 50000000, 75000000,
-	100000000, 150000000, 200000000, 300000000, 500000000, 1000000000,
-	2500000000ULL,
+static const struct hist_def lat_def = {
+	"vcpuplace_placement_latency_seconds", "From a libvirt event's "
+	"receipt to the pins it caused for one VM.", 13,
+	{ 5000000, 10000000, 20000000, 30000000, 50000000, 75000000,
+	  100000000, 150000000, 200000000, 300000000, 500000000, 1000000000,
+	  2500000000ULL },
 };
 
 static const char *const reject_names[VP_REJ_COUNT] = {
@@ -35,30 +46,29 @@ static const char *const reject_names[VP_REJ_COUNT] = {
 	[VP_REJ_UID_LIMIT] = "uid_limit", [VP_REJ_FULL] = "full",
 };
 
-void
-metrics_observe_plan(struct vp_daemon *d, uint64_t ns)
+static void
+hist_observe(const struct hist_def *def, struct vp_hist *h, uint64_t ns)
 {
 	int i;
 
-	for (i = 0; i < VP_PLAN_BUCKETS && ns > plan_bucket_ns[i]; i++)
+	for (i = 0; i < def->nbounds && ns > def->bound_ns[i]; i++)
 		;
-	if (i < VP_PLAN_BUCKETS)
-		d->c.plan_hist[i]++;
-	d->c.plan_ns_sum += ns;
-	d->c.plan_count++;
+	if (i < def->nbounds)
+		h->bucket[i]++;
+	h->ns_sum += ns;
+	h->count++;
+}
+
+void
+metrics_observe_plan(struct vp_daemon *d, uint64_t ns)
+{
+	hist_observe(&plan_def, &d->c.plan_hist, ns);
 }
 
 void
 metrics_observe_latency(struct vp_daemon *d, uint64_t ns)
 {
-	int i;
-
-	for (i = 0; i < VP_LAT_BUCKETS && ns > lat_bucket_ns[i]; i++)
-		;
-	if (i < VP_LAT_BUCKETS)
-		d->c.lat_hist[i]++;
-	d->c.lat_ns_sum += ns;
-	d->c.lat_count++;
+	hist_observe(&lat_def, &d->c.lat_hist, ns);
 }
 
 /* What conflict_vcpu() needs of a vCPU: its load, its PU, its affinity. */
@@ -394,33 +404,25 @@ write_sched_ext(const struct vp_daemon *d, FILE *f)
 }
 
 static void
-write_plan_histogram(const struct vp_daemon *d, FILE *f)
+write_histogram(FILE *f, const struct hist_def *def, const struct vp_hist *h)
 {
 	unsigned long cum = 0;
 	int i;
 
-	family(f, "vcpuplace_plan_duration_seconds", "histogram", "Time a "
-	    "tick spent planning: the planner when its inputs changed, then "
-	    "the move rules.");
-	for (i = 0; i < VP_PLAN_BUCKETS; i++) {
-		cum += d->c.plan_hist[i];
-		fprintf(f, "vcpuplace_plan_duration_seconds_bucket{le=\"%g\"} "
-		    "%lu\n", (double)plan_bucket_ns[i] / 1e9, cum);
+	family(f, def->name, "histogram", def->help);
+	for (i = 0; i < def->nbounds; i++) {
+		cum += h->bucket[i];
+		fprintf(f, "%s_bucket{le=\"%g\"} %lu\n", def->name,
+		    (double)def->bound_ns[i] / 1e9, cum);
 	}
-	fprintf(f, "vcpuplace_plan_duration_seconds_bucket{le=\"+Inf\"} %lu\n",
-	    d->c.plan_count);
-	fprintf(f, "vcpuplace_plan_duration_seconds_sum %.9f\n",
-	    (double)d->c.plan_ns_sum / 1e9);
-	fprintf(f, "vcpuplace_plan_duration_seconds_count %lu\n",
-	    d->c.plan_count);
+	fprintf(f, "%s_bucket{le=\"+Inf\"} %lu\n", def->name, h->count);
+	fprintf(f, "%s_sum %.9f\n", def->name, (double)h->ns_sum / 1e9);
+	fprintf(f, "%s_count %lu\n", def->name, h->count);
 }
 
 static void
 write_latency(const struct vp_daemon *d, FILE *f)
 {
-	unsigned long cum = 0;
-	int i;
-
 	single(f, "vcpuplace_libvirt_events_total", "counter", "Domain "
 	    "lifecycle and metadata events received from libvirt.",
 	    (double)atomic_load(&d->virt.events));
@@ -450,19 +452,7 @@ write_latency(const struct vp_daemon *d, FILE *f)
 	single(f, "vcpuplace_hotplug_follow_expired_total", "counter",
 	    "Hot-plugged vCPUs still not in place after the follow-up "
 	    "rounds' time: left to the ticks.", (double)d->hp.follow_expired);
-	family(f, "vcpuplace_placement_latency_seconds", "histogram", "From "
-	    "a libvirt event's receipt to the pins it caused for one VM.");
-	for (i = 0; i < VP_LAT_BUCKETS; i++) {
-		cum += d->c.lat_hist[i];
-		fprintf(f, "vcpuplace_placement_latency_seconds_bucket"
-		    "{le=\"%g\"} %lu\n", (double)lat_bucket_ns[i] / 1e9, cum);
-	}
-	fprintf(f, "vcpuplace_placement_latency_seconds_bucket{le=\"+Inf\"} "
-	    "%lu\n", d->c.lat_count);
-	fprintf(f, "vcpuplace_placement_latency_seconds_sum %.9f\n",
-	    (double)d->c.lat_ns_sum / 1e9);
-	fprintf(f, "vcpuplace_placement_latency_seconds_count %lu\n",
-	    d->c.lat_count);
+	write_histogram(f, &lat_def, &d->c.lat_hist);
 }
 
 static void
@@ -580,7 +570,7 @@ metrics_write(const struct vp_daemon *d, FILE *f)
 	write_managed(d, f);
 	write_llcs(d, f);
 	write_counters(d, f);
-	write_plan_histogram(d, f);
+	write_histogram(f, &plan_def, &d->c.plan_hist);
 	write_latency(d, f);
 	write_sched_ext(d, f);
 	write_vcpus(d, f);
