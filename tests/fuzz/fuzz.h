@@ -17,6 +17,7 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* Optional (libFuzzer's is weak): only targets with set-up define it. */
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 #define FZ_CHECK(cond, ...) do {					\

@@ -11,14 +11,6 @@
 #include "vcpuplaced/daemon.h"
 #include "fuzz.h"
 
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	return 0;
-}
-
 static void
 check_request(const struct vp_request *q)
 {

@@ -9,14 +9,6 @@
 #include "host/kvm_iface.h"
 #include "fuzz.h"
 
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	return 0;
-}
-
 /* @word appears in @s between blanks (or the ends). */
 static bool
 has_word(const char *s, const char *word)

@@ -13,14 +13,6 @@
 #include "host/kvm_iface.h"
 #include "fuzz.h"
 
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	return 0;
-}
-
 /* @s is digits up to @end (exclusive), and their value is @v. */
 static void
 check_digits(const char *s, const char *end, int v, const char *what)

@@ -12,14 +12,6 @@
 #include "host/kvm_iface.h"
 #include "fuzz.h"
 
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	return 0;
-}
-
 static void
 check_off(uint32_t off, uint32_t data_len, const char *what)
 {

@@ -13,14 +13,6 @@
 #include "host/sampler.h"
 #include "fuzz.h"
 
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	return 0;
-}
-
 static void
 check_line(const char *line)
 {

@@ -17,15 +17,9 @@ static struct vp_profiles *profiles;
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *dir = fz_dir("VP_POLICY_DIR", "policies");
-	char err[1024];
-
 	(void)argc;
 	(void)argv;
-	if (profiles_load(dir, &profiles, err, sizeof(err)) < 0) {
-		fprintf(stderr, "fz_profile: %s: %s\n", dir, err);
-		exit(2);
-	}
+	profiles = fz_load_profiles("fz_profile");
 	return 0;
 }
 

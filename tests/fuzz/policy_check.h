@@ -1,12 +1,29 @@
 /*
- * policy_check.h - the property both policy targets check on an accepted
- * policy: every field inside its enum, every boolean 0 or 1.
+ * policy_check.h - what both policy targets share: the profiles they load,
+ * and the property they check on an accepted policy: every field inside
+ * its enum, every boolean 0 or 1.
  */
 #ifndef VP_FUZZ_POLICY_CHECK_H
 #define VP_FUZZ_POLICY_CHECK_H
 
 #include "core/vcpuplace.h"
+#include "host/policy_xml.h"
 #include "fuzz.h"
+
+/* The profiles of policies/ ($VP_POLICY_DIR), loaded once; exits if not. */
+static inline struct vp_profiles *
+fz_load_profiles(const char *target)
+{
+	const char *dir = fz_dir("VP_POLICY_DIR", "policies");
+	struct vp_profiles *profiles;
+	char err[1024];
+
+	if (profiles_load(dir, &profiles, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s: %s: %s\n", target, dir, err);
+		exit(2);
+	}
+	return profiles;
+}
 
 static inline void
 fz_check_policy(const struct vp_policy *p)
