@@ -247,6 +247,22 @@ def actual(name, nvcpus):
             for i in range(nvcpus)}
 
 
+def two_balanced_vms(ctx, d, tag_a, tag_b):
+    """VMs @tag_a and @tag_b of the balanced profile, both placed by @d:
+    the one a test troubles and a bystander.  Returns them and the
+    bystander's allowed set."""
+    a = ctx.vm(tag_a, profile="balanced")
+    b = ctx.vm(tag_b, profile="balanced")
+    wait_placed(d, a, profile="balanced")
+    return a, b, allowed_of(wait_placed(d, b, profile="balanced"))[0]
+
+
+def check_stayed(d, vm, before):
+    """@vm, of the balanced profile, is placed and still allowed @before."""
+    now = allowed_of(wait_placed(d, vm, profile="balanced"))[0]
+    check(now == before, "%s moved from %s to %s" % (vm.name, before, now))
+
+
 def placement_problem(entry, name, nvcpus, profile=None, mode=None):
     """None if @entry (status) places every vCPU of @name and libvirt and
     the kernel agree with it; else what is wrong."""
@@ -540,12 +556,8 @@ def test_invalid_metadata(ctx):
     unaffected."""
     ctx.need_daemon()
     d = ctx.daemon()
-    a = ctx.vm("bad", profile="balanced")
-    b = ctx.vm("good", profile="balanced")
-    wait_placed(d, a, profile="balanced")
-    eb = wait_placed(d, b, profile="balanced")
+    a, b, before_b = two_balanced_vms(ctx, d, "bad", "good")
     before_a = actual(a.name, 1)[0][0]
-    before_b = allowed_of(eb)[0]
 
     for raw, words in (('<policy profile="nonexistent"/>', ("nonexistent",)),
                        ('<policy profile="balanced"><smt>sometimes</smt>'
@@ -566,9 +578,7 @@ def test_invalid_metadata(ctx):
         pin, thr = actual(a.name, 1)[0]
         check(pin == thr == before_a, "%s affinity vcpupin %s thread %s, "
               "want unchanged %s" % (a.name, pin, thr, before_a))
-        eb = wait_placed(d, b, profile="balanced")
-        check(allowed_of(eb)[0] == before_b, "%s moved from %s to %s" % (
-            b.name, before_b, allowed_of(eb)[0]))
+        check_stayed(d, b, before_b)
     # Valid again: managed again.
     vmlib.set_policy(a.name, "balanced")
     wait_placed(d, a, profile="balanced")
@@ -1041,19 +1051,15 @@ def vcpu_tid(st, name, vcpu):
 
 def test_thread_names(ctx):
     """Thread names QEMU did not write.  A non-vCPU thread of a VM's QEMU
-    renamed "CPU 0/TCG" (from inside QEMU, through gdb): the daemon says it cannot
-    tell which thread is vCPU 0, counts it, takes no thread for it (tid
-    0), and leaves the impostor's affinity alone; vCPU 0's real thread
+    renamed "CPU 0/TCG" (from inside QEMU, through gdb): the daemon says
+    it cannot tell which thread is vCPU 0, counts it, takes no thread for
+    it (tid 0), and leaves the impostor's affinity alone; vCPU 0's real thread
     renamed away: the daemon says vCPU 0 has no thread.  Names restored:
     the real thread again.  The other VM stays where it was and the
     socket answers throughout."""
     ctx.need_daemon()
     d = ctx.daemon()
-    a = ctx.vm("fair-thr", profile="balanced")
-    b = ctx.vm("fair-thr-other", profile="balanced")
-    wait_placed(d, a, profile="balanced")
-    eb = wait_placed(d, b, profile="balanced")
-    before_b = allowed_of(eb)[0]
+    a, b, before_b = two_balanced_vms(ctx, d, "fair-thr", "fair-thr-other")
     pid = vmlib.qemu_pid(a.name)
     real = vmlib.vcpu_threads(a.name)[0]
     d.wait(lambda st: vcpu_tid(st, a.name, 0) == real, WAIT_S,
@@ -1105,9 +1111,7 @@ def test_thread_names(ctx):
     d.wait(lambda st: vcpu_tid(st, a.name, 0) == real, WAIT_S,
            "%s vCPU 0 back at its thread %d" % (a.name, real))
     wait_placed(d, a, profile="balanced")
-    eb = wait_placed(d, b, profile="balanced")
-    check(allowed_of(eb)[0] == before_b, "%s moved from %s to %s" % (
-        b.name, before_b, allowed_of(eb)[0]))
+    check_stayed(d, b, before_b)
     d.stop_clean()
 
 
@@ -1228,11 +1232,7 @@ def test_hostile_metadata(ctx):
     other VM stays where it was throughout."""
     ctx.need_daemon()
     d = ctx.daemon()
-    a = ctx.vm("fair-meta", profile="balanced")
-    b = ctx.vm("fair-meta-other", profile="balanced")
-    wait_placed(d, a, profile="balanced")
-    eb = wait_placed(d, b, profile="balanced")
-    before_b = allowed_of(eb)[0]
+    a, b, before_b = two_balanced_vms(ctx, d, "fair-meta", "fair-meta-other")
     ent = "".join('<!ENTITY l%d "%s">' % (i, ("&l%d;" % (i - 1)) * 10
                                          if i else "lol" * 10)
                   for i in range(10))
@@ -1366,11 +1366,7 @@ def test_qemu_gone(ctx):
     so does its socket (see the note printed)."""
     ctx.need_daemon()
     d = ctx.daemon()
-    a = ctx.vm("fair-gone", profile="balanced")
-    b = ctx.vm("fair-gone-other", profile="balanced")
-    wait_placed(d, a, profile="balanced")
-    eb = wait_placed(d, b, profile="balanced")
-    before_b = allowed_of(eb)[0]
+    a, b, before_b = two_balanced_vms(ctx, d, "fair-gone", "fair-gone-other")
     qpid = vmlib.qemu_pid(a.name)
     lpid = libvirtd_pid()
     os.kill(lpid, signal.SIGSTOP)
@@ -1400,9 +1396,7 @@ def test_qemu_gone(ctx):
     print("    the refresh %s the dead QEMU while libvirt listed it%s" % (
         "saw" if gone else "did not see",
         ": " + gone[0].split(": ", 1)[-1][:100] if gone else ""))
-    eb = wait_placed(d, b, profile="balanced")
-    check(allowed_of(eb)[0] == before_b, "%s moved from %s to %s" % (
-        b.name, before_b, allowed_of(eb)[0]))
+    check_stayed(d, b, before_b)
     e0, lines0 = st["libvirt_errors"], len(d.stderr().splitlines())
     st = d.wait_ticks(10)
     check(st["libvirt_errors"] == e0, "libvirt_errors still growing: "
