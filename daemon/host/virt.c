@@ -89,19 +89,26 @@ virt_event_take(struct vp_virt *v)
 	return atomic_exchange(&v->event_ns, 0);
 }
 
+void
+virt_mark_dirty(struct vp_virt *v, uint64_t t)
+{
+	uint64_t zero = 0;
+
+	/* only the oldest time pending is kept: a coalesced round answers
+	 * that one last */
+	atomic_compare_exchange_strong(&v->event_ns, &zero, t);
+	atomic_store(&v->dirty, true);
+}
+
 /*
- * An event: its time (only the oldest one still pending is kept, the
- * one a coalesced round answers last), then the flag, then the wake-up,
- * in that order, so that a loop that saw the wake-up also sees the flag.
+ * A domain event: its time and the flag, then the wake-up, in that
+ * order, so that a loop that saw the wake-up also sees the flag.
  */
 static void
 note_event(struct vp_virt *v)
 {
-	uint64_t zero = 0;
-
-	atomic_compare_exchange_strong(&v->event_ns, &zero, clock_now_ns());
 	atomic_fetch_add(&v->events, 1);
-	atomic_store(&v->dirty, true);
+	virt_mark_dirty(v, clock_now_ns());
 	if (v->wake_fd >= 0) {
 		uint64_t one = 1;
 		ssize_t r = write(v->wake_fd, &one, sizeof(one));

@@ -54,6 +54,13 @@ void virt_wake_close(struct vp_virt *v);
  * last call, 0 when none came: the start of the placement latency.
  */
 uint64_t virt_event_take(struct vp_virt *v);
+/*
+ * The inventory must be read again because of something seen at @t
+ * (monotonic ns), the start of its placement latency: what a domain
+ * event does, for news from elsewhere (a vCPU thread appeared).  No
+ * wake-up: the caller runs on the loop.
+ */
+void virt_mark_dirty(struct vp_virt *v, uint64_t t);
 
 /*
  * Connects to @uri and registers for lifecycle and metadata events.

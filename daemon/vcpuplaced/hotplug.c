@@ -87,15 +87,6 @@ follow(struct vp_daemon *d, int pid, int vcpu, uint64_t now)
 	    .event_ns = now, .until = now + HP_FOLLOW_MAX_NS };
 }
 
-/* The start of the latency: only the oldest event pending is kept. */
-static void
-note_event_time(struct vp_daemon *d, uint64_t t)
-{
-	uint64_t zero = 0;
-
-	atomic_compare_exchange_strong(&d->virt.event_ns, &zero, t);
-}
-
 bool
 hotplug_take(struct vp_daemon *d)
 {
@@ -111,8 +102,7 @@ hotplug_take(struct vp_daemon *d)
 	if (n == -ENOBUFS) {
 		/* the kernel dropped events: one of them may have been ours */
 		d->hp.overruns++;
-		atomic_store(&d->virt.dirty, true);
-		note_event_time(d, now);
+		virt_mark_dirty(&d->virt, now);
 		return true;
 	}
 	for (i = 0; i < n; i++) {
@@ -125,21 +115,18 @@ hotplug_take(struct vp_daemon *d)
 			continue;
 		d->hp.used++;
 		follow(d, ev[i].tgid, k, now);
-		note_event_time(d, now);
+		virt_mark_dirty(&d->virt, now);
 		want = true;
 	}
-	if (want) {
-		atomic_store(&d->virt.dirty, true);
+	if (want)
 		return true;
-	}
 follow_up:
 	now = clock_now_ns();
 	if (d->hp.nfollow && now >= d->hp.follow_next) {
 		/* the latency still runs from the first event's receipt */
 		for (i = 0; i < d->hp.nfollow; i++)
-			note_event_time(d, d->hp.follow[i].event_ns);
+			virt_mark_dirty(&d->virt, d->hp.follow[i].event_ns);
 		d->hp.follow_rounds++;
-		atomic_store(&d->virt.dirty, true);
 		return true;
 	}
 	return false;
