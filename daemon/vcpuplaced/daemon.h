@@ -353,6 +353,8 @@ struct vp_daemon {
 
 	struct vp_counters c;
 	struct vp_ctl ctl;
+	sigset_t serve_sigmask;		/* while serving: the loop's signals
+					 * unblocked (main.c) */
 	bool notify;			/* under systemd: sd_notify works */
 	uint64_t watchdog_usec;		/* 0: no watchdog */
 	uint64_t watchdog_last_ns;

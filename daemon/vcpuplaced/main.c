@@ -55,6 +55,26 @@ on_signal(int sig)
 		quit_flag = 1;
 }
 
+/*
+ * SIGTERM, SIGINT and SIGHUP are blocked everywhere but in the loop's
+ * ppoll() (server_serve), which unblocks them while it waits.  Else one
+ * could be taken by libvirt's event thread, or arrive just before the
+ * poll, and the flag its handler sets would wait for the poll's timeout:
+ * up to a tick, a minute with --tick 60000.  Before any thread starts,
+ * so that libvirt's inherits the mask.
+ */
+static void
+block_loop_signals(struct vp_daemon *d)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, &d->serve_sigmask);
+}
+
 static void
 usage(FILE *f)
 {
@@ -264,6 +284,30 @@ note_latency(struct vp_daemon *d, uint64_t t0)
 	d->event_ns = 0;	/* one round answers an event */
 }
 
+/* The pins the last plan chose, and their latency (since @t0). */
+static void
+pin_planned(struct vp_daemon *d, uint64_t t0)
+{
+	if (virt_connected(&d->virt) && actuate_apply(d) > 0)
+		d->status_dirty = true;
+	note_latency(d, t0);
+}
+
+/*
+ * The status file, when something changed or @due.  Building the status
+ * JSON of 800 vCPUs was 60 % of the daemon's CPU (callgrind): not every
+ * round.
+ */
+static void
+write_status(struct vp_daemon *d, bool due)
+{
+	if (!due && !d->status_dirty && d->status_gen == d->inventory_gen)
+		return;
+	status_write(d);
+	d->status_dirty = false;
+	d->status_gen = d->inventory_gen;
+}
+
 /*
  * A libvirt event woke the loop: refresh, plan, and make the urgent pins
  * now (a new VM, a new policy, a broken affinity), off the tick, whose
@@ -282,16 +326,10 @@ event_round(struct vp_daemon *d)
 	kvmhint_attach(d);
 	if (!d->paused) {
 		tick_plan_urgent(d);
-		if (virt_connected(&d->virt) && actuate_apply(d) > 0)
-			d->status_dirty = true;
-		note_latency(d, t0);
+		pin_planned(d, t0);
 	}
 	kvmhint_sync(d);
-	if (d->status_dirty || d->status_gen != d->inventory_gen) {
-		status_write(d);
-		d->status_dirty = false;
-		d->status_gen = d->inventory_gen;
-	}
+	write_status(d, false);
 	t1 = clock_now_ns();
 	d->event_quiet_until = t1 + (t1 - t0 > EVENT_GAP_MIN_NS ? t1 - t0 :
 	    EVENT_GAP_MIN_NS);
@@ -311,22 +349,12 @@ tick(struct vp_daemon *d)
 	/* paused: the inventory and the load stay current, placement holds */
 	if (!d->paused) {
 		tick_plan(d);
-		if (virt_connected(&d->virt) && actuate_apply(d) > 0)
-			d->status_dirty = true;
-		note_latency(d, t0);
+		pin_planned(d, t0);
 	}
 	kvmhint_sync(d);
 	schedext_tick(d);
-	/*
-	 * Building the status JSON of 800 vCPUs was 60 % of the daemon's CPU
-	 * (callgrind): write it when something changed, else once a second.
-	 */
-	if (d->status_dirty || d->status_gen != d->inventory_gen ||
-	    d->c.ticks % (1000 / d->tick_ms + 1) == 0) {
-		status_write(d);
-		d->status_dirty = false;
-		d->status_gen = d->inventory_gen;
-	}
+	/* and once a second */
+	write_status(d, d->c.ticks % (1000 / d->tick_ms + 1) == 0);
 	d->c.ticks++;
 }
 
@@ -417,6 +445,7 @@ main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	block_loop_signals(&d);
 	if (setup(&d) < 0)
 		return 1;
 	d.notify = getenv("NOTIFY_SOCKET") != NULL;

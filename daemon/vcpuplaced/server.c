@@ -589,7 +589,8 @@ server_serve(struct vp_daemon *d, uint64_t deadline)
 	struct pollfd pfd[VP_CTL_CLIENTS_MAX + 3];
 	bool listening;
 	uint64_t now;
-	int i, n, r, wake_i = -1, proc_i = -1, listen_i;
+	int i, n, r, ms, wake_i = -1, proc_i = -1, listen_i;
+	struct timespec ts;
 
 	for (;;) {
 		now = clock_now_ns();
@@ -620,7 +621,11 @@ server_serve(struct vp_daemon *d, uint64_t deadline)
 			pfd[n++] = (struct pollfd){ .fd = d->hp.fd,
 			    .events = POLLIN };
 		}
-		r = poll(pfd, (nfds_t)n, poll_timeout_ms(c, now, deadline));
+		ms = poll_timeout_ms(c, now, deadline);
+		ts = (struct timespec){ .tv_sec = ms / 1000,
+		    .tv_nsec = (long)(ms % 1000) * 1000000 };
+		/* the daemon's signals arrive here only: see main.c */
+		r = ppoll(pfd, (nfds_t)n, &ts, &d->serve_sigmask);
 		if (r < 0 && errno == EINTR)
 			return;		/* a signal: let the loop look at it */
 		if (r <= 0)

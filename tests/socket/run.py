@@ -963,6 +963,32 @@ def expand(cpulist):
     return out
 
 
+def test_signals_to_loop_only(ctx):
+    """SIGTERM, SIGINT and SIGHUP reach only the loop: every other thread
+    of the daemon (libvirt's event loop) blocks them, so that none is
+    taken where it cannot end the loop's wait; SIGTERM then stops a
+    daemon whose next tick is a minute away (20 s: a bound on a hang,
+    a third of the tick, not a pace)."""
+    d = ctx.daemon(nvms=2, extra=("--tick", "60000"))
+    pid = d.p.pid
+    loop_signals = (1 << (signal.SIGHUP - 1)) | (1 << (signal.SIGINT - 1)) | \
+        (1 << (signal.SIGTERM - 1))
+    others = [t for t in os.listdir("/proc/%d/task" % pid) if int(t) != pid]
+    check(others, "the daemon has no thread but the loop: nothing tested")
+    for tid in others:
+        with open("/proc/%d/task/%s/status" % (pid, tid)) as f:
+            blk = int(re.search(r"^SigBlk:\s*([0-9a-f]+)$", f.read(),
+                                re.M).group(1), 16)
+        check(blk & loop_signals == loop_signals, "thread %s does not "
+              "block SIGTERM/SIGINT/SIGHUP (SigBlk %x)" % (tid, blk))
+    d.p.send_signal(signal.SIGTERM)
+    try:
+        rc = d.p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        raise Fail("SIGTERM: still running after 20 s")
+    check(rc == 0, "SIGTERM: exit %d" % rc)
+
+
 # ---- fair shares: one uid's flood (issue 13) ------------------------
 
 UID_MAX = 128           # VP_CTL_UID_MAX in daemon/vcpuplaced/daemon.h
@@ -1272,7 +1298,7 @@ TESTS = [test_status, test_metrics_promtool, test_metrics_label_escaping,
          test_reload_topology, test_top_tmux, test_sched_ext_unavailable,
          test_sched_ext_options, test_uid_flood, test_root_reserve,
          test_full_table_refuses, test_long_vm_name,
-         test_log_one_line_per_message]
+         test_log_one_line_per_message, test_signals_to_loop_only]
 
 
 def main():
