@@ -161,25 +161,33 @@ vm_create(void)
 	close(kvm);
 }
 
-/* Whether thread @tid sleeps (state S): the vCPU is halted. */
+/*
+ * Whether thread @tid is blocked and off its runqueue: the vCPU is halted
+ * and the next wake-up goes through select_task_rq().  State S alone is
+ * not enough: a thread preempted between set_current_state() and
+ * schedule() shows S while still on_rq, and a wake-up then finds it
+ * runnable (ttwu_runnable()) and asks no scheduler.  Under single-threaded
+ * TCG a guest CPU can stall in that window for longer than any sleep.
+ * /proc/TID/wchan names a function only when get_wchan() saw the thread
+ * blocked with !on_rq, under its pi_lock (CONFIG_KALLSYMS), else "0".
+ */
 static bool
-sleeping(int tid)
+blocked(int tid)
 {
-	char path[64], buf[256], *p;
+	char path[64], buf[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", tid);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
-		return false;
+		fail("open %s: %s", path, strerror(errno));
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] == 'S';
+	return strcmp(buf, "0") != 0;
 }
 
 /* One IPI to vCPU @i once it halted; the CPU it woke on, or -1. */
@@ -194,7 +202,7 @@ kick(int i)
 	struct timespec ts;
 	int n;
 
-	for (n = 0; !sleeping(atomic_load(&vcpus[i].tid)); n++) {
+	for (n = 0; !blocked(atomic_load(&vcpus[i].tid)); n++) {
 		if (n > 5000)
 			return -1;
 		sleep_ms(1);
