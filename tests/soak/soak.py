@@ -48,11 +48,6 @@ GRACE_S = 10.0          # a settled VM must be placed (R4): 40 ticks
 LIBVIRT_GRACE_S = 20.0  # after libvirtd is back: reconnect backoff <= 8 s
 WATCH_S = 10.0          # longest placement-latency watch
 P99_BOUND_MS = 1000     # placed_p99_ms above this fails the run
-# A hot-plugged vCPU is seen at the daemon's full inventory refresh
-# (10 s) until hot-plug detection lands: its latency is reported apart,
-# outside placed_p99_ms, and bounded by the refresh plus a margin.
-HOTPLUG_WATCH_S = 15.0
-HOTPLUG_BOUND_MS = 12000
 FAULTS = ("kill_qemu", "kill_libvirtd", "sighup", "metadata", "setvcpus")
 RSS_BOUND_KIB = 512     # rss growth above this (last - second third) fails
 LIBVIRTD_KILL_GAP_S = 30.0
@@ -346,7 +341,7 @@ class Schedule:
         ded = self.ded_pu(d)
         ms = None
         first = True
-        limit = HOTPLUG_WATCH_S if kind == "setvcpus" else WATCH_S
+        limit = WATCH_S
         while time.monotonic() - t_ret < limit:
             affs = procview.vcpu_affinities(pid)
             if not procview.alive(pid):
@@ -825,10 +820,9 @@ def report(seed, sched, sup, chk, ctlload, rc_d, t_chaos, t_end, outdir,
     acts = " ".join("%s=%d/%d" % (a, c[0], c[0] + c[1])
                     for a, c in sorted(sched.counts.items()))
     print("soak: actions ok/all: %s" % acts)
-    lat = [ms for k, ms, counted in sched.latency
-           if counted and k != "setvcpus"]
-    hot = [ms for k, ms, counted in sched.latency
-           if counted and k == "setvcpus"]
+    # a hot-plugged vCPU counts like a start: the daemon hears it from
+    # the proc connector (hotplug.c), not at its 10 s refresh
+    lat = [ms for k, ms, counted in sched.latency if counted]
     for kind in ("start", "restore", "resume", "setvcpus"):
         xs = [ms for k, ms, c in sched.latency if k == kind and c]
         if xs:
@@ -846,13 +840,9 @@ def report(seed, sched, sup, chk, ctlload, rc_d, t_chaos, t_end, outdir,
     p99 = percentile(lat, 99)
     if p99 is not None and p99 > P99_BOUND_MS:
         fails.append("placed_p99_ms %.0f > %d" % (p99, P99_BOUND_MS))
-    if hot and max(hot) > HOTPLUG_BOUND_MS:
-        fails.append("hot-plugged vCPU placed after %.0f ms > %d" % (
-            max(hot), HOTPLUG_BOUND_MS))
     if sched.unplaced_watch:
-        fails.append("%d VMs not placed within %.0f s (hot-plug %.0f s) "
-                     "of the action" % (sched.unplaced_watch, WATCH_S,
-                                        HOTPLUG_WATCH_S))
+        fails.append("%d VMs not placed within %.0f s of the action" % (
+            sched.unplaced_watch, WATCH_S))
     if sched.forced:
         missing = [a for a in FAULTS if a not in sched.done]
         never = [a for a, _ in WEIGHTS if a not in sched.done]
