@@ -106,59 +106,78 @@ pick_llc_for_cores(const struct planner *p, bool quiet)
 }
 
 /*
+ * Takes the free cores (@quiet: and quiet ones) of LLC @llc for the
+ * vCPUs of @vm from @placed on; returns the vCPUs placed after it.
+ */
+static int
+take_llc(struct planner *p, const struct vp_vm_spec *vm, int llc,
+    bool quiet, int placed, struct vp_vcpu_plan *vc,
+    struct vp_cpuset *ret_taken)
+{
+	bool ded = vm->policy.mode == VP_MODE_DEDICATED;
+	bool whole_core = vm->policy.smt == VP_SMT_ISOLATE;
+	const struct vp_llc *l = &p->t->llc[llc];
+	int c, s;
+
+	for (c = l->first_core; c < l->first_core + l->ncores &&
+	    placed < vm->nvcpus; c++) {
+		const struct vp_core *core = &p->t->core[c];
+		int per = ded && whole_core ? 1 : core->npus;
+
+		if (!core_free(p, core, quiet))
+			continue;
+		for (s = 0; s < per && placed < vm->nvcpus; s++) {
+			vc[placed].home = core->first_pu + s;
+			vc[placed].reason = ded ? VP_REASON_DEDICATED :
+			    VP_REASON_ISOLATED;
+			trace_step(&vc[placed].trace, VP_STEP_TOOK_CORE,
+			    core->first_pu + s, llc);
+			cpuset_set(&vc[placed].allowed, core->first_pu + s);
+			cpuset_set(ret_taken, core->first_pu + s);
+			placed++;
+		}
+		if (!ded || whole_core)
+			cpuset_set_range(ret_taken, core->first_pu,
+			    core->npus);
+		cpuset_andnot(&p->pool, &p->pool, ret_taken);
+	}
+	return placed;
+}
+
+/*
  * Takes whole free cores for an exclusive VM, LLC by LLC starting with
  * the roomiest.  Dedicated vCPUs get one PU each, packed onto siblings
- * (as Nova's "prefer" thread policy does) unless @whole_core, where each
+ * (as Nova's "prefer" thread policy does) unless smt isolate, where each
  * gets a core to itself; isolated VMs fill their cores and may run on
- * any PU of them.  Cores quiet of host work go first.  What was taken
- * leaves the pool and is in *ret_taken.  Returns the vCPUs placed.
+ * any PU of them.  Cores quiet of host work go first, in a pass of their
+ * own, then cores the host also uses: each pass visits every LLC once,
+ * so a VM that needs some of both kinds fits wherever the cores exist
+ * (one shared budget of tries for both passes ran out on a one-LLC host:
+ * a dedicated VM of two vCPUs on two PUs, one busy, did not fit).  What
+ * was taken leaves the pool and is in *ret_taken.  Returns the vCPUs
+ * placed.
  */
 static int
 take_cores(struct planner *p, const struct vp_vm_spec *vm,
     struct vp_vcpu_plan *vc, struct vp_cpuset *ret_taken)
 {
-	bool ded = vm->policy.mode == VP_MODE_DEDICATED;
-	bool whole_core = vm->policy.smt == VP_SMT_ISOLATE;
-	int placed = 0, tries, c, s, n = vm->nvcpus;
-	bool quiet = true;
+	int placed = 0, pass, tries, s;
 
 	cpuset_zero(ret_taken);
-	for (tries = 0; tries < 2 * p->t->nllcs && placed < n; tries++) {
-		int llc = pick_llc_for_cores(p, quiet);
-		const struct vp_llc *l = &p->t->llc[llc];
+	for (pass = 0; pass < 2 && placed < vm->nvcpus; pass++) {
+		bool quiet = pass == 0;
 
-		if (free_cores_in_llc(p, llc, quiet) == 0) {
-			if (!quiet)
-				break;
-			quiet = false;	/* then cores the host also uses */
-			continue;
-		}
-		for (c = l->first_core; c < l->first_core + l->ncores &&
-		    placed < n; c++) {
-			const struct vp_core *core = &p->t->core[c];
-			int per = ded && whole_core ? 1 : core->npus;
+		for (tries = 0; tries < p->t->nllcs && placed < vm->nvcpus;
+		    tries++) {
+			int llc = pick_llc_for_cores(p, quiet);
 
-			if (!core_free(p, core, quiet))
-				continue;
-			for (s = 0; s < per && placed < n; s++) {
-				vc[placed].home = core->first_pu + s;
-				vc[placed].reason = ded ? VP_REASON_DEDICATED :
-				    VP_REASON_ISOLATED;
-				trace_step(&vc[placed].trace,
-				    VP_STEP_TOOK_CORE, core->first_pu + s,
-				    llc);
-				cpuset_set(&vc[placed].allowed,
-				    core->first_pu + s);
-				cpuset_set(ret_taken, core->first_pu + s);
-				placed++;
-			}
-			if (!ded || whole_core)
-				cpuset_set_range(ret_taken, core->first_pu,
-				    core->npus);
-			cpuset_andnot(&p->pool, &p->pool, ret_taken);
+			if (free_cores_in_llc(p, llc, quiet) == 0)
+				break;	/* none of this kind left anywhere */
+			placed = take_llc(p, vm, llc, quiet, placed, vc,
+			    ret_taken);
 		}
 	}
-	for (s = 0; !ded && s < placed; s++)
+	for (s = 0; vm->policy.mode != VP_MODE_DEDICATED && s < placed; s++)
 		vc[s].allowed = *ret_taken;
 	return placed;
 }

@@ -557,6 +557,64 @@ START_TEST(test_plan_dedicated_sticky)
 END_TEST
 
 /*
+ * An exclusive VM that needs every free core fits when some of those
+ * cores are busy with host work, whatever the number of LLCs: the quiet
+ * cores first, then the busy ones.  One busy PU in every LLC; a
+ * dedicated VM with a vCPU per usable PU, then an isolated one with a
+ * vCPU per usable core.  (The two kinds once shared one budget of tries,
+ * which a one-LLC host ran out of: the live 2-PU host refused a
+ * dedicated VM of two vCPUs whenever one PU was busy.)
+ */
+START_TEST(test_plan_exclusive_busy_cores)
+{
+	_cleanup_topo_ struct vp_topo *t = load_topo(plan_files[_i]);
+	struct vp_vm_spec vms[1];
+	struct vp_cpuset usable, homes;
+	struct world w;
+	int l, c, k, ncores = 0;
+
+	world_init(&w, t, vms, 1);
+	cpuset_andnot(&usable, &t->all, &w.reserved);
+	for (l = 0; l < t->nllcs; l++) {
+		const struct vp_llc *llc = &t->llc[l];
+		const struct vp_core *last =
+		    &t->core[llc->first_core + llc->ncores - 1];
+
+		if (cpuset_test(&usable, last->first_pu))
+			cpuset_set(&w.busy, last->first_pu);
+	}
+	for (c = 0; c < t->ncores; c++)
+		ncores += cpuset_test(&usable, t->core[c].first_pu);
+	ck_assert_int_gt(cpuset_count(&w.busy), 0);
+
+	vms[0] = vm("ded", cpuset_count(&usable), VP_MODE_DEDICATED,
+	    VP_SMT_ANY, VP_LOC_ANY);
+	{
+		_cleanup_plan_ struct vp_plan *p = compute(t, &w);
+
+		ck_assert_msg(p->vm[0].error == 0, "%s: dedicated VM of %d "
+		    "vCPUs with %d busy PUs: error %d", plan_files[_i],
+		    vms[0].nvcpus, cpuset_count(&w.busy), p->vm[0].error);
+		check_plan(t, &w, p);
+		cpuset_zero(&homes);
+		for (k = 0; k < p->vm[0].nvcpus; k++)
+			cpuset_set(&homes, p->vm[0].vcpu[k].home);
+		ck_assert(cpuset_equal(&homes, &usable));
+	}
+	vms[0] = vm("iso", ncores, VP_MODE_DEDICATED, VP_SMT_ISOLATE,
+	    VP_LOC_ANY);
+	{
+		_cleanup_plan_ struct vp_plan *p = compute(t, &w);
+
+		ck_assert_msg(p->vm[0].error == 0, "%s: isolated VM of %d "
+		    "vCPUs with %d busy PUs: error %d", plan_files[_i],
+		    vms[0].nvcpus, cpuset_count(&w.busy), p->vm[0].error);
+		check_plan(t, &w, p);
+	}
+}
+END_TEST
+
+/*
  * The trace is the decision's real path.  On g4dnmetal (one LLC per
  * package, SMT2), with the first PU of package 1 busy, a shared vCPU is
  * anchored there (the roomiest LLC), sees that core's idle sibling,
@@ -706,6 +764,8 @@ Suite *plan_suite(void)
 	tcase_add_loop_test(tc, test_plan_shared, 0, NPLAN_FILES);
 	tcase_add_loop_test(tc, test_plan_dedicated, 0, NPLAN_FILES);
 	tcase_add_test(tc, test_plan_dedicated_sticky);
+	tcase_add_loop_test(tc, test_plan_exclusive_busy_cores, 0,
+	    NPLAN_FILES);
 	tcase_add_loop_test(tc, test_plan_isolate, 0, 4);
 	tcase_add_test(tc, test_plan_mode_off);
 	tcase_add_test(tc, test_plan_locality_cluster);
