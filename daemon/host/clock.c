@@ -3,11 +3,23 @@
 
 #include "host/clock.h"
 
-uint64_t
-clock_now_ns(void)
+static uint64_t
+read_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t
+clock_now_ns(void)
+{
+	return read_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t
+clock_thread_cpu_ns(void)
+{
+	return read_ns(CLOCK_THREAD_CPUTIME_ID);
 }

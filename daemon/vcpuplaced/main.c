@@ -36,13 +36,18 @@ static volatile sig_atomic_t quit_flag, reload_flag;
 /*
  * Event rounds are coalesced and bounded.  The eventfd counts events and
  * one read takes them all, so events that arrive while a round runs make
- * one more round, not one each.  And after a round that took T, the next
- * starts no earlier than max(EVENT_GAP_MIN_NS, T) after it ended: event
- * rounds take at most half of the loop thread whatever the burst (50
- * metadata changes, 200 VMs restarted by libvirt), and the socket and
- * the tick get the rest.  25 ms: one start gives libvirt two or three
- * events a few ms apart, which this folds into one or two rounds, and it
- * is small beside the 100 ms the placement latency is held to.
+ * one more round, not one each.  And after a round that used T of the
+ * loop thread's CPU, the next starts no earlier than max(EVENT_GAP_MIN_NS,
+ * T) after it ended: event rounds take at most half of the loop thread's
+ * CPU whatever the burst (50 metadata changes, 200 VMs restarted by
+ * libvirt), and the socket and the tick get the rest.  CPU time, not
+ * wall time: a round that waited on libvirtd (which holds a domain's
+ * lock while it kills its QEMU, 1.5 s for a TCG guest here) cost the
+ * loop nothing, and a wall-time gap after it made the next VM's start
+ * wait for the tick (a start right after a destroy: p50 68 ms instead of
+ * under 5).  25 ms: one start gives libvirt two or three events a few ms
+ * apart, which this folds into one or two rounds, and it is small beside
+ * the 100 ms the placement latency is held to.
  */
 #define EVENT_GAP_MIN_NS	(25ULL * 1000000)
 
@@ -317,7 +322,7 @@ write_status(struct vp_daemon *d, bool due)
 static void
 event_round(struct vp_daemon *d)
 {
-	uint64_t t0 = clock_now_ns(), t1;
+	uint64_t t0 = clock_now_ns(), cpu0 = clock_thread_cpu_ns(), cpu;
 
 	if (!atomic_load(&d->virt.dirty) || !virt_connected(&d->virt) ||
 	    inventory_refresh(d) < 0)
@@ -330,9 +335,9 @@ event_round(struct vp_daemon *d)
 	}
 	kvmhint_sync(d);
 	write_status(d, false);
-	t1 = clock_now_ns();
-	d->event_quiet_until = t1 + (t1 - t0 > EVENT_GAP_MIN_NS ? t1 - t0 :
-	    EVENT_GAP_MIN_NS);
+	cpu = clock_thread_cpu_ns() - cpu0;
+	d->event_quiet_until = clock_now_ns() + (cpu > EVENT_GAP_MIN_NS ?
+	    cpu : EVENT_GAP_MIN_NS);
 }
 
 static void
