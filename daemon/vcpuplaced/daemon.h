@@ -81,6 +81,7 @@ struct vp_vm {
 	bool cookie_done;		/* core-sched cookie given to its pid */
 	struct vp_kvm_vm *kvm;		/* its KVM debugfs dir, NULL unknown */
 	int thread_problem;		/* VP_THREADS_*, logged when it changes */
+	int thread_problem_seen;	/* what the last refresh found */
 };
 
 /*

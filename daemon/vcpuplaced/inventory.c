@@ -212,12 +212,25 @@ new_vm(struct vp_vm *vm, int nvcpus)
 
 enum { VP_THREADS_OK, VP_THREADS_GONE, VP_THREADS_MISSING, VP_THREADS_DUP };
 
-/* Says once, when it changes, why some vCPU threads are unknown. */
+/*
+ * Says once, when it changes, why some vCPU threads are unknown.  A
+ * problem is said, and counted, only once a second refresh finds it in
+ * the same QEMU (the entry is carried over only then): a VM caught
+ * between libvirt listing it and QEMU naming its vCPU threads (a start),
+ * or between its QEMU's exit and libvirt's cleanup (a destroy, or a
+ * crash: libvirtd holds the domain while it reaps QEMU), is in a normal
+ * passing state that the next refresh no longer sees.  One in three
+ * `virsh destroy` here was caught so and logged as an error.
+ */
 static void
 note_threads(struct vp_daemon *d, struct vp_vm *vm, int problem, int k,
     int r)
 {
-	if (problem == vm->thread_problem)
+	bool first_sight = problem != vm->thread_problem_seen;
+
+	vm->thread_problem_seen = problem;
+	if (problem == vm->thread_problem ||
+	    (problem != VP_THREADS_OK && first_sight))
 		return;
 	vm->thread_problem = problem;
 	if (problem == VP_THREADS_OK) {

@@ -890,11 +890,11 @@ def hints_follow(d, vm, root, pid, what):
 
 # ---- event-driven placement (issue 13) ------------------------------
 
-def slow_tick_daemon(ctx, tag):
+def slow_tick_daemon(ctx, tag, extra=()):
     """A daemon whose next tick is 60 s away: within that time only the
     event path (a round on a libvirt event) can place anything.  Started
     by hand: Daemon.start() waits for a second tick."""
-    d = Daemon(ctx, tag, extra=["--tick", "60000"])
+    d = Daemon(ctx, tag, extra=["--tick", "60000"] + list(extra))
     log = open(d.log_path, "w")
     d.proc = subprocess.Popen(d.argv, stdin=subprocess.DEVNULL, stdout=log,
                               stderr=log, cwd=ROOT)
@@ -1100,7 +1100,7 @@ def test_thread_names(ctx):
           "no line saying the threads are known again")
     write_comm(pid, real, "fair-renamed")
     try:
-        d.wait(lambda st: logged(d, "VM %s:" % a.name, "no thread",
+        d.wait(lambda st: logged(d, "VM %s:" % a.name, "no thread of QEMU",
                                  "'CPU 0/...'") and
                vcpu_tid(st, a.name, 0) == 0, WAIT_S,
                "%s vCPU 0 without a thread said" % a.name)
@@ -1111,6 +1111,53 @@ def test_thread_names(ctx):
     d.wait(lambda st: vcpu_tid(st, a.name, 0) == real, WAIT_S,
            "%s vCPU 0 back at its thread %d" % (a.name, real))
     wait_placed(d, a, profile="balanced")
+    check_stayed(d, b, before_b)
+    d.stop_clean()
+
+
+def test_thread_problem_twice(ctx):
+    """A thread problem that one refresh saw may be a VM in passing
+    (mid-start: QEMU has not named its vCPU threads yet; mid-destroy:
+    QEMU is gone and libvirt not done): it is neither said nor counted.
+    The second refresh that finds it in the same QEMU says it, once, and
+    counts it.  Here refreshes come only from libvirt events (the tick is
+    60 s away, no process events), one metadata event at a time on the
+    bystander, with vCPU 0's thread renamed away.  Saying it at the first
+    refresh (as before) fails the first check."""
+    ctx.need_daemon()
+    d = slow_tick_daemon(ctx, "thr2", extra=["--no-proc-events"])
+    a, b, before_b = two_balanced_vms(ctx, d, "fair-thr2", "fair-thr2-other")
+    pid = vmlib.qemu_pid(a.name)
+    real = vmlib.vcpu_threads(a.name)[0]
+    d.wait(lambda st: vcpu_tid(st, a.name, 0) == real, WAIT_S,
+           "%s vCPU 0 at its thread %d" % (a.name, real))
+    err0 = metric_value(d, "vcpuplace_vcpu_thread_errors_total")
+    write_comm(pid, real, "fair-renamed")
+    try:
+        for n in (1, 2):
+            _, rounds0, events0, _ = event_counts(d)
+            vmlib.set_policy(b.name, "balanced")
+            got = [None]
+
+            def one_round(st):
+                got[0] = event_counts(d)
+                return got[0][1] > rounds0 and got[0][2] > events0
+            d.wait(one_round, 20, "the event round of metadata event %d"
+                   % n)
+            check(got[0][1] == rounds0 + 1, "metadata event %d made %d "
+                  "refreshes, want 1" % (n, got[0][1] - rounds0))
+            said = logged(d, "VM %s:" % a.name, "no thread of QEMU",
+                          "'CPU 0/...'")
+            errs = metric_value(d, "vcpuplace_vcpu_thread_errors_total")
+            if n == 1:
+                check(not said and errs == err0, "said after one refresh: "
+                      "%r, thread errors %g -> %g" % (said, err0, errs))
+            else:
+                check(len(said) == 1 and errs == err0 + 1, "after two "
+                      "refreshes: said %r, thread errors %g -> %g" % (
+                          said, err0, errs))
+    finally:
+        write_comm(pid, real, "CPU 0/TCG")
     check_stayed(d, b, before_b)
     d.stop_clean()
 
@@ -1484,7 +1531,7 @@ TESTS = [test_harness, test_place_on_start, test_metadata_change,
          test_dryrun_live, test_dryrun_testdriver, test_socket_views,
          test_kernel_hints,
          test_event_placement, test_event_restart, test_event_burst,
-         test_thread_names,
+         test_thread_names, test_thread_problem_twice,
          test_odd_names, test_hostile_metadata, test_max_vcpus,
          test_qemu_gone, test_hotplug_placement]
 

@@ -283,3 +283,33 @@ def growth(samples, t0, t_end, pid):
     fd = median(s[2] for s in last) - median(s[2] for s in mid)
     rss = median(s[3] for s in last) - median(s[3] for s in mid)
     return fd, rss, len(mid), len(last)
+
+
+def rss_slope(samples, t0, t_end, pid):
+    """The least-squares slope of daemon @pid's clean RSS samples after
+    warm-up (the last two thirds of [t0, t_end]), in KiB per hour, or
+    None with fewer than two.  A leak grows with the actions, so with
+    time: a slope says more than two medians do, which an allocator's
+    high-water mark can move once."""
+    start = t0 + (t_end - t0) / 3.0
+    pts = [(s[0], s[3]) for s in samples
+           if s[1] == pid and s[4] and s[0] >= start]
+    if len(pts) < 2:
+        return None
+    mt = sum(t for t, _ in pts) / len(pts)
+    mr = sum(r for _, r in pts) / len(pts)
+    var = sum((t - mt) ** 2 for t, _ in pts)
+    if var == 0:
+        return None
+    return sum((t - mt) * (r - mr) for t, r in pts) / var * 3600.0
+
+
+def write_samples(path, samples, t0):
+    """The daemon's samples as a table (seconds since the chaos began,
+    pid, fds, RSS KiB, clean), for a plot or a second look."""
+    with open(path, "w") as f:
+        f.write("t_s\tpid\tfds\trss_kib\tclean\n")
+        for t, pid, fds, rss, clean in samples:
+            f.write("%.1f\t%d\t%d\t%d\t%d\n" % (t - t0, pid, fds, rss,
+                                                int(clean)))
+

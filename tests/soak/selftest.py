@@ -53,7 +53,12 @@ def main():
     assert fd == 1 and rss == 300, (fd, rss)
     dirty = [(t, 7, 20 + (t >= 60), 4000, t < 60) for t in range(90)]
     assert checker.growth(dirty, 0, 90, 7)[0] is None
-    n += 3
+    # the slope: 10 KiB/s after warm-up is 36000 KiB/h; flat is 0
+    assert abs(checker.rss_slope(leak, 0, 90, 7) - 36000) < 1e-6
+    assert checker.rss_slope(flat, 0, 90, 7) == 0
+    assert checker.rss_slope(dirty, 0, 90, 7) == 0
+    assert checker.rss_slope(leak, 0, 90, 8) is None    # another pid
+    n += 4
     assert soak.percentile(list(range(1, 101)), 99) == 99
     assert soak.percentile([5], 99) == 5
     n += 2
