@@ -6,7 +6,8 @@
  * thread that owns the daemon's state, so commands need no locks and no
  * client, however slow, broken or hostile, can hold up a tick: a client
  * gets VP_CTL_READ_NS to send its line and VP_CTL_WRITE_NS to read its
- * answer, and no more than VP_CTL_CLIENTS_MAX are served at once, at
+ * answer (judged after reading what it sent: a loop back late is the
+ * daemon's delay, not the client's), and no more than VP_CTL_CLIENTS_MAX are served at once, at
  * most VP_CTL_UID_MAX of them for one non-root uid (accept_clients()
  * refuses the rest at once, so that no one waits behind a flood).
  *
@@ -582,21 +583,29 @@ poll_timeout_ms(const struct vp_ctl *c, uint64_t now, uint64_t deadline)
 	return until <= now ? 0 : (int)((until - now + 999999) / 1000000);
 }
 
+/*
+ * Serves until @deadline (or a reload, a signal, an event).  Each pass
+ * polls first and judges the clients' deadlines after reading what they
+ * sent: a deadline measures the client, not the daemon.  The loop may
+ * come back late from a tick or an event round that waited on libvirtd
+ * (seconds, while it holds a dying domain's lock), and a request that
+ * sat in its socket meanwhile is answered, not refused as "no request
+ * line within 2 s" (seen once in a 30-minute soak, before).  A pass
+ * entered past @deadline still polls once, without waiting.
+ */
 void
 server_serve(struct vp_daemon *d, uint64_t deadline)
 {
 	struct vp_ctl *c = &d->ctl;
 	struct pollfd pfd[VP_CTL_CLIENTS_MAX + 3];
-	bool listening;
+	bool listening, due;
 	uint64_t now;
 	int i, n, r, ms, wake_i = -1, proc_i = -1, listen_i;
 	struct timespec ts;
 
 	for (;;) {
 		now = clock_now_ns();
-		expire(d, now);
-		if (now >= deadline || atomic_load(&d->reload_asked))
-			return;
+		due = now >= deadline || atomic_load(&d->reload_asked);
 		/* a queued client waits for the tick: poll ignores fd -1 */
 		for (i = 0; i < c->nclients; i++)
 			pfd[i] = (struct pollfd){ .fd = c->client[i].queued ?
@@ -621,18 +630,16 @@ server_serve(struct vp_daemon *d, uint64_t deadline)
 			pfd[n++] = (struct pollfd){ .fd = d->hp.fd,
 			    .events = POLLIN };
 		}
-		ms = poll_timeout_ms(c, now, deadline);
+		ms = due ? 0 : poll_timeout_ms(c, now, deadline);
 		ts = (struct timespec){ .tv_sec = ms / 1000,
 		    .tv_nsec = (long)(ms % 1000) * 1000000 };
 		/* the daemon's signals arrive here only: see main.c */
 		r = ppoll(pfd, (nfds_t)n, &ts, &d->serve_sigmask);
 		if (r < 0 && errno == EINTR)
 			return;		/* a signal: let the loop look at it */
-		if (r <= 0)
-			continue;
 		now = clock_now_ns();
 		/* backwards: drop_client() moves the last client into i */
-		for (i = c->nclients - 1; i >= 0; i--) {
+		for (i = c->nclients - 1; r > 0 && i >= 0; i--) {
 			if (!pfd[i].revents || c->client[i].queued)
 				continue;
 			if (c->client[i].out)
@@ -640,10 +647,11 @@ server_serve(struct vp_daemon *d, uint64_t deadline)
 			else
 				read_request(d, i, now);
 		}
-		if (listening && pfd[listen_i].revents)
+		if (r > 0 && listening && pfd[listen_i].revents)
 			accept_clients(d, now);
-		if ((wake_i >= 0 && pfd[wake_i].revents) ||
-		    (proc_i >= 0 && pfd[proc_i].revents))
+		expire(d, now);
+		if (due || (r > 0 && ((wake_i >= 0 && pfd[wake_i].revents) ||
+		    (proc_i >= 0 && pfd[proc_i].revents))))
 			return;
 	}
 }

@@ -10,7 +10,7 @@
 #include <errno.h>
 
 #include "core/vcpuplace.h"
-#include "host/hwtopo.h"
+#include "topology_load.h"
 #include "fuzz.h"
 
 static struct vp_topo *topo;
@@ -18,16 +18,9 @@ static struct vp_topo *topo;
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char path[4096];
-
 	(void)argc;
 	(void)argv;
-	snprintf(path, sizeof(path), "%s/coral-lassen.xml",
-	    fz_dir("VP_TOPOLOGY_DIR", "tests/topologies"));
-	if (hwtopo_load_xml(path, &topo) < 0) {
-		fprintf(stderr, "fz_cpulist: cannot load %s\n", path);
-		exit(2);
-	}
+	topo = fz_load_topology("cpulist");
 	return 0;
 }
 

@@ -11,7 +11,7 @@
 
 #include <json-c/json.h>
 
-#include "host/hwtopo.h"
+#include "topology_load.h"
 #include "host/scenario.h"
 #include "policy_check.h"
 
@@ -20,18 +20,11 @@ static struct vp_topo *topo;
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char path[4096];
-
 	(void)argc;
 	(void)argv;
 	/* json-c seeds its string hash at random: fix it, for -seed= runs */
 	json_global_set_string_hash(JSON_C_STR_HASH_PERLLIKE);
-	snprintf(path, sizeof(path), "%s/coral-lassen.xml",
-	    fz_dir("VP_TOPOLOGY_DIR", "tests/topologies"));
-	if (hwtopo_load_xml(path, &topo) < 0) {
-		fprintf(stderr, "fz_scenario: cannot load %s\n", path);
-		exit(2);
-	}
+	topo = fz_load_topology("scenario");
 	return 0;
 }
 

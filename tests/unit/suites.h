@@ -31,5 +31,6 @@ Suite *inventory_suite(void);
 Suite *schedext_suite(void);
 Suite *sampler_suite(void);
 Suite *hwtopo_suite(void);
+Suite *server_suite(void);
 
 #endif /* SUITES_H */
