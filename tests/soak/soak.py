@@ -881,10 +881,11 @@ def report(seed, sched, sup, chk, ctlload, rc_d, t_chaos, t_end, outdir,
     checker.write_samples(os.path.join(outdir, "daemon_samples.tsv"),
                           chk.daemon_samples, t_chaos)
     print("soak: daemon clean samples second third %d, last third %d; "
-          "fds %s; rss KiB %s; rss slope after warm-up %s KiB/h" % (
+          "fds %s; rss KiB %s; rss slope after warm-up %s" % (
               n2, n3, describe(chk.daemon_samples, 2, sup.proc.pid),
               describe(chk.daemon_samples, 3, sup.proc.pid),
-              "- (run too short)" if slope is None else "%.0f" % slope))
+              "not taken (run too short)" if slope is None else
+              "%.0f KiB/h" % slope))
     if fd is None:
         fails.append("too few clean daemon samples to judge leaks")
         fd, rss = 0, 0
