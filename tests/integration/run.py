@@ -816,78 +816,6 @@ def metric(text, name, **labels):
     return None
 
 
-def test_kernel_hints(ctx):
-    """With the kernel series' debugfs interface (a tree laid out like
-    it, --kvm-debugfs): the daemon says kernel-hint, writes each vCPU's
-    home to its wake_hint after placing it and again when the policy
-    moves it, clears it for mode off, and exports the wake counters."""
-    import fake_debugfs as fd
-    ctx.need_daemon()
-    vm = ctx.vm("kvm-hint", profile="balanced", vcpus=2, wait=True)
-    pid = vm.qemu_pid()
-    tids = vmlib.vcpu_threads(vm.name)
-    root = os.path.join(ctx.rundir, "debugfs")
-    fd.set_features(root, sis_core=True)
-    fd.add_vm(root, pid, [tids[0], tids[1]], values={
-        "halt_wakeup": 10, "halt_wake_home": 9, "halt_wake_smt_busy": 1,
-        "halt_wake_migrated": 2})
-    d = ctx.daemon(extra=["--kvm-debugfs", root])
-    wait_placed(d, vm, nvcpus=2, profile="balanced")
-    hints_follow(d, vm, root, pid, "balanced")
-    text = ask(d.sock, "metrics")
-    check(metric(text, "vcpuplace_kernel_mode", mode="kernel-hint") == 1,
-          "kernel mode not kernel-hint")
-    check(metric(text, "vcpuplace_kernel_sis_core", state="on") == 1,
-          "SIS_CORE not on")
-    check(metric(text, "vcpuplace_vcpu_wake_home_total", vm=vm.name,
-                 vcpu="1") == 9, "wake_home of vCPU 1")
-    fd.write_stats(root, pid, 1, {"halt_wakeup": 30, "halt_wake_home": 27,
-                                  "halt_wake_smt_busy": 1,
-                                  "halt_wake_migrated": 3})
-    # read every tick: wait for it, a fixed number of ticks guesses
-    text = [None]
-
-    def reread(st):
-        text[0] = ask(d.sock, "metrics")
-        return metric(text[0], "vcpuplace_vcpu_wake_home_total", vm=vm.name,
-                      vcpu="1") == 27
-    d.wait(reread, WAIT_S, "wake_home of vCPU 1 re-read as 27")
-    check(metric(text[0], "vcpuplace_vcpu_wake_migrated_total", vm=vm.name,
-                 vcpu="1") == 3, "wake_migrated not re-read")
-    # a new policy moves the vCPUs: the hints follow the new homes
-    vmlib.set_policy(vm.name, "dedicated")
-    wait_placed(d, vm, nvcpus=2, profile="dedicated", mode="dedicated")
-    hints_follow(d, vm, root, pid, "dedicated")
-    vmlib.set_policy(vm.name, "balanced", {"mode": "off"})
-    d.wait(lambda st: (vm_entry(st, vm.name) or {}).get("policy", {})
-           .get("mode") == "off", WAIT_S, "mode off")
-    got = {}
-
-    def cleared(st):
-        for i in (0, 1):
-            got[i] = fd.hints(root, pid, i)
-        return all(h and h[-1] == "-1" for h in got.values())
-    try:
-        d.wait(cleared, WAIT_S, "hints cleared")
-    except Fail as e:
-        raise Fail("mode off: %s: hints %r" % (e, got))
-    check("kernel support: kernel-hint" in d.stderr(), "log lacks the mode")
-    d.stop_clean()
-
-
-def hints_follow(d, vm, root, pid, what):
-    """While paused (one state): each vCPU's last wake hint is the home
-    the status shows; the daemon writes it in the tick that places it."""
-    import fake_debugfs as fd
-    with d.paused() as st:
-        e = vm_entry(st, vm.name)
-        check(e is not None, "%s not in the status" % vm.name)
-        for c in e["vcpus"]:
-            got = fd.hints(root, pid, c["vcpu"])
-            check(got and got[-1] == str(c["home"]), "%s, vCPU %d: hints "
-                  "%r, home %r" % (what, c["vcpu"], got, c["home"]))
-
-
 # ---- event-driven placement (issue 13) ------------------------------
 
 def slow_tick_daemon(ctx, tag, extra=()):
@@ -1529,7 +1457,6 @@ TESTS = [test_harness, test_place_on_start, test_metadata_change,
          test_dedicated_exclusive, test_invalid_metadata,
          test_libvirtd_restart, test_vm_destroyed, test_reserve,
          test_dryrun_live, test_dryrun_testdriver, test_socket_views,
-         test_kernel_hints,
          test_event_placement, test_event_restart, test_event_burst,
          test_thread_names, test_thread_problem_twice,
          test_odd_names, test_hostile_metadata, test_max_vcpus,
