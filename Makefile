@@ -61,7 +61,8 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 # The file list is the architecture: each folder is one layer, and its
 # sources are whatever the folder holds.
 #   core/          the placement core: pure C, libc only (check-layering)
-#   host/          adapters: hwloc, libvirt, /proc, debugfs, XML, log, clock
+#   host/          adapters: hwloc, libvirt, /proc, sched/features, XML, log,
+#                  clock
 #   vcpuplaced/    the service; main.c is linked only into the daemon
 #   vcpuplacectl/  the CLI
 CORE_SRCS := $(sort $(wildcard daemon/core/*.c))

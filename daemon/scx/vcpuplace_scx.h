@@ -57,8 +57,8 @@ enum vp_scx_stat {
 
 /*
  * Per managed vCPU thread, per CPU (vp_vcpu_stats, a per-CPU hash keyed by
- * tid).  The names follow the kernel series' halt_wake_* counters
- * (kvm-patches/0001) where one exists.  One wake-up adds 1 to WAKEUP and
+ * tid).  home, smt_busy and migrated were named after the
+ * halt_wake_* counters of kvm-patches/0001, since dropped.  One wake-up adds 1 to WAKEUP and
  * to exactly one of HOME, IDLE_CORE, IDLE_SIBLING, PREV, QUEUED; the
  * others qualify it.
  */

@@ -88,15 +88,18 @@ num(json_object *o, const char *key)
 
 /*
  * "kernel mode userspace; sched_ext unavailable: this kernel has no ...":
- * which kernel path places wake-ups, and why not ours when it is not.
+ * which kernel path places wake-ups, and why not ours when it is not;
+ * "kernel mode kernel-patch (SIS_CORE off); ..." with the kernel series.
  */
 static void
 print_kernel_mode(json_object *st)
 {
 	json_object *sx = NULL;
-	const char *state;
+	const char *state, *sis = str(st, "sis_core");
 
 	printf("kernel mode %s", str(st, "kernel_mode"));
+	if (strcmp(sis, "absent") && strcmp(sis, "-"))
+		printf(" (SIS_CORE %s)", sis);
 	if (!json_object_object_get_ex(st, "sched_ext", &sx) || !sx) {
 		fputs("\n\n", stdout);
 		return;

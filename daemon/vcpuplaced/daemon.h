@@ -19,8 +19,8 @@
 #include <libvirt/libvirt.h>
 
 #include "host/clock.h"
-#include "host/kvm_iface.h"
 #include "host/log.h"
+#include "host/schedfeat.h"
 #include "host/virt.h"
 #include "host/policy_xml.h"
 #include "host/scx.h"
@@ -28,9 +28,6 @@
 #include "core/vcpuplace.h"
 
 #define VP_VERSION	"0.4.0"
-
-/* A hint left by an earlier daemon may be anything: rewrite it. */
-#define VP_HINT_UNKNOWN	(-2)
 
 /* A PU or vCPU busier than this share of a tick counts as busy. */
 #define VP_BUSY_SHARE	0.5
@@ -50,14 +47,6 @@ struct vp_vcpu {
 	uint64_t run_ns, wait_ns;	/* schedstat, cumulative */
 	uint64_t delay_ns;		/* run-queue wait over the last tick */
 	double util;			/* share of the last tick it ran */
-
-	/* with the kernel series (kvmhint.c) */
-	int kvm_idx;			/* vm->kvm->vcpu[] index, -1 unknown */
-	int hinted;			/* PU of the last wake hint, NONE
-					 * cleared, VP_HINT_UNKNOWN not yet */
-	uint64_t hinted_move_ns;	/* last_move_ns when it was written */
-	struct vp_kvm_wake_stats wake;	/* cumulative, when wake_known */
-	bool wake_known;
 
 	/* with vcpuplace's BPF scheduler (schedext.c) */
 	struct vp_scx_vcpu_stats scx;	/* cumulative, when scx_known */
@@ -79,7 +68,6 @@ struct vp_vm {
 	struct vp_vcpu *vcpu;		/* [nvcpus] */
 	struct vp_cpuset emulator;	/* last emulator pin we applied */
 	bool cookie_done;		/* core-sched cookie given to its pid */
-	struct vp_kvm_vm *kvm;		/* its KVM debugfs dir, NULL unknown */
 	int thread_problem;		/* VP_THREADS_*, logged when it changes */
 	int thread_problem_seen;	/* what the last refresh found */
 };
@@ -318,9 +306,11 @@ struct vp_daemon {
 	struct vp_profiles *profiles;
 	struct vp_features feat;
 	bool core_sched_supported;
-	struct vp_kvm_iface kvm;	/* the kernel series' interface */
-	const char *kvm_root;		/* --kvm-debugfs, NULL: the default */
-	unsigned long hints_written, hint_errors;
+	/* the kernel series' SIS_CORE (kernelmode.c), reread on reload */
+	const char *debugfs_root;	/* --debugfs, NULL: SCHEDFEAT_ROOT */
+	enum vp_sis_core sis_core;
+	int sis_core_err;		/* why UNKNOWN: -errno; else 0 */
+	bool sis_core_told;		/* the notice how to turn it on */
 	struct vp_schedext scx;		/* our BPF scheduler, if loaded */
 
 	/* libvirt */
@@ -409,20 +399,15 @@ void tick_free(struct vp_daemon *d);
 /* Applies what tick_plan() decided; returns the pins made. */
 int actuate_apply(struct vp_daemon *d);
 
-/* kvmhint.c: the kernel series, when the host kernel has it */
-/* Detects the interface under d->kvm_root and logs what it found. */
-void kvmhint_init(struct vp_daemon *d);
-/* Finds the KVM debugfs dir of VMs that have none yet (after a refresh). */
-void kvmhint_attach(struct vp_daemon *d);
-/*
- * Writes a wake hint for every vCPU whose home changed or that was
- * re-pinned since its last hint; clears it for VMs no longer managed.
- */
-void kvmhint_sync(struct vp_daemon *d);
-/* Reads every known vCPU's wake counters (once a tick). */
-void kvmhint_read_stats(struct vp_daemon *d);
-/* "userspace", "kernel-stats" or "kernel-hint": what metrics call it. */
-const char *kvmhint_mode_label(const struct vp_daemon *d);
+/* kernelmode.c: the kernel series' SIS_CORE, read from sched/features */
+/* Reads it under d->debugfs_root; if it is off, says once how to turn it on. */
+void kernelmode_init(struct vp_daemon *d);
+/* Reload: reads it again; logs and marks the status dirty if it changed. */
+void kernelmode_reread(struct vp_daemon *d);
+/* "kernel-patch" (SIS_CORE named, on or off) or "userspace". */
+const char *kernelmode_label(const struct vp_daemon *d);
+/* "SIS_CORE off", "SIS_CORE unknown (PATH: why)": for the log. */
+void kernelmode_describe(const struct vp_daemon *d, char *buf, size_t len);
 
 /* schedext.c: vcpuplace's sched_ext scheduler, when the kernel has it */
 /* "auto", "on", "off" into *ret (untouched on failure); -EINVAL. */
@@ -480,7 +465,7 @@ void schedext_tick(struct vp_daemon *d);
 void schedext_topology_changed(struct vp_daemon *d);
 /* Daemon exit: threads back to SCHED_OTHER, the scheduler unloaded. */
 void schedext_stop(struct vp_daemon *d);
-/* "sched-ext", else kvmhint_mode_label(): the kernel mode everywhere. */
+/* "sched-ext", else kernelmode_label(): the kernel mode everywhere. */
 const char *schedext_mode_label(const struct vp_daemon *d);
 /* The entry last written for thread @tid, or NULL. */
 const struct vp_sx_pushed *schedext_pushed(const struct vp_schedext *s,

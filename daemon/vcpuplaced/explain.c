@@ -251,12 +251,6 @@ explain_wakeups(const struct vp_vcpu *v, FILE *f)
 		    N(VP_SCX_V_SMT_BUSY_IDLE_CORE), N(VP_SCX_V_MIGRATED),
 		    N(VP_SCX_V_CROSS_CLUSTER), N(VP_SCX_V_CROSS_LLC),
 		    N(VP_SCX_V_CACHE_HOT), N(VP_SCX_V_PROBES));
-	else if (v->wake_known)
-		fprintf(f, "wake-ups: %llu on home, %llu next to a busy SMT "
-		    "sibling, %llu migrated\n",
-		    (unsigned long long)v->wake.home,
-		    (unsigned long long)v->wake.smt_busy,
-		    (unsigned long long)v->wake.migrated);
 }
 #undef N
 
@@ -282,13 +276,15 @@ explain_live(const struct vp_daemon *d, const struct vp_vcpu *v, FILE *f)
 	    "tick\n", v->util * 100, (double)v->delay_ns / 1e6);
 	if (d->scx.state == VP_SX_LOADED)
 		explain_sched_ext(d, v, f);
-	else if (d->kvm.mode == VP_KVM_HINT)
-		fprintf(f, "wake hint: %s%d (the kernel wakes it there when "
-		    "that PU is idle)\n", v->hinted >= 0 ? "CPU " : "",
-		    v->hinted >= 0 ? (int)os_of(d, v->hinted) : -1);
+	else if (d->sis_core == VP_SIS_CORE_ON)
+		fputs("wake path: the kernel's, inside the allowed set, with "
+		    "SIS_CORE on: idle cores scanned at core granule "
+		    "(kernel-patch mode)\n", f);
 	else
-		fprintf(f, "wake hint: none (%s mode: the kernel's stock wake "
-		    "path inside the allowed set)\n", schedext_mode_label(d));
+		fprintf(f, "wake path: the kernel's stock one, inside the "
+		    "allowed set (%s mode, SIS_CORE %s)\n",
+		    schedext_mode_label(d),
+		    schedfeat_sis_core_name(d->sis_core));
 	explain_wakeups(v, f);
 	fprintf(f, "last move: %s\n", v->reason == VP_REASON_NONE ?
 	    "none by vcpuplace" : scan_reason_tag(v->reason));

@@ -61,8 +61,6 @@ free_vm(struct vp_vm *vm)
 {
 	if (vm->dom)
 		virDomainFree(vm->dom);
-	/* an open stats fd would keep a dead VM's KVM state alive */
-	kvm_iface_vm_close(vm->kvm);
 	free(vm->vcpu);
 	memset(vm, 0, sizeof(*vm));
 }
@@ -203,8 +201,6 @@ new_vm(struct vp_vm *vm, int nvcpus)
 	for (k = 0; k < nvcpus; k++) {
 		vm->vcpu[k].current = vm->vcpu[k].home =
 		    vm->vcpu[k].placed_home = VP_PU_NONE;
-		vm->vcpu[k].kvm_idx = -1;
-		vm->vcpu[k].hinted = VP_HINT_UNKNOWN;
 	}
 	vm->replace = true;
 	return 0;

@@ -87,7 +87,7 @@ usage(FILE *f)
 	    "[--tick MS] [--reserve CPULIST]\n"
 	    "                  [--socket PATH] [--status-file PATH] "
 	    "[--topology FILE.xml]\n"
-	    "                  [--kvm-debugfs DIR] [--feature NAME=on|off ...]\n"
+	    "                  [--debugfs DIR] [--feature NAME=on|off ...]\n"
 	    "                  [--sched-ext auto|on|off] [--dry-run] "
 	    "[--foreground] [--debug]\n"
 	    "                  [--no-proc-events]\n"
@@ -98,7 +98,12 @@ usage(FILE *f)
 	    "the kernel\n"
 	    "  has sched_ext and no other BPF scheduler runs; on: the same, "
 	    "or do not start;\n"
-	    "  off: never\n", f);
+	    "  off: never\n"
+	    "--debugfs default " SCHEDFEAT_ROOT ": where sched/features "
+	    "says whether\n"
+	    "  the kernel has the series' SIS_CORE (kernel mode "
+	    "kernel-patch); read at start\n"
+	    "  and on reload, never written\n", f);
 }
 
 /* --feature NAME=on|off: a heuristic of feature_list.h, switched. */
@@ -141,7 +146,7 @@ parse_args(struct vp_daemon *d, int argc, char **argv)
 		{ "status-file", required_argument, NULL, 's' },
 		{ "socket", required_argument, NULL, 'S' },
 		{ "topology", required_argument, NULL, 'T' },
-		{ "kvm-debugfs", required_argument, NULL, 'K' },
+		{ "debugfs", required_argument, NULL, 'D' },
 		{ "feature", required_argument, NULL, 'F' },
 		{ "sched-ext", required_argument, NULL, 'x' },
 		{ "dry-run", no_argument, NULL, 'n' },
@@ -155,7 +160,7 @@ parse_args(struct vp_daemon *d, int argc, char **argv)
 	long v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:p:t:r:s:S:T:K:F:x:nfdh", opts,
+	while ((c = getopt_long(argc, argv, "c:p:t:r:s:S:T:D:F:x:nfdh", opts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'c': d->uri = optarg; break;
@@ -164,7 +169,7 @@ parse_args(struct vp_daemon *d, int argc, char **argv)
 		case 's': d->status_file = optarg; break;
 		case 'S': d->ctl.path = *optarg ? optarg : NULL; break;
 		case 'T': d->topology_file = optarg; break;
-		case 'K': d->kvm_root = optarg; break;
+		case 'D': d->debugfs_root = optarg; break;
 		case 'F':
 			if (set_feature(&d->feat, optarg) < 0)
 				return -EINVAL;
@@ -235,7 +240,7 @@ setup(struct vp_daemon *d)
 		return r;
 	}
 	d->core_sched_supported = coresched_supported();
-	kvmhint_init(d);
+	kernelmode_init(d);
 	if ((r = load_open(d->topo, &d->load)) < 0) {
 		log_msg(LOG_ERR, "sampler: %s", strerror(-r));
 		return r;
@@ -328,12 +333,10 @@ event_round(struct vp_daemon *d)
 	    inventory_refresh(d) < 0)
 		return;
 	d->c.event_rounds++;
-	kvmhint_attach(d);
 	if (!d->paused) {
 		tick_plan_urgent(d);
 		pin_planned(d, t0);
 	}
-	kvmhint_sync(d);
 	write_status(d, false);
 	cpu = clock_thread_cpu_ns() - cpu0;
 	d->event_quiet_until = clock_now_ns() + (cpu > EVENT_GAP_MIN_NS ?
@@ -346,17 +349,15 @@ tick(struct vp_daemon *d)
 	uint64_t t0 = clock_now_ns();
 
 	if (inventory_connect(d) == 0 && (atomic_load(&d->virt.dirty) ||
-	    d->c.ticks % FULL_REFRESH_TICKS == 0) && inventory_refresh(d) == 0)
-		kvmhint_attach(d);
+	    d->c.ticks % FULL_REFRESH_TICKS == 0))
+		inventory_refresh(d);
 	server_run_queued(d);
 	load_update(d);
-	kvmhint_read_stats(d);
 	/* paused: the inventory and the load stay current, placement holds */
 	if (!d->paused) {
 		tick_plan(d);
 		pin_planned(d, t0);
 	}
-	kvmhint_sync(d);
 	schedext_tick(d);
 	/* and once a second */
 	write_status(d, d->c.ticks % (1000 / d->tick_ms + 1) == 0);

@@ -253,15 +253,14 @@ write_vcpus(const struct vp_daemon *d, FILE *f)
 }
 
 /*
- * Per-vCPU wake counters: the kernel series' three (halt_wake_*), or,
- * while our BPF scheduler decides the wake-ups, its thirteen, whose
- * home, smt_busy and migrated mean the same and keep the same families.
+ * Per-vCPU wake counters: our BPF scheduler's thirteen, while it decides
+ * the wake-ups.  Without it nothing counts a vCPU's wake-ups (the kernel
+ * series keeps no per-vCPU counters), so these families are not written.
  */
 static const char *const vstat_help[VP_SCX_VSTAT_NR] = {
 	[VP_SCX_V_WAKEUP] = "Wake-ups of the vCPU thread the BPF scheduler "
 	    "decided (sched-ext).",
-	[VP_SCX_V_HOME] = "Wake-ups of the vCPU on its home PU (kernel "
-	    "series: halt_wake_home; sched-ext: home).",
+	[VP_SCX_V_HOME] = "Wake-ups of the vCPU on its home PU (sched-ext).",
 	[VP_SCX_V_IDLE_CORE] = "Wake-ups of the vCPU on another PU whose whole "
 	    "core was idle (sched-ext).",
 	[VP_SCX_V_IDLE_SIBLING] = "Wake-ups of the vCPU on an idle PU next to "
@@ -271,14 +270,12 @@ static const char *const vstat_help[VP_SCX_VSTAT_NR] = {
 	[VP_SCX_V_QUEUED] = "Wake-ups of the vCPU that found nothing idle and "
 	    "waited on the shared queue (sched-ext).",
 	[VP_SCX_V_SMT_BUSY] = "Wake-ups of the vCPU on a PU whose SMT sibling "
-	    "was busy (kernel series: halt_wake_smt_busy; sched-ext: "
-	    "smt_busy).",
+	    "was busy (sched-ext).",
 	[VP_SCX_V_SMT_BUSY_IDLE_CORE] = "Wake-ups of the vCPU next to a busy "
 	    "SMT sibling while a whole idle core was in its allowed set: "
 	    "wrong decisions, expected to stay near 0 (sched-ext).",
 	[VP_SCX_V_MIGRATED] = "Wake-ups of the vCPU on another PU than it "
-	    "slept on (kernel series: halt_wake_migrated; sched-ext: "
-	    "migrated).",
+	    "slept on (sched-ext).",
 	[VP_SCX_V_CROSS_CLUSTER] = "Migrated wake-ups of the vCPU into another "
 	    "cluster (sched-ext).",
 	[VP_SCX_V_CROSS_LLC] = "Migrated wake-ups of the vCPU into another "
@@ -301,47 +298,26 @@ vstat_family(char *buf, size_t len, int i)
 		snprintf(buf, len, "vcpuplace_vcpu_wake_%s_total", names[i]);
 }
 
-/* The kernel series' value of counter @i, when it has that one. */
-static bool
-kvm_value(const struct vp_vcpu *v, int i, uint64_t *ret)
-{
-	if (!v->wake_known)
-		return false;
-	switch (i) {
-	case VP_SCX_V_HOME: *ret = v->wake.home; return true;
-	case VP_SCX_V_SMT_BUSY: *ret = v->wake.smt_busy; return true;
-	case VP_SCX_V_MIGRATED: *ret = v->wake.migrated; return true;
-	default: return false;
-	}
-}
-
 static void
 write_wake_counters(const struct vp_daemon *d, FILE *f)
 {
 	char name[64];
 	int m, i, k;
 
-	if (d->kvm.mode == VP_KVM_NONE && !d->scx.sched)
+	if (!d->scx.sched)
 		return;
 	for (m = 0; m < VP_SCX_VSTAT_NR; m++) {
-		uint64_t x;
-
-		/* without sched-ext, only the series' three exist */
-		if (!d->scx.sched && m != VP_SCX_V_HOME &&
-		    m != VP_SCX_V_SMT_BUSY && m != VP_SCX_V_MIGRATED)
-			continue;
 		vstat_family(name, sizeof(name), m);
 		family(f, name, "counter", vstat_help[m]);
 		for (i = 0; i < d->nvms; i++)
 			for (k = 0; k < d->vm[i].nvcpus; k++) {
 				const struct vp_vcpu *v = &d->vm[i].vcpu[k];
 
-				if (v->scx_known)
-					x = v->scx.n[m];
-				else if (!kvm_value(v, m, &x))
+				if (!v->scx_known)
 					continue;
 				vcpu_labels(f, name, &d->vm[i], k);
-				fprintf(f, " %llu\n", (unsigned long long)x);
+				fprintf(f, " %llu\n",
+				    (unsigned long long)v->scx.n[m]);
 			}
 	}
 }
@@ -521,20 +497,17 @@ write_state(const struct vp_daemon *d, FILE *f)
 	label(f, d->hostname);
 	fputs("\"} 1\n", f);
 	family(f, "vcpuplace_kernel_mode", "gauge", "1 for the mode the "
-	    "daemon runs in: sched-ext (its BPF scheduler), kernel-hint or "
-	    "kernel-stats (the kernel series) or userspace (affinity only).");
+	    "daemon runs in: sched-ext (its BPF scheduler), kernel-patch (the "
+	    "kernel series' SIS_CORE in sched/features) or userspace "
+	    "(affinity only).");
 	fprintf(f, "vcpuplace_kernel_mode{mode=\"%s\"} 1\n",
 	    schedext_mode_label(d));
 	family(f, "vcpuplace_kernel_sis_core", "gauge", "1 for the state of "
 	    "the series' SIS_CORE scheduler feature: on, off, absent (stock "
-	    "kernel) or unknown (unreadable).");
+	    "kernel, or no debugfs) or unknown (unreadable, e.g. lockdown); "
+	    "reread on reload.");
 	fprintf(f, "vcpuplace_kernel_sis_core{state=\"%s\"} 1\n",
-	    kvm_iface_sis_core_name(d->kvm.sis_core));
-	single(f, "vcpuplace_wake_hints_written_total", "counter", "Wake "
-	    "hints written to the kernel (home changes and re-pins).",
-	    (double)d->hints_written);
-	single(f, "vcpuplace_wake_hint_errors_total", "counter", "Wake hints "
-	    "the kernel refused.", (double)d->hint_errors);
+	    schedfeat_sis_core_name(d->sis_core));
 	single(f, "vcpuplace_core_sched_supported", "gauge", "1 when "
 	    "prctl(PR_SCHED_CORE) works on this kernel.",
 	    d->core_sched_supported);

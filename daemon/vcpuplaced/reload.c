@@ -1,6 +1,6 @@
 /*
- * reload.c - SIGHUP and the socket's "reload": reread the policies and
- * the topology without dropping a placement.
+ * reload.c - SIGHUP and the socket's "reload": reread the policies, the
+ * topology and sched/features without dropping a placement.
  *
  * A bad policy set or an unreadable topology keeps the previous one.  A
  * changed topology (CPU hot-plug, a new --topology file) renumbers the
@@ -89,7 +89,6 @@ carry_vms(struct vp_daemon *d, const struct vp_topo *to)
 			v->current = carry_pu(from, to, v->current);
 			v->home = carry_pu(from, to, v->home);
 			v->placed_home = carry_pu(from, to, v->placed_home);
-			v->hinted = carry_pu(from, to, v->hinted);
 			carry_set(from, to, &v->affinity);
 			carry_set(from, to, &v->planned);
 			v->pending_ticks = 0;
@@ -161,6 +160,7 @@ reload_all(struct vp_daemon *d)
 	bool ok = reload_policies(d);
 
 	ok = reload_topology(d) && ok;
+	kernelmode_reread(d);	/* the operator may have switched SIS_CORE */
 	d->c.reloads++;
 	d->c.reload_errors += !ok;
 	atomic_store(&d->virt.dirty, true);	/* reread the VMs' live state */

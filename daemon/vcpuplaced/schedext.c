@@ -6,8 +6,8 @@
  * host/scxfeed.c.
  *
  * Three kernel modes: sched-ext (our BPF scheduler decides every
- * wake-up), the kernel series' (kvmhint.c: kernel-hint, kernel-stats),
- * and userspace (affinity only).  sched-ext, when it can be had, is
+ * wake-up), kernel-patch (kernelmode.c: the kernel series' SIS_CORE in
+ * sched/features, on or off) and userspace (affinity only).  sched-ext, when it can be had, is
  * preferred; the others stay detected underneath, so an ejection falls
  * back to whatever the kernel offers without it.
  *
@@ -20,6 +20,7 @@
  * every host without an #ifdef.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,7 +126,7 @@ const char *
 schedext_mode_label(const struct vp_daemon *d)
 {
 	return d->scx.state == VP_SX_LOADED ? "sched-ext" :
-	    kvmhint_mode_label(d);
+	    kernelmode_label(d);
 }
 
 /* Sets @v's outcome; fatal is the caller's to add. */
@@ -197,15 +198,17 @@ static void
 log_mode(const struct vp_daemon *d, int prio)
 {
 	const struct vp_schedext *s = &d->scx;
+	char sis[PATH_MAX + 128];
 
+	kernelmode_describe(d, sis, sizeof(sis));
 	if (s->state == VP_SX_LOADED)
 		log_msg(prio, "kernel mode: sched-ext (BPF scheduler \"%s\" "
-		    "loaded, %s switch)", VP_SCX_NAME,
-		    s->load_flags & SCX_LOAD_PARTIAL ? "partial" : "full");
+		    "loaded, %s switch); %s", VP_SCX_NAME,
+		    s->load_flags & SCX_LOAD_PARTIAL ? "partial" : "full", sis);
 	else
-		log_msg(prio, "kernel mode: %s (sched-ext %s: %s)",
+		log_msg(prio, "kernel mode: %s (sched-ext %s: %s); %s",
 		    schedext_mode_label(d), schedext_state_name(s->state),
-		    s->why);
+		    s->why, sis);
 }
 
 /* Counts a refused write or move; logs it once per change of cause. */

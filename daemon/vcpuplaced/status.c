@@ -31,20 +31,6 @@ pu_json(const struct vp_topo *t, int pu)
 	    json_object_new_int((int)t->pu[pu].os_index);
 }
 
-static json_object *
-wake_json(const struct vp_kvm_wake_stats *w)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "home", json_object_new_int64(
-	    (int64_t)w->home));
-	json_object_object_add(o, "smt_busy", json_object_new_int64(
-	    (int64_t)w->smt_busy));
-	json_object_object_add(o, "migrated", json_object_new_int64(
-	    (int64_t)w->migrated));
-	return o;
-}
-
 /*
  * The BPF scheduler's counters of one vCPU: the same "wake" object, its
  * home, smt_busy and migrated meaning what the kernel series' do, and
@@ -108,14 +94,10 @@ vm_json(const struct vp_daemon *d, const struct vp_vm *vm,
 		json_object_object_add(c, "smt_conflict",
 		    json_object_new_boolean(metrics_smt_conflict(d, v,
 		    idle_cores)));
-		json_object_object_add(c, "wake_hint", v->hinted >= 0 ?
-		    pu_json(d->topo, v->hinted) : NULL);
-		/* ours decide the wake-ups when loaded: theirs count */
+		/* only our BPF scheduler counts a vCPU's wake-ups */
 		if (v->scx_known)
 			json_object_object_add(c, "wake",
 			    scx_wake_json(&v->scx));
-		else if (v->wake_known)
-			json_object_object_add(c, "wake", wake_json(&v->wake));
 		json_object_array_add(arr, c);
 	}
 	json_object_object_add(o, "vcpus", arr);
@@ -299,7 +281,7 @@ status_json(const struct vp_daemon *d)
 	    schedext_mode_label(d)));
 	json_object_object_add(o, "sched_ext", sched_ext_json(&d->scx));
 	json_object_object_add(o, "sis_core", json_object_new_string(
-	    kvm_iface_sis_core_name(d->kvm.sis_core)));
+	    schedfeat_sis_core_name(d->sis_core)));
 	NUM("reconnects", d->c.reconnects);
 	NUM("libvirt_errors", d->c.libvirt_errors);
 	NUM("invalid_metadata", d->c.invalid_metadata);

@@ -86,7 +86,7 @@ def main():
     ap.add_argument("--reserve", default="")
     # accepted but not served: the tests that ask the socket fail here
     ap.add_argument("--socket")
-    ap.add_argument("--kvm-debugfs")
+    ap.add_argument("--debugfs")
     a = ap.parse_args()
     uri = a.connect
 

@@ -816,76 +816,166 @@ def metric(text, name, **labels):
     return None
 
 
-def test_kernel_hints(ctx):
-    """With the kernel series' debugfs interface (a tree laid out like
-    it, --kvm-debugfs): the daemon says kernel-hint, writes each vCPU's
-    home to its wake_hint after placing it and again when the policy
-    moves it, clears it for mode off, and exports the wake counters."""
-    import fake_debugfs as fd
-    ctx.need_daemon()
-    vm = ctx.vm("kvm-hint", profile="balanced", vcpus=2, wait=True)
-    pid = vm.qemu_pid()
-    tids = vmlib.vcpu_threads(vm.name)
-    root = os.path.join(ctx.rundir, "debugfs")
-    fd.set_features(root, sis_core=True)
-    fd.add_vm(root, pid, [tids[0], tids[1]], values={
-        "halt_wakeup": 10, "halt_wake_home": 9, "halt_wake_smt_busy": 1,
-        "halt_wake_migrated": 2})
-    d = ctx.daemon(extra=["--kvm-debugfs", root])
-    wait_placed(d, vm, nvcpus=2, profile="balanced")
-    hints_follow(d, vm, root, pid, "balanced")
+def set_features(root, line):
+    """<root>/sched/features as a test's debugfs holds it: @line, or
+    None for no file, or "unreadable" for one that cannot be read (a
+    directory: EISDIR even for root, as lockdown's EPERM would be)."""
+    path = os.path.join(root, "sched", "features")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if os.path.isdir(path):
+        os.rmdir(path)
+    elif os.path.exists(path):
+        os.unlink(path)
+    if line == "unreadable":
+        os.mkdir(path)
+    elif line is not None:
+        with open(path, "w") as f:
+            f.write(line)
+
+
+def features_line(sis_core):
+    return "GENTLE_FAIR_SLEEPERS START_DEBIT %sSIS_CORE SIS_UTIL " \
+        "WARN_DOUBLE_CLOCK\n" % ("" if sis_core else "NO_")
+
+
+def reload_until(d, mode, sis_core):
+    """SIGHUP, then the status and the metrics say @mode and @sis_core."""
+    d.proc.send_signal(signal.SIGHUP)
+    d.wait(lambda st: st["kernel_mode"] == mode and
+           st["sis_core"] == sis_core, WAIT_S,
+           "kernel_mode %s, sis_core %s after SIGHUP" % (mode, sis_core))
     text = ask(d.sock, "metrics")
-    check(metric(text, "vcpuplace_kernel_mode", mode="kernel-hint") == 1,
-          "kernel mode not kernel-hint")
-    check(metric(text, "vcpuplace_kernel_sis_core", state="on") == 1,
-          "SIS_CORE not on")
-    check(metric(text, "vcpuplace_vcpu_wake_home_total", vm=vm.name,
-                 vcpu="1") == 9, "wake_home of vCPU 1")
-    fd.write_stats(root, pid, 1, {"halt_wakeup": 30, "halt_wake_home": 27,
-                                  "halt_wake_smt_busy": 1,
-                                  "halt_wake_migrated": 3})
-    # read every tick: wait for it, a fixed number of ticks guesses
-    text = [None]
+    check(metric(text, "vcpuplace_kernel_mode", mode=mode) == 1,
+          "metrics: kernel mode not %s" % mode)
+    check(metric(text, "vcpuplace_kernel_sis_core", state=sis_core) == 1,
+          "metrics: SIS_CORE not %s" % sis_core)
 
-    def reread(st):
-        text[0] = ask(d.sock, "metrics")
-        return metric(text[0], "vcpuplace_vcpu_wake_home_total", vm=vm.name,
-                      vcpu="1") == 27
-    d.wait(reread, WAIT_S, "wake_home of vCPU 1 re-read as 27")
-    check(metric(text[0], "vcpuplace_vcpu_wake_migrated_total", vm=vm.name,
-                 vcpu="1") == 3, "wake_migrated not re-read")
-    # a new policy moves the vCPUs: the hints follow the new homes
-    vmlib.set_policy(vm.name, "dedicated")
-    wait_placed(d, vm, nvcpus=2, profile="dedicated", mode="dedicated")
-    hints_follow(d, vm, root, pid, "dedicated")
-    vmlib.set_policy(vm.name, "balanced", {"mode": "off"})
-    d.wait(lambda st: (vm_entry(st, vm.name) or {}).get("policy", {})
-           .get("mode") == "off", WAIT_S, "mode off")
-    got = {}
 
-    def cleared(st):
-        for i in (0, 1):
-            got[i] = fd.hints(root, pid, i)
-        return all(h and h[-1] == "-1" for h in got.values())
-    try:
-        d.wait(cleared, WAIT_S, "hints cleared")
-    except Fail as e:
-        raise Fail("mode off: %s: hints %r" % (e, got))
-    check("kernel support: kernel-hint" in d.stderr(), "log lacks the mode")
+def test_kernel_mode(ctx):
+    """The kernel series' SIS_CORE in sched/features (--debugfs DIR, a
+    tree laid out like debugfs): present but off, the daemon says
+    kernel-patch and SIS_CORE off in its log, status, metrics, explain
+    and vcpuplacectl status, tells once how to turn it on, and never
+    writes the file; a reload (SIGHUP) rereads it: on, unreadable
+    (userspace, unknown), gone (userspace, absent).  No per-vCPU wake
+    hint or wake counter is reported: the kernel series has none now."""
+    ctx.need_daemon()
+    vm = ctx.vm("kmode", profile="balanced", vcpus=2, wait=True)
+    root = os.path.join(ctx.rundir, "debugfs")
+    feat = os.path.join(root, "sched", "features")
+    set_features(root, features_line(False))
+    d = ctx.daemon(extra=["--debugfs", root])
+    e = wait_placed(d, vm, nvcpus=2, profile="balanced")
+    st = d.status()
+    check(st["kernel_mode"] == "kernel-patch" and st["sis_core"] == "off",
+          "status: kernel_mode %r, sis_core %r" % (st["kernel_mode"],
+                                                   st["sis_core"]))
+    for c in e["vcpus"]:
+        check("wake_hint" not in c and "wake" not in c,
+              "vCPU %d has the series' wake fields: %r" % (c["vcpu"], c))
+    text = ask(d.sock, "metrics")
+    check(metric(text, "vcpuplace_kernel_mode", mode="kernel-patch") == 1,
+          "metrics: kernel mode not kernel-patch")
+    check(metric(text, "vcpuplace_kernel_sis_core", state="off") == 1,
+          "metrics: SIS_CORE not off")
+    gone = [l for l in text.splitlines()
+            if "wake_hint" in l or l.startswith("vcpuplace_vcpu_wake")]
+    check(not gone, "metrics still have the series' wake families: %r"
+          % gone[:3])
+    log = d.stderr()
+    check(re.search(r"kernel mode: kernel-patch \(sched-ext [^\n]*\); "
+                    r"SIS_CORE off\n", log), "log lacks the mode line")
+    told = "echo SIS_CORE > %s" % feat
+    check(log.count(told) == 1, "'%s' said %d times, want once"
+          % (told, log.count(told)))
+    out = ask(d.sock, "explain %s 0" % vm.name)
+    check("(kernel-patch mode, SIS_CORE off)" in out, out)
+    ctl = os.path.join(os.path.dirname(ctx.binary), "vcpuplacectl")
+    if os.access(ctl, os.X_OK):
+        r = subprocess.run([ctl, "status", "--socket", d.sock],
+                           capture_output=True, text=True, timeout=30)
+        check(r.returncode == 0 and "kernel mode kernel-patch (SIS_CORE "
+              "off); " in r.stdout, "vcpuplacectl status: %r"
+              % r.stdout[:400])
+    # the operator turns it on: seen at the reload, not before
+    d.wait_ticks(2)
+    with open(feat) as f:
+        check(f.read() == features_line(False), "the daemon wrote %s"
+              % feat)
+    set_features(root, features_line(True))
+    st = d.wait_ticks(2)
+    check(st["sis_core"] == "off", "SIS_CORE %r before the reload"
+          % st["sis_core"])
+    reload_until(d, "kernel-patch", "on")
+    check("reload: kernel mode kernel-patch; SIS_CORE on (was off)"
+          in d.stderr(), "log lacks the reload's line")
+    out = ask(d.sock, "explain %s 0" % vm.name)
+    check("SIS_CORE on" in out and "(kernel-patch mode)" in out, out)
+    # lockdown: cannot tell, so not claimed
+    set_features(root, "unreadable")
+    reload_until(d, "userspace", "unknown")
+    check("SIS_CORE unknown (%s: " % feat in d.stderr(),
+          "log does not say why SIS_CORE is unknown")
+    set_features(root, None)
+    reload_until(d, "userspace", "absent")
+    set_features(root, features_line(False))
+    reload_until(d, "kernel-patch", "off")
+    check(d.stderr().count(told) == 1, "the notice said again")
+    wait_placed(d, vm, nvcpus=2, profile="balanced")
     d.stop_clean()
 
 
-def hints_follow(d, vm, root, pid, what):
-    """While paused (one state): each vCPU's last wake hint is the home
-    the status shows; the daemon writes it in the tick that places it."""
-    import fake_debugfs as fd
-    with d.paused() as st:
-        e = vm_entry(st, vm.name)
-        check(e is not None, "%s not in the status" % vm.name)
-        for c in e["vcpus"]:
-            got = fd.hints(root, pid, c["vcpu"])
-            check(got and got[-1] == str(c["home"]), "%s, vCPU %d: hints "
-                  "%r, home %r" % (what, c["vcpu"], got, c["home"]))
+def daemon_fds(d):
+    """{fd: target} of the daemon's open fds."""
+    out = {}
+    base = "/proc/%d/fd" % d.proc.pid
+    for n in os.listdir(base):
+        try:
+            out[int(n)] = os.readlink(os.path.join(base, n))
+        except FileNotFoundError:
+            pass    # closed while we looked
+    return out
+
+
+def test_no_fd_outlives_vm(ctx):
+    """Nothing the daemon keeps per VM holds an fd: its open fds with a
+    VM of 2 vCPUs placed are back to what they were before once the VM
+    is destroyed and gone from the status, twice over, and none points
+    into a QEMU (/proc/PID, a pidfd, KVM's debugfs).  An fd the daemon
+    held into a dead VM's kernel objects would pin them (the old
+    per-vCPU stats fds kept the KVM VM alive after QEMU exited)."""
+    ctx.need_daemon()
+    root = os.path.join(ctx.rundir, "debugfs")
+    set_features(root, features_line(True))
+    d = ctx.daemon(extra=["--debugfs", root])
+    d.wait_ticks(4)
+    before = daemon_fds(d)
+    for round_ in (1, 2):
+        vm = ctx.vm("fd%d" % round_, profile="balanced", vcpus=2)
+        wait_placed(d, vm, nvcpus=2, profile="balanced")
+        pid = vm.qemu_pid()
+        during = daemon_fds(d)
+        vmlib.destroy(vm.name)
+        d.wait(lambda st: vm_entry(st, vm.name) is None, WAIT_S,
+               "%s gone from the status" % vm.name)
+        extra = [None]
+
+        def back(st):
+            now = daemon_fds(d)
+            extra[0] = {fd: t for fd, t in now.items()
+                        if before.get(fd) != t}
+            return not extra[0]
+        try:
+            d.wait(back, WAIT_S, "the daemon's fds back to before the VM")
+        except Fail as e:
+            raise Fail("round %d: %s: %d fd(s) left: %r (with the VM: %d "
+                       "fds, before: %d)" % (round_, e, len(extra[0]),
+                                             sorted(extra[0].items())[:8],
+                                             len(during), len(before)))
+        into = [t for t in daemon_fds(d).values()
+                if "/proc/%d" % pid in t or "pidfd" in t or "kvm" in t]
+        check(not into, "fds into the VM's kernel objects: %r" % into)
+    d.stop_clean()
 
 
 # ---- event-driven placement (issue 13) ------------------------------
@@ -1529,7 +1619,7 @@ TESTS = [test_harness, test_place_on_start, test_metadata_change,
          test_dedicated_exclusive, test_invalid_metadata,
          test_libvirtd_restart, test_vm_destroyed, test_reserve,
          test_dryrun_live, test_dryrun_testdriver, test_socket_views,
-         test_kernel_hints,
+         test_kernel_mode, test_no_fd_outlives_vm,
          test_event_placement, test_event_restart, test_event_burst,
          test_thread_names, test_thread_problem_twice,
          test_odd_names, test_hostile_metadata, test_max_vcpus,

@@ -922,7 +922,8 @@ def test_sched_ext_unavailable(ctx):
           "vcpuplacectl status: %r" % r.stdout[:600])
     vm = st["vms"][0]["name"]
     text = ask(d.sock, ("explain %s 0\n" % vm).encode())
-    check("wake hint: none (userspace mode" in text, text)
+    check("wake path: the kernel's stock one, inside the allowed set "
+          "(userspace mode, SIS_CORE absent)" in text, text)
 
 
 def test_sched_ext_options(ctx):

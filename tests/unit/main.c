@@ -28,7 +28,7 @@ int main(void)
 	srunner_add_suite(sr, coregrant_suite());
 	srunner_add_suite(sr, policy_suite());
 	srunner_add_suite(sr, policy_xml_suite());
-	srunner_add_suite(sr, kvm_iface_suite());
+	srunner_add_suite(sr, schedfeat_suite());
 	srunner_add_suite(sr, qemu_suite());
 	srunner_add_suite(sr, scx_suite());
 	srunner_add_suite(sr, scxfeed_suite());
@@ -38,6 +38,7 @@ int main(void)
 	srunner_add_suite(sr, tick_suite());
 	srunner_add_suite(sr, inventory_suite());
 	srunner_add_suite(sr, schedext_suite());
+	srunner_add_suite(sr, kernelmode_suite());
 	srunner_add_suite(sr, sampler_suite());
 	srunner_add_suite(sr, hwtopo_suite());
 	srunner_add_suite(sr, server_suite());

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <check.h>
 
@@ -190,4 +192,45 @@ void tview_sync(struct tview *tv)
 void tview_release(struct tview *tv)
 {
 	idlemask_release(&tv->idle);
+}
+
+/* <root>/sched/features, or <root>/sched itself: @rel "" */
+static void
+features_path(char *buf, size_t len, const char *root, const char *rel)
+{
+	ck_assert_int_lt(snprintf(buf, len, "%s/sched%s", root, rel), (int)len);
+}
+
+void sched_features_put(const char *root, const char *line)
+{
+	char dir[4096], path[4096];
+	FILE *f;
+
+	features_path(dir, sizeof(dir), root, "");
+	features_path(path, sizeof(path), root, "/features");
+	if (remove(path) < 0)		/* a file or an empty dir */
+		ck_assert_int_eq(errno, ENOENT);
+	if (!line)
+		return;
+	ck_assert_msg(mkdir(dir, 0700) == 0 || errno == EEXIST, "mkdir %s: %s",
+	    dir, strerror(errno));
+	if (!strcmp(line, SCHED_FEATURES_UNREADABLE)) {
+		ck_assert_int_eq(mkdir(path, 0700), 0);
+		return;
+	}
+	f = fopen(path, "w");
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	fputs(line, f);
+	fclose(f);
+}
+
+void sched_features_remove(const char *root)
+{
+	char path[4096];
+
+	features_path(path, sizeof(path), root, "/features");
+	remove(path);
+	features_path(path, sizeof(path), root, "");
+	remove(path);
+	remove(root);
 }

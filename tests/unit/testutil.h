@@ -1,6 +1,7 @@
 /*
  * testutil.h - helpers shared by the unit tests: topology loading, the
- * hwloc-calc oracle, a seeded PRNG and views over a busy set.
+ * hwloc-calc oracle, a seeded PRNG, views over a busy set and a
+ * sched/features file in a temp dir.
  */
 #ifndef TESTUTIL_H
 #define TESTUTIL_H
@@ -70,5 +71,15 @@ void tview_init(struct tview *tv, const struct vp_topo *t);
 /* Rebuilds the idle mask from tv->busy and resets the probe count. */
 void tview_sync(struct tview *tv);
 void tview_release(struct tview *tv);
+
+/*
+ * <root>/sched/features, laid out as debugfs has it, holding @line; NULL
+ * removes it; SCHED_FEATURES_UNREADABLE makes it a directory, which
+ * even root cannot read (EISDIR), as lockdown's EPERM would be.
+ */
+#define SCHED_FEATURES_UNREADABLE	"(unreadable)"
+void sched_features_put(const char *root, const char *line);
+/* Removes sched/features, sched and @root itself (a mkdtemp dir). */
+void sched_features_remove(const char *root);
 
 #endif /* TESTUTIL_H */

@@ -238,7 +238,7 @@ START_TEST(test_start_here)
 			ck_assert_int_eq(d.scx.cause, here[i].cause);
 	ck_assert(d.scx.why[0]);
 	ck_assert_ptr_null(d.scx.sched);
-	ck_assert_str_eq(schedext_mode_label(&d), kvmhint_mode_label(&d));
+	ck_assert_str_eq(schedext_mode_label(&d), kernelmode_label(&d));
 	schedext_tick(&d);		/* nothing loaded: nothing done */
 	schedext_stop(&d);
 	ck_assert_uint_eq(d.scx.errors, 0);
@@ -503,8 +503,6 @@ life_setup(struct life *w, enum vp_sx_opt opt)
 			v->current = v->placed_home;
 			v->affinity = w->d.topo->all;
 			v->planned = v->affinity;
-			v->hinted = VP_HINT_UNKNOWN;
-			v->kvm_idx = -1;
 		}
 	}
 	w->d.vm = w->vm;
@@ -748,7 +746,7 @@ START_TEST(test_life_ejection)
 	ck_assert(w.d.scx.exit_known);
 	ck_assert_int_eq(w.d.scx.exit.kind, 1026);
 	ck_assert_str_eq(schedext_exit_kind_name(w.d.scx.exit.kind), "stall");
-	ck_assert_str_eq(schedext_mode_label(&w.d), kvmhint_mode_label(&w.d));
+	ck_assert_str_eq(schedext_mode_label(&w.d), kernelmode_label(&w.d));
 	ck_assert_int_eq(w.d.scx.npushed, 0);
 	for (i = 0; i < LNVMS; i++)
 		for (k = 0; k < LNVCPUS; k++)

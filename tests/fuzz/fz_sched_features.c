@@ -1,12 +1,12 @@
 /*
- * fz_kvm_features.c - kvm_iface_parse_features() (daemon/host/kvm_iface.c):
+ * fz_sched_features.c - schedfeat_parse() (daemon/host/schedfeat.c):
  * /sys/kernel/debug/sched/features, a line of names, "NO_" for off.
  *
  * Properties: ON only when the text holds the word SIS_CORE, OFF only
  * when it holds NO_SIS_CORE, else ABSENT; never UNKNOWN (that is for an
  * unreadable file, not for its text).
  */
-#include "host/kvm_iface.h"
+#include "host/schedfeat.h"
 #include "fuzz.h"
 
 /* @word appears in @s between blanks (or the ends). */
@@ -31,7 +31,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!copy)
 		abort();
-	s = kvm_iface_parse_features(copy);
+	s = schedfeat_parse(copy);
 	FZ_CHECK(s == VP_SIS_CORE_ABSENT || s == VP_SIS_CORE_ON ||
 	    s == VP_SIS_CORE_OFF, "state %d", (int)s);
 	if (s == VP_SIS_CORE_ON)
