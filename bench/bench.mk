@@ -8,7 +8,7 @@
 #   VP_SWEEP_STRATS=stock,sis-core VP_SWEEP_FAMILIES=standard,nopoll \
 #   build/vcpuplace-sim --sweep tests/topologies OUT --jobs 1
 #                    a partial sweep (points.c): those points only, into
-#                    OUT; bench/splice_results.sh OUT sis-core patch-0003
+#                    OUT; bench/splice_results.py OUT sis-core patch-0003
 #                    puts one strategy's rows into bench/results/
 #
 # The simulator links the placement core itself (libvpcore.a), not a copy.
