@@ -29,7 +29,7 @@
  * A partial sweep runs only the points of some strategies and families:
  * VP_SWEEP_STRATS=stock,sis-core VP_SWEEP_FAMILIES=standard,nopoll.  It
  * is for re-running one changed strategy on a busy machine; its tables
- * lack every other row (bench/splice_results.sh puts them together).
+ * lack every other row (bench/splice_results.py puts them together).
  */
 #include <errno.h>
 #include <stdio.h>
