@@ -5,6 +5,11 @@
 #                    ... bound_violations=K (runs above bound.c's bound)
 #   make check-sim   a few seconds of invariants (tests/sim/run.sh)
 #   bench/sim ...    one point, one JSON line (builds the binary if needed)
+#   VP_SWEEP_STRATS=stock,sis-core VP_SWEEP_FAMILIES=standard,nopoll \
+#   build/vcpuplace-sim --sweep tests/topologies OUT --jobs 1
+#                    a partial sweep (points.c): those points only, into
+#                    OUT; bench/splice_results.py OUT sis-core patch-0003
+#                    puts one strategy's rows into bench/results/
 #
 # The simulator links the placement core itself (libvpcore.a), not a copy.
 

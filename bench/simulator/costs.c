@@ -178,7 +178,7 @@ costs_migration_ns(const struct sim *s, int from, int to)
 }
 
 /* The shared lines the upkeep touches (struct sim.line_last_ns). */
-enum line_kind { LINE_LLC_SHARED, LINE_SERIES, LINE_SCX };
+enum line_kind { LINE_LLC_SHARED, LINE_SIS_CORE, LINE_SCX };
 
 /*
  * Cost of one atomic or write on a shared idle-mask line: the line
@@ -196,7 +196,7 @@ static double
 line_op(struct sim *s, int pu, enum line_kind k)
 {
 	int nl = s->t->nllcs, id = k == LINE_SCX ? 2 * nl :
-	    (k == LINE_SERIES ? nl : 0) + s->t->pu[pu].llc;
+	    (k == LINE_SIS_CORE ? nl : 0) + s->t->pu[pu].llc;
 	double c = s->p.probe_ns, gap, rho;
 
 	if (k == LINE_SCX && s->t->npackages > 1)
@@ -222,6 +222,7 @@ costs_pu_idle(struct sim *s, int pu)
 	const struct cpu_model *m = model(s);
 	struct sim_pu *p = &s->pu[pu];
 	double ns = 0;
+	bool whole, known;
 	int i;
 
 	/*
@@ -243,8 +244,12 @@ costs_pu_idle(struct sim *s, int pu)
 	 * sd_llc_shared->has_idle_cores through set_idle_cores() when the
 	 * whole core is idle and the flag was clear (SMT hosts only).
 	 */
-	if (smt_host(s) && host_core_idle(s, pu) &&
-	    !s->has_idle_cores[s->t->pu[pu].llc])
+	whole = smt_host(s) && host_core_idle(s, pu);
+	/* SIS_CORE's __update_idle_core() stops at a core already in its
+	 * mask, and writes the mask only when it sets the core's bits */
+	known = s->strat == STRAT_SIS_CORE &&
+	    cpuset_test(&s->sis_idle_cores, pu);
+	if (whole && !known && !s->has_idle_cores[s->t->pu[pu].llc])
 		ns += line_op(s, pu, LINE_LLC_SHARED);
 	switch (s->strat) {
 	case STRAT_SCX:
@@ -255,9 +260,10 @@ costs_pu_idle(struct sim *s, int pu)
 		if (smt_host(s) && host_core_idle(s, pu))
 			ns += line_op(s, pu, LINE_SCX);
 		break;
-	case STRAT_PATCH0003:
-		/* the series sets the PU in its LLC idle mask (atomic) */
-		ns += line_op(s, pu, LINE_SERIES);
+	case STRAT_SIS_CORE:
+		/* sis_core_set(): the core's bits, tested before written */
+		if (whole && !known)
+			ns += line_op(s, pu, LINE_SIS_CORE);
 		break;
 	default:
 		break;
@@ -295,6 +301,18 @@ costs_wake_delay(struct sim *s, int pu)
 		/* the idle-entry upkeep may still be running */
 		if (p->upkeep_until_ns > s->now_ns)
 			up = (double)(p->upkeep_until_ns - s->now_ns);
+		/* SIS_CORE drops a core still in its mask at idle exit
+		 * (put_prev_task_idle() -> __update_busy_core()); after a
+		 * claim the bit is gone and nothing is written.  Charged
+		 * here, when the wake-up is decided; a pull's is not */
+		if (s->strat == STRAT_SIS_CORE &&
+		    cpuset_test(&s->sis_idle_cores, pu)) {
+			double x = line_op(s, pu, LINE_SIS_CORE);
+
+			up += x;
+			if (s->measuring)
+				s->st.idle_upkeep_ns += x;
+		}
 		/* sched_ext clears the PU at idle exit too:
 		 * update_builtin_idle(cpu, false), both masks */
 		if (s->strat == STRAT_SCX) {
@@ -317,15 +335,18 @@ uint64_t
 costs_waker_upkeep(struct sim *s, int pu)
 {
 	double ns = 0;
+	unsigned int k;
 
-	if (!(s->p.costs & COST_UPKEEP) || !host_idle(s, pu))
+	if (!(s->p.costs & COST_UPKEEP))
 		return 0;
-	/* the waker claims the idle PU it picked: the series clears it
-	 * in its LLC mask; sched_ext's scx_pick_idle_cpu() does
+	/* SIS_CORE's waker writes the mask for each core it claims or
+	 * finds stale (sis_core.c counts them), idle target or not */
+	if (s->strat == STRAT_SIS_CORE)
+		for (k = 0; k < s->sis_writes; k++)
+			ns += line_op(s, pu, LINE_SIS_CORE);
+	/* sched_ext's scx_pick_idle_cpu() claims the idle PU it picked:
 	 * test_and_clear_cpu() on idle_masks.cpu */
-	if (s->strat == STRAT_PATCH0003)
-		ns = line_op(s, pu, LINE_SERIES);
-	else if (s->strat == STRAT_SCX)
+	if (s->strat == STRAT_SCX && host_idle(s, pu))
 		ns = line_op(s, pu, LINE_SCX);
 	if (s->measuring)
 		s->st.idle_upkeep_ns += ns;

@@ -282,6 +282,10 @@ start_run(struct sim *s, int pu, int thi)
 	th->last_pu = pu;
 	th->pu = pu;
 	th->state = TH_RUNNING;
+	if (s->pu[pu].in_idle) {	/* put_prev_task_idle() */
+		s->pu[pu].in_idle = false;
+		stock_pu_run(s, pu);
+	}
 	s->pu[pu].slice_end_ns = s->now_ns + s->p.slice_ns;
 	if (s->strat == STRAT_SCX)	/* ops.running, sched_ext's slice */
 		scx_running(s, pu, thi);
@@ -355,6 +359,8 @@ dispatch(struct sim *s, int pu)
 		start_run(s, pu, thi);
 		return;
 	}
+	/* the idle task runs, even with a wake-up in flight */
+	p->in_idle = true;
 	update_busy(s, pu);
 	/* sched_ext switches the whole system: no CFS balance at all */
 	if (s->strat == STRAT_SCX)
@@ -716,6 +722,7 @@ host_init(struct sim *s)
 		s->pu[i].cur = -1;
 		s->pu[i].head = s->pu[i].tail = -1;
 		s->pu[i].avg_idle_ns = 2 * s->p.migration_cost_ns;
+		s->pu[i].in_idle = true;
 	}
 	cpuset_zero(&s->busy);
 	cpuset_zero(&s->running);
@@ -724,6 +731,7 @@ host_init(struct sim *s)
 		s->has_idle_cores[i] = true;
 		s->nr_idle_scan[i] = t->llc[i].npus;
 	}
+	sis_core_rebuild(s);
 	/* the kernel has a cluster level when a cluster is wider than a
 	 * core and narrower than its LLC (sched_cluster_active); turning
 	 * CLUSTER_FIRST off models the kernel before seed 003 */

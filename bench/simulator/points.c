@@ -25,6 +25,11 @@
  *               (scx only: stock does not run BPF), every topology, 125 %
  *   no polling  KVM's halt_poll_ns = 0 (an operator setting), every
  *               topology and workload, 125 %: the cost that weighs most
+ *
+ * A partial sweep runs only the points of some strategies and families:
+ * VP_SWEEP_STRATS=stock,sis-core VP_SWEEP_FAMILIES=standard,nopoll.  It
+ * is for re-running one changed strategy on a busy machine; its tables
+ * lack every other row (bench/splice_results.py puts them together).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -101,6 +106,32 @@ points_loads(bool heldout, const int **ret, int *n)
 	*n = heldout ? NELEM(heldout_loads) : NELEM(tune_loads);
 }
 
+static const char *const family_names[] = {
+	[FAM_STANDARD] = "standard", [FAM_SEED] = "seed",
+	[FAM_CLUSTER] = "cluster", [FAM_SMT] = "smt",
+	[FAM_MIGRATION] = "migration", [FAM_BPF] = "bpf",
+	[FAM_NOPOLL] = "nopoll",
+};
+
+/* Is @name in the comma list of environment variable @var (unset:
+ * everything is)? */
+static bool
+listed(const char *var, const char *name)
+{
+	const char *p = getenv(var);
+	size_t n = strlen(name), k;
+
+	if (!p || !*p)
+		return true;
+	while (*p) {
+		k = strcspn(p, ",");
+		if (k == n && !strncmp(p, name, n))
+			return true;
+		p += k + (p[k] == ',');
+	}
+	return false;
+}
+
 struct plist {
 	struct point *pt;
 	int n, cap;
@@ -110,6 +141,9 @@ struct plist {
 static void
 add(struct plist *l, const struct point *p)
 {
+	if (!listed("VP_SWEEP_STRATS", strategy_name(p->strat)) ||
+	    !listed("VP_SWEEP_FAMILIES", family_names[p->fam]))
+		return;
 	if (l->n == l->cap) {
 		int cap = l->cap ? 2 * l->cap : 4096;
 		struct point *np = realloc(l->pt, cap * sizeof(*np));

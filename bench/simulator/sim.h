@@ -135,13 +135,13 @@ enum th_state { TH_SLEEP, TH_WAKING, TH_QUEUED, TH_RUNNING };
 /*
  * What decides where a vCPU runs (strategy.c).  Each is the code that
  * really runs somewhere: the stock kernel, an admin's pins, the daemon in
- * userspace mode (two ways), the sched_ext scheduler, the kernel series.
+ * userspace mode (two ways), the sched_ext scheduler, the kernel patch.
  * GREEDY is a reference heuristic that sees everything; it is no bound
  * (bound.c computes the bound).
  */
 enum strategy {
 	STRAT_STOCK, STRAT_PINNED, STRAT_DAEMON, STRAT_DAEMON_CORES,
-	STRAT_SCX, STRAT_PATCH0003, STRAT_GREEDY, STRAT_COUNT
+	STRAT_SCX, STRAT_SIS_CORE, STRAT_GREEDY, STRAT_COUNT
 };
 
 enum rng_use { RNG_BURST, RNG_HALT, RNG_PHASE, RNG_PEER };
@@ -203,6 +203,8 @@ struct sim_pu {
 	uint64_t busy_since_ns;
 	double util;		/* PELT-like running fraction, 0..1 */
 	int cstate;		/* idle state picked at idle entry, or -1 */
+	bool in_idle;		/* rq->curr is the idle task: from finding
+				 * nothing to run to the next start */
 	uint64_t upkeep_until_ns;	/* idle-entry upkeep runs until */
 };
 
@@ -243,8 +245,11 @@ struct sim {
 	struct scx_sim *scx;
 	uint32_t scx_features;
 	struct sim_balance *bal;	/* balance.c's sched domains */
-	/* patch-0003: SIS_CORE's idle cores, a bit at each core's first PU */
+	/* sis-core: SIS_CORE's idle_core_cpus, every PU of each whole idle
+	 * core, all LLCs in one set; the mask writes the last wake-up's
+	 * waker made (claims, stale drops), for costs_waker_upkeep() */
 	struct vp_cpuset sis_idle_cores;
+	unsigned int sis_writes;
 	bool measuring;
 	struct sim_stats st;
 	struct cores_state *cores;	/* strategy_cores.c, or NULL */
@@ -262,7 +267,7 @@ struct sim {
 	double *pkg_speed;	/* [npackages]: f(active) / f(1), <= 1 */
 	int *pkg_first, *pkg_npus;	/* [npackages]: PU ranges */
 	int *pkg_ncores;	/* [npackages] */
-	/* idle-mask lines: [llc] has_idle_cores, [nllcs + llc] the series'
+	/* idle-mask lines: [llc] has_idle_cores, [nllcs + llc] SIS_CORE's
 	 * LLC mask, [2 nllcs] sched_ext's global masks */
 	uint64_t *line_last_ns;
 	double *line_gap_ns;	/* EWMA of the time between touches */
@@ -327,17 +332,37 @@ int stock_select(struct sim *s, int th, int waker_pu, unsigned long *probes);
 int stock_nr_idle_scan(const struct vp_topo *t, int llc, double util_sum);
 /* A PU went idle: __update_idle_core() sets has_idle_cores. */
 void stock_pu_idle(struct sim *s, int pu);
+/* A PU leaves idle for a thread: put_prev_task_idle(). */
+void stock_pu_run(struct sim *s, int pu);
 
 /* ---------------------------------------------------------------- */
-/* patch0003.c: kvm-patches/0003 (SIS_CORE) as it is */
+/* sis_core.c: the SIS_CORE patch, sched_feat(SIS_CORE) on */
 
-/* __update_idle_core() with SIS_CORE: the core's bit at idle entry. */
-void patch0003_pu_idle(struct sim *s, int pu);
-/* select_idle_core_sis(): a PU, or VP_PU_NONE for the stock path;
- * @probe reads one runqueue (and counts it). */
-int patch0003_core(struct sim *s, const struct vp_cpuset *cpus, int prev,
-    int target, bool (*probe)(void *, int), void *ctx,
-    unsigned long *probes);
+/* What one select_idle_sibling() call of SIS_CORE works with. */
+struct sis_core_wake {
+	struct sim *s;
+	const struct vp_cpuset *cpus;	/* p->cpus_ptr */
+	bool (*probe)(void *ctx, int pu);	/* available_idle_cpu(), counted */
+	void *ctx;
+	unsigned long *probes;
+	bool read;		/* the mask's line already read (one probe) */
+	int defer;		/* first idle CPU kept aside, or VP_PU_NONE */
+};
+
+/* A domain rebuild (host_init): every bit set. */
+void sis_core_rebuild(struct sim *s);
+/* __update_idle_core() with SIS_CORE: @pu enters idle. */
+void sis_core_pu_idle(struct sim *s, int pu);
+/* __update_busy_core(): @pu leaves idle; true if the mask was written. */
+bool sis_core_pu_busy(struct sim *s, int pu);
+/* sis_core_mask() != NULL for this wake-up. */
+bool sis_core_applies(const struct sim *s);
+/* sis_core_take(): may idle @pu be taken at once?  Claims its core if
+ * whole idle; else may keep it in w->defer. */
+bool sis_core_take(struct sis_core_wake *w, int pu);
+/* select_idle_core_sis(): a claimed whole idle core's PU, or
+ * VP_PU_NONE. */
+int sis_core_select(struct sis_core_wake *w, int target);
 
 /* ---------------------------------------------------------------- */
 /* strategy.c: the strategies' setup and their wake-up decisions */

@@ -78,10 +78,21 @@ void
 stock_pu_idle(struct sim *s, int pu)
 {
 	/* __update_idle_core(): a CPU entering idle on a now idle core */
+	if (s->strat == STRAT_SIS_CORE) {
+		sis_core_pu_idle(s, pu);
+		return;
+	}
 	if (s->t->max_smt > 1 && host_core_idle(s, pu))
 		s->has_idle_cores[s->t->pu[pu].llc] = true;
-	if (s->strat == STRAT_PATCH0003)
-		patch0003_pu_idle(s, pu);
+}
+
+void
+stock_pu_run(struct sim *s, int pu)
+{
+	/* 6.12's put_prev_task_idle() keeps no CFS idle state; the
+	 * SIS_CORE patch adds update_busy_core() there */
+	if (s->strat == STRAT_SIS_CORE)
+		sis_core_pu_busy(s, pu);
 }
 
 static bool
@@ -406,29 +417,33 @@ select_idle_capacity(struct sis *c, int target)
 	return best;
 }
 
-/* select_idle_sibling(), cheapest try first. */
+/*
+ * select_idle_sibling(), cheapest try first.  With SIS_CORE (sis_core.c)
+ * each idle target, prev or recent CPU is taken at once only if
+ * sis_core_take() says so; the idle-core scan then runs before the
+ * stock has_idle_cores logic, and a CPU kept aside is its fallback.
+ */
 static int
 select_idle_sibling(struct sis *c, struct sim_thread *th, int prev,
     int target)
 {
 	struct sim *s = c->s;
+	struct sis_core_wake w = {
+		.s = s, .cpus = c->cpus, .probe = probe_cb, .ctx = c,
+		.probes = c->probes, .defer = VP_PU_NONE,
+	};
+	bool sc = sis_core_applies(s);
 	int prev_aff = VP_PU_NONE, recent, i;
-	bool has_idle_core = false, sis_core_failed = false;
+	bool has_idle_core = false;
 
-	/* patch 0003: a whole idle core first, before everything else */
-	if (s->strat == STRAT_PATCH0003 && s->t->max_smt > 1) {
-		i = patch0003_core(s, c->cpus, prev, target, probe_cb, c,
-		    c->probes);
-		if (i != VP_PU_NONE)
-			return i;
-		sis_core_failed = true;
-	}
-	if (probe_idle(c, target) && fits(c, target))
+	if (probe_idle(c, target) && fits(c, target) &&
+	    (!sc || sis_core_take(&w, target)))
 		return target;
 	/* If the previous CPU is cache affine and idle, don't be stupid */
 	if (prev != target && share_llc(s, prev, target) &&
 	    probe_idle(c, prev) && fits(c, prev)) {
-		if (!s->cluster_active || share_cluster(s, prev, target))
+		if ((!s->cluster_active || share_cluster(s, prev, target)) &&
+		    (!sc || sis_core_take(&w, prev)))
 			return prev;
 		prev_aff = prev;
 	}
@@ -437,7 +452,8 @@ select_idle_sibling(struct sis *c, struct sim_thread *th, int prev,
 	if (recent >= 0 && recent != prev && recent != target &&
 	    share_llc(s, recent, target) && probe_idle(c, recent) &&
 	    cpuset_test(c->cpus, recent) && fits(c, recent)) {
-		if (!s->cluster_active || share_cluster(s, recent, target))
+		if ((!s->cluster_active || share_cluster(s, recent, target)) &&
+		    (!sc || sis_core_take(&w, recent)))
 			return recent;
 	} else {
 		recent = VP_PU_NONE;
@@ -447,8 +463,15 @@ select_idle_sibling(struct sis *c, struct sim_thread *th, int prev,
 		return i != VP_PU_NONE ? i : target;
 	}
 	if (s->t->max_smt > 1) {
-		has_idle_core = !sis_core_failed &&
-		    s->has_idle_cores[s->t->pu[target].llc];
+		if (sc) {
+			i = sis_core_select(&w, target);
+			if (i != VP_PU_NONE)
+				return i;
+			/* no whole idle core after all: the stock choice */
+			if (w.defer != VP_PU_NONE)
+				return w.defer;
+		}
+		has_idle_core = s->has_idle_cores[s->t->pu[target].llc];
 		if (!has_idle_core && share_llc(s, prev, target) &&
 		    (i = select_idle_smt(c, prev)) != VP_PU_NONE)
 			return i;
@@ -474,6 +497,7 @@ stock_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 	};
 	int prev = th->last_pu, target;
 
+	s->sis_writes = 0;
 	/* the load is brought up to date at each wake-up */
 	th->load = thread_load(s, th);
 	th->load_t_ns = s->now_ns;

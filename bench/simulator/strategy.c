@@ -14,8 +14,8 @@
  *              not a bound (bound.c computes the bound)
  *   scx        the same plan fed to the sched_ext scheduler, whose own
  *              wake decision and shared queue run (strategy_scx.c)
- *   patch-0003 the same plan with kvm-patches 0002 and 0003 on the
- *              stock wake path (stock.c, patch0003.c)
+ *   sis-core   the same plan with the SIS_CORE kernel patch on the
+ *              stock wake path (stock.c, sis_core.c); no wake hint
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,7 +27,7 @@
 static const char *const names[STRAT_COUNT] = {
 	[STRAT_STOCK] = "stock", [STRAT_PINNED] = "pinned",
 	[STRAT_DAEMON] = "daemon", [STRAT_DAEMON_CORES] = "daemon-cores",
-	[STRAT_SCX] = "scx", [STRAT_PATCH0003] = "patch-0003",
+	[STRAT_SCX] = "scx", [STRAT_SIS_CORE] = "sis-core",
 	[STRAT_GREEDY] = "greedy",
 };
 
@@ -264,8 +264,8 @@ setup_sets(struct sim *s, const int *o)
 		return 0;
 	case STRAT_DAEMON:
 	case STRAT_DAEMON_CORES:	/* the planner's sets, then grants */
-	case STRAT_PATCH0003:	/* the daemon's plan, stock.c + patch0003.c */
-		/* patch-0003's branch sits inside stock_select() */
+	case STRAT_SIS_CORE:	/* the daemon's plan, stock.c + sis_core.c */
+		/* SIS_CORE's rules sit inside stock_select() */
 		s->select = stock_select;
 		if ((r = replan(s)) < 0)
 			return r;

@@ -19,7 +19,7 @@
 /* Strategies compared with stock, in table order. */
 static const enum strategy cmp[] = {
 	STRAT_PINNED, STRAT_DAEMON, STRAT_DAEMON_CORES, STRAT_SCX,
-	STRAT_PATCH0003, STRAT_GREEDY,
+	STRAT_SIS_CORE, STRAT_GREEDY,
 };
 #define NCMP	((int)(sizeof(cmp) / sizeof(*cmp)))
 

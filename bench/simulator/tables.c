@@ -24,7 +24,7 @@ static const struct series {
 	{ STRAT_DAEMON, "", "daemon" },
 	{ STRAT_DAEMON_CORES, "", "daemon-cores" },
 	{ STRAT_SCX, "", "scx" },
-	{ STRAT_PATCH0003, "", "patch-0003" },
+	{ STRAT_SIS_CORE, "", "sis-core" },
 	{ STRAT_GREEDY, "", "greedy" },
 };
 #define NSERIES	((int)(sizeof(series) / sizeof(*series)))

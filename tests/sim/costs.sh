@@ -10,7 +10,7 @@
 #   - halt polling: the window grows and shrinks as kvm_vcpu_halt()'s,
 #     vCPUs poll, wake-ups are caught while polling, and --halt-poll-ns 0
 #     stops it;
-#   - idle upkeep: sched_ext's and the series' mask updates are charged,
+#   - idle upkeep: sched_ext's and SIS_CORE's mask updates are charged,
 #     and a busy shared line queues its transfers;
 #   - --cluster-line-ns moves the in-cluster migration cost.
 #
@@ -109,14 +109,14 @@ np=$(run --topology "$g4" --workload hackbench --load 60 --strategy stock \
 check "--halt-poll-ns 0 stops polling" "$(field poll_ns "$np") == 0"
 scx=$(run --topology "$g4" --workload hackbench --load 60 --strategy scx \
     --costs upkeep)
-p3=$(run --topology "$g4" --workload hackbench --load 60 \
-    --strategy patch-0003 --costs upkeep)
+sc=$(run --topology "$g4" --workload hackbench --load 60 \
+    --strategy sis-core --costs upkeep)
 st=$(run --topology "$g4" --workload hackbench --load 60 --strategy stock \
     --costs upkeep)
 check "sched_ext idle-mask upkeep charged" \
-    "$(field idle_upkeep_ns "$scx") > $(field idle_upkeep_ns "$p3")"
-check "the series' idle-mask upkeep charged" \
-    "$(field idle_upkeep_ns "$p3") > $(field idle_upkeep_ns "$st")"
+    "$(field idle_upkeep_ns "$scx") > $(field idle_upkeep_ns "$sc")"
+check "SIS_CORE's idle-mask upkeep charged" \
+    "$(field idle_upkeep_ns "$sc") > $(field idle_upkeep_ns "$st")"
 
 # turbo on a full host: every core busy runs at the all-core bin
 ho=$(run --topology "$g4" --workload hogs --load 100 --strategy pinned \
@@ -128,7 +128,7 @@ check "turbo slows a full host to about 3.1 / 3.5" \
     $(field throughput "$ht") / $(field throughput "$ho") > 0.87"
 
 # every strategy with every cost on, invariants after every event
-for st in stock pinned daemon daemon-cores scx patch-0003 greedy; do
+for st in stock pinned daemon daemon-cores scx sis-core greedy; do
 	for tw in g4dnmetal.xml:hackbench 128arm-2pa2n8cluster4co.xml:dense; do
 		if ! "$sim" --topology "$dir/${tw%%:*}" --workload "${tw#*:}" \
 		    --load 150 --strategy $st --seed 7 --check --costs all \

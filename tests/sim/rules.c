@@ -8,6 +8,12 @@
  *   newidle      avg_idle 200 us still pulls (max_newidle_lb_cost)
  *   nohz         the tick of a CPU with two threads kicks the ILB,
  *                which pulls the queued one onto an idle CPU
+ *   sis_core     SIS_CORE: an idle prev whose sibling is busy is kept
+ *                aside while a whole idle core of the allowed set is
+ *                in the mask; that core is claimed (its bits cleared),
+ *                stale cores met on the way are dropped, and the next
+ *                wake-up, finding no idle core left, takes its prev;
+ *                with the feature off (daemon) prev wins
  *
  *   sim-rules TOPOLOGY.xml   (a 2-way SMT host, e.g. g4dnmetal.xml)
  */
@@ -185,6 +191,82 @@ test_nohz(const struct vp_topo *t)
 	teardown(&s);
 }
 
+/*
+ * Every PU of LLC 0 busy but @prev and the core @idle_core; @prev's
+ * sibling busy.  The mask as a rebuild left it (every bit set), less
+ * @prev's core, dropped when its sibling left idle.
+ */
+static void
+sis_core_state(struct sim *s, int prev, int idle_core, int first_th)
+{
+	const struct vp_topo *t = s->t;
+	const struct vp_llc *l = &t->llc[0];
+	const struct vp_core *k = &t->core[t->pu[prev].core];
+	int pu, th = first_th;
+
+	for (pu = l->first_pu; pu < l->first_pu + l->npus; pu++)
+		if (pu != prev && t->pu[pu].core != idle_core &&
+		    th < s->nth)
+			put_running(s, th++, pu, 0);
+	EXPECT(th - first_th == l->npus - 1 - t->core[idle_core].npus,
+	    "sis_core: %d fillers for %d PUs", th - first_th, l->npus);
+	for (pu = k->first_pu; pu < k->first_pu + k->npus; pu++)
+		cpuset_clear(&s->sis_idle_cores, pu);
+}
+
+static bool
+core_in_mask(const struct sim *s, int core)
+{
+	const struct vp_core *k = &s->t->core[core];
+
+	return cpuset_intersects_range(&s->sis_idle_cores, k->first_pu,
+	    k->npus);
+}
+
+static void
+test_sis_core(const struct vp_topo *t, enum strategy st)
+{
+	const struct vp_llc *l = &t->llc[0];
+	int prev = l->first_pu, idle_core = l->first_core + l->ncores / 2;
+	int prev2 = t->core[l->first_core + 1].first_pu, pu, pu2;
+	unsigned long probes = 0;
+	struct sim s;
+
+	setup(&s, t);
+	s.strat = st;
+	/* wakee 0 slept on prev, wakee 1 on prev2, whose sibling is busy
+	 * too; a timer wakes them (no waker: target = prev) */
+	sis_core_state(&s, prev, idle_core, 2);
+	cpuset_clear(&s.busy, prev2);
+	cpuset_clear(&s.running, prev2);
+	s.th[s.pu[prev2].cur].state = TH_SLEEP;
+	s.pu[prev2].cur = -1;
+	s.th[0].last_pu = prev;
+	s.th[1].last_pu = prev2;
+	pu = stock_select(&s, 0, VP_PU_NONE, &probes);
+	if (st != STRAT_SIS_CORE) {
+		EXPECT(pu == prev, "sis_core off: PU %d, want prev %d", pu,
+		    prev);
+		teardown(&s);
+		return;
+	}
+	EXPECT(t->pu[pu].core == idle_core, "sis_core: PU %d (core %d), "
+	    "want the idle core %d, not prev %d", pu, t->pu[pu].core,
+	    idle_core, prev);
+	EXPECT(!core_in_mask(&s, idle_core), "sis_core: core %d not "
+	    "claimed", idle_core);
+	EXPECT(!core_in_mask(&s, t->pu[prev2].core),
+	    "sis_core: prev2's core, busy and met first, kept its bits");
+	/* as host_wake() would: the claimed PU now has a wake-up in flight */
+	cpuset_set(&s.busy, pu);
+	pu2 = stock_select(&s, 1, VP_PU_NONE, &probes);
+	EXPECT(pu2 == prev2, "sis_core: second wake-up on PU %d, want its "
+	    "prev %d (no idle core left)", pu2, prev2);
+	EXPECT(!s.has_idle_cores[0], "sis_core: mask empty, has_idle_cores "
+	    "still set");
+	teardown(&s);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -199,6 +281,8 @@ main(int argc, char **argv)
 	test_wa_weight(t, true);
 	test_newidle(t);
 	test_nohz(t);
+	test_sis_core(t, STRAT_SIS_CORE);
+	test_sis_core(t, STRAT_DAEMON);
 	topo_free(t);
 	if (!fails)
 		printf("check-sim: wake and balance rules hold\n");

@@ -32,7 +32,7 @@ for topo in g4dnmetal.xml 128arm-2pa2n8cluster4co.xml; do
 		loads=150
 		case $wl in hackbench|tbench) loads="60 150" ;; esac
 		for load in $loads; do
-			for st in stock pinned daemon daemon-cores scx patch-0003 greedy; do
+			for st in stock pinned daemon daemon-cores scx sis-core greedy; do
 				if ! "$sim" --topology "$dir/$topo" --workload $wl \
 				    --load $load --strategy $st --seed 7 --check \
 				    --costs none \
@@ -84,7 +84,7 @@ for topo in g4dnmetal.xml 128arm-2pa2n8cluster4co.xml; do
 done
 
 # a hybrid host (P- and E-cores of unequal priority): invariants, bound
-for st in stock pinned daemon daemon-cores scx patch-0003 greedy; do
+for st in stock pinned daemon daemon-cores scx sis-core greedy; do
 	if ! "$sim" --topology "$dir/Intel-RaptorLake-Corei7-1370P.xml" \
 	    --workload dense --load 150 --strategy $st --seed 5 --check \
 	    --warmup-ms 2 --measure-ms 5 >"$out"; then

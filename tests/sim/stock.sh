@@ -8,8 +8,10 @@
 #   - select_idle_capacity() on an asym-capacity host (GB10, no SMT):
 #     the whole span, unbounded by SIS_UTIL, is scanned when the target,
 #     prev and recent do not fit or are busy (without it: ~2.5 probes);
-#   - patch-0003 takes a whole idle core before a busy core's idle
-#     sibling: fewer busy-sibling wake-ups than daemon, same plan.
+#   - sis-core (the SIS_CORE patch) takes a whole idle core before a
+#     busy core's idle sibling: fewer busy-sibling wake-ups than daemon,
+#     the same plan with the feature off (tests/sim/rules.c checks the
+#     rules one by one).
 #
 # Each runs with --costs none: these check the wake and balance rules,
 # and halt polling or C-state exits would hide what a rule changes.
@@ -51,12 +53,12 @@ if awk -v c="$c" 'BEGIN { exit !(c < 5) }'; then
 	fail=1
 fi
 
-a=$(run --workload schbench --load 125 --strategy patch-0003 | \
+a=$(run --workload schbench --load 125 --strategy sis-core | \
     field busy_sibling_share)
 b=$(run --workload schbench --load 125 --strategy daemon | \
     field busy_sibling_share)
 if awk -v a="$a" -v b="$b" 'BEGIN { exit !(a >= b) }'; then
-	echo "FAIL: patch-0003 busy-sibling share $a, daemon $b"
+	echo "FAIL: sis-core busy-sibling share $a, daemon $b"
 	fail=1
 fi
 [ $fail = 0 ] && echo "check-sim: stock rules hold"

@@ -1,4 +1,4 @@
-names = 'stock pinned daemon daemon-cores scx patch-0003 greedy'
+names = 'stock pinned daemon daemon-cores scx sis-core greedy'
 set grid
 set key top left
 set xlabel 'load (% of cores)'
