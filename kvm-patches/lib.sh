@@ -3,14 +3,14 @@
 # not run.  Everything generated lives under kvm-patches/build/ (gitignored):
 #   build/linux-src/   Debian linux-source-6.12, a git repo, tag "base",
 #                      branch "kp-series" = base + the series
-#   build/linux-obj/   the O= build directory (config, objects, bzImage)
+#   build/obj-<variant>/  the O= build directory of one config variant
+#                      (kp_configure): tiny, debian, debug
 #   build/ccache/      compiler cache, so a second run rebuilds fast
 #   build/logs/        logs of the last run
 
 KP="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 KP_BUILD="${KP_BUILD:-$KP/build}"
 KP_SRC="$KP_BUILD/linux-src"
-KP_OBJ="$KP_BUILD/linux-obj"
 KP_LOGS="$KP_BUILD/logs"
 KP_TARBALL=/usr/src/linux-source-6.12.tar.xz
 KP_JOBS="${KP_JOBS:-$(nproc)}"
@@ -47,6 +47,9 @@ kp_ensure_pkgs() {
 KP_BUILD_PKGS=(build-essential bc bison flex libelf-dev libssl-dev dwarves
 	       cpio xz-utils kmod perl git ccache python3 linux-source-6.12)
 KP_TEST_PKGS=(busybox-static qemu-system-x86)
+# Debian's own kernel configs, for the check against a distribution config
+KP_CHECK_PKGS=(linux-config-6.12)
+KP_DEBIAN_CONFIG=/usr/src/linux-config-6.12/config.amd64_none_amd64.xz
 
 kp_series() { grep -v '^[[:space:]]*\(#\|$\)' "$KP/series"; }
 
@@ -80,7 +83,7 @@ kp_prepare_src() {
 	if [ -d "$KP_SRC/.git" ] && [ "$(cat "$KP_BUILD/base-version" 2>/dev/null)" = "$ver" ]; then
 		return 0
 	fi
-	rm -rf "$KP_OBJ" "$KP_BUILD/applied"
+	rm -rf "$KP_BUILD"/obj-* "$KP_BUILD/applied"
 	kp_extract "$KP_SRC"
 	# Debian's top-level .gitignore ignores everything: add with -f
 	"${KP_GIT[@]}" init -q
@@ -91,11 +94,13 @@ kp_prepare_src() {
 }
 
 # kp_config SRC OBJ FRAGMENT...: OBJ/.config = the base $KP_CONFIG_BASE
-# (default x86_64_defconfig, what kvm-test builds) + the fragments, in
-# order.  Shared with tests/scx/kernel.sh, which asks for allnoconfig.
+# (default x86_64_defconfig) + the fragments, in order.  Shared with
+# tests/scx/kernel.sh, which asks for allnoconfig.
 #  - a defconfig: the fragments are merged into it; an option they do not
 #    name keeps the defconfig's value, or its Kconfig default when a
 #    fragment makes it visible;
+#  - debian: Debian's amd64 config ($KP_DEBIAN_CONFIG), fragments merged
+#    the same way;
 #  - allnoconfig: the fragments are its KCONFIG_ALLCONFIG, so an option
 #    they do not name is off, also below an option they turn on.
 kp_config() {
@@ -108,6 +113,10 @@ kp_config() {
 		make -C "$src" O="$obj" -s "$base"
 		"$src"/scripts/kconfig/merge_config.sh -m -O "$obj" \
 			"$obj/.config" "$@" >/dev/null ;;
+	debian)
+		xz -dc "$KP_DEBIAN_CONFIG" >"$obj/.config"
+		[ $# -eq 0 ] || "$src"/scripts/kconfig/merge_config.sh -m \
+			-O "$obj" "$obj/.config" "$@" >/dev/null ;;
 	allnoconfig)
 		# later fragments win: conf reads a repeated option's last value
 		cat "$@" >"$obj/allconfig.fragment"
@@ -130,15 +139,40 @@ kp_config_require() {
 	done
 }
 
-# x86_64_defconfig + config.fragment, redone when the fragment changes.
+# kp_configure VARIANT: sets KP_OBJ to build/obj-VARIANT and configures
+# it, again only when a fragment it uses is newer than the config.
+#   tiny    allnoconfig + config.tiny: the smallest SMP kernel with the
+#           scheduler topology levels; kvm-patches/check links it whole
+#   debian  Debian's amd64 config (KVM=m, CPUMASK_OFFSTACK, NR_CPUS=8192,
+#           PREEMPT_DYNAMIC): check compiles the touched objects
+#   debug   x86_64_defconfig + config.fragment + config.debug (lockdep,
+#           KASAN): what kvm-test boots
 kp_configure() {
-	if [ -f "$KP_OBJ/.config" ] && [ "$KP_OBJ/.config" -nt "$KP/config.fragment" ]; then
-		return 0
-	fi
-	kp_log "configuring: x86_64_defconfig + config.fragment"
-	kp_config "$KP_SRC" "$KP_OBJ" "$KP/config.fragment"
-	kp_config_require "$KP_OBJ" KVM KVM_AMD KVM_INTEL SCHED_SMT \
-		SCHED_CLUSTER SCHED_CORE SCHED_DEBUG DEBUG_FS
+	local v="$1" base frags=() f fresh=1
+
+	KP_OBJ="$KP_BUILD/obj-$v"
+	case "$v" in
+	tiny)	base=allnoconfig frags=("$KP/config.tiny") ;;
+	debian)	base=debian ;;
+	debug)	base=x86_64_defconfig
+		frags=("$KP/config.fragment" "$KP/config.debug") ;;
+	*)	kp_die "kp_configure: unknown variant $v" ;;
+	esac
+	[ -f "$KP_OBJ/.config" ] || fresh=0
+	for f in "${frags[@]}"; do
+		[ "$KP_OBJ/.config" -nt "$f" ] || fresh=0
+	done
+	[ "$fresh" -eq 1 ] && return 0
+	kp_log "configuring $v: $base ${frags[*]##*/}"
+	KP_CONFIG_BASE=$base kp_config "$KP_SRC" "$KP_OBJ" "${frags[@]}"
+	kp_config_require "$KP_OBJ" SMP SCHED_SMT SCHED_MC SCHED_DEBUG
+	case "$v" in
+	debian)	kp_config_require "$KP_OBJ" CPUMASK_OFFSTACK
+		grep -q '^CONFIG_KVM=m' "$KP_OBJ/.config" ||
+			kp_die "Debian's config: KVM is not a module" ;;
+	debug)	kp_config_require "$KP_OBJ" SCHED_CLUSTER SCHED_CORE KASAN \
+			PROVE_LOCKING KPROBE_EVENTS DEBUG_FS ;;
+	esac
 }
 
 kp_make() {
@@ -207,7 +241,8 @@ kp_initramfs() {
 }
 
 # kp_qemu BZIMAGE INITRD CONSOLE_LOG TIMEOUT_S: boot under QEMU TCG, 2 GiB,
-# the console into CONSOLE_LOG; the guest's /init powers it off.  The
+# the console into CONSOLE_LOG; the guest's /init powers it off.
+# KP_QEMU_APPEND adds to the kernel command line.  The
 # topology comes from VP_QEMU_SMP (default 4 cores x 2 threads, one
 # socket), so other shapes can be tried without editing files.
 # thread=single: with multi-threaded TCG the guest oopsed twice on "int3"
@@ -220,6 +255,19 @@ kp_qemu() {
 		-smp "${VP_QEMU_SMP:-8,sockets=1,cores=4,threads=2}" \
 		-m 2G -nographic -no-reboot \
 		-kernel "$1" -initrd "$2" \
-		-append "console=ttyS0 panic=-1 oops=panic loglevel=4" \
+		-append "console=ttyS0 panic=-1 oops=panic loglevel=4 ${KP_QEMU_APPEND:-}" \
 		</dev/null >"$3" 2>&1 || true
+}
+
+# kp_splats LOG: print the kernel splats in LOG (a console log), and
+# succeed if there is any: warnings, bugs, oopses, KASAN and UBSAN
+# reports, every kind of lockdep report, RCU misuse, sleeping in atomic
+# context, list corruption, hung tasks, panics.
+kp_splats() {
+	grep -E -e 'WARNING:|BUG:|Oops|Kernel panic|KASAN|UBSAN' \
+		-e 'possible (circular|recursive) locking|inconsistent lock state' \
+		-e 'lock held when returning|bad unlock balance|DEBUG_LOCKS_WARN_ON' \
+		-e 'suspicious RCU usage|sleeping function called from invalid' \
+		-e 'list_(add|del) corruption|blocked for more than|Call Trace:' \
+		"$1"
 }
