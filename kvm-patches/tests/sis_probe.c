@@ -65,8 +65,7 @@ player_main(void *arg)
 {
 	struct player *pl = arg;
 
-	if (pthread_setaffinity_np(pthread_self(), sizeof(hog_sibs), &hog_sibs))
-		fail("pthread_setaffinity_np");
+	pin_self(&hog_sibs, -1);
 	while (await_turn(pl->turn, pl->me, &stop) >= 0) {
 		spin_us(WORK_US);
 		pass_turn(pl->turn, !pl->me);
@@ -77,12 +76,7 @@ player_main(void *arg)
 static void *
 ticker_main(void *arg)
 {
-	cpu_set_t one;
-
-	CPU_ZERO(&one);
-	CPU_SET((int)(long)arg, &one);
-	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one))
-		fail("pthread_setaffinity_np");
+	pin_self(NULL, (int)(long)arg);
 	while (!atomic_load(&stop)) {
 		sleep_ms(1);
 		spin_us(TICK_US);
@@ -93,12 +87,7 @@ ticker_main(void *arg)
 static void *
 hog_main(void *arg)
 {
-	cpu_set_t one;
-
-	CPU_ZERO(&one);
-	CPU_SET((int)(long)arg, &one);
-	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one))
-		fail("pthread_setaffinity_np");
+	pin_self(NULL, (int)(long)arg);
 	while (!atomic_load(&stop))
 		;
 	return NULL;

@@ -85,6 +85,21 @@ read_topology(void)
 	}
 }
 
+/* Pins the calling thread to @set, or to CPU @cpu if @set is NULL. */
+static inline void
+pin_self(const cpu_set_t *set, int cpu)
+{
+	cpu_set_t one;
+
+	if (!set) {
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		set = &one;
+	}
+	if (sched_setaffinity(0, sizeof(*set), set))
+		fail("sched_setaffinity: %s", strerror(errno));
+}
+
 static inline int
 sibling_of(int cpu)
 {
@@ -191,24 +206,40 @@ pass_turn(atomic_int *turn, int to)
  * Hits are counted while the event is enabled; tracing_on stays 0, so
  * nothing is written to the trace buffer.
  */
+/*
+ * Defines kprobe event sis_@name as @spec (after "p:sis_@name "), with
+ * @filter unless NULL, and enables it.  An event an earlier test made is
+ * left as it is.
+ */
+static void
+kprobe_add(const char *name, const char *spec, const char *filter)
+{
+	char line[160];
+
+	snprintf(line, sizeof(line), TRACEFS "/events/kprobes/sis_%s", name);
+	if (access(line, F_OK) == 0)
+		return;
+	snprintf(line, sizeof(line), "p:sis_%s %s\n", name, spec);
+	write_file(TRACEFS "/kprobe_events", line);
+	if (filter) {
+		snprintf(line, sizeof(line),
+			 TRACEFS "/events/kprobes/sis_%s/filter", name);
+		write_file(line, filter);
+	}
+	snprintf(line, sizeof(line), TRACEFS "/events/kprobes/sis_%s/enable",
+		 name);
+	write_file(line, "1");
+}
+
 static void
 kprobes_setup(const char *const *funcs, int n)
 {
-	char line[128];
 	int i;
 
 	write_file(TRACEFS "/tracing_on", "0");
-	for (i = 0; i < n; i++) {
-		snprintf(line, sizeof(line), TRACEFS "/events/kprobes/sis_%s/enable",
-			 funcs[i]);
-		if (access(line, F_OK) == 0)
-			continue;	/* an earlier test made it */
-		snprintf(line, sizeof(line), "p:sis_%s %s\n", funcs[i], funcs[i]);
-		write_file(TRACEFS "/kprobe_events", line);
-		snprintf(line, sizeof(line), TRACEFS "/events/kprobes/sis_%s/enable",
-			 funcs[i]);
-		write_file(line, "1");
-	}
+	/* counted in kprobe_profile, never written to the trace buffer */
+	for (i = 0; i < n; i++)
+		kprobe_add(funcs[i], funcs[i], "common_pid < 0");
 }
 
 /* The hit count of the kprobe event of @func, from kprobe_profile. */
@@ -244,16 +275,7 @@ struct probe_count {
 static inline void
 probes_setup(void)
 {
-	char path[128];
-	int i;
-
 	kprobes_setup(probe_funcs, 2);
-	/* counted in kprobe_profile, never written to the trace buffer */
-	for (i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path),
-			 TRACEFS "/events/kprobes/sis_%s/filter", probe_funcs[i]);
-		write_file(path, "common_pid < 0");
-	}
 }
 
 /*
@@ -267,14 +289,11 @@ probes_setup(void)
 static inline void
 far_probes_setup(int a, int b)
 {
-	char text[128];
+	char filter[128];
 
-	write_file(TRACEFS "/kprobe_events",
-		   "p:sis_far available_idle_cpu target=%di:s32\n");
-	snprintf(text, sizeof(text), "(target == %d || target == %d) && "
+	snprintf(filter, sizeof(filter), "(target == %d || target == %d) && "
 		 "CPU != %d && CPU != %d", a, b, a, b);
-	write_file(TRACEFS "/events/kprobes/sis_far/filter", text);
-	write_file(TRACEFS "/events/kprobes/sis_far/enable", "1");
+	kprobe_add("far", "available_idle_cpu target=%di:s32", filter);
 	write_file(TRACEFS "/tracing_on", "1");
 }
 
