@@ -166,6 +166,7 @@ usage(FILE *f, const char *prefix, bool verbose)
 		    options[i].arg ? options[i].arg : "");
 		fprintf(f, "  %-26s %s\n", flag, options[i].help);
 	}
+	fputs("See vcpuplacectl(1).\n", f);
 }
 
 /* getopt_long said '?' (opterr is 0): name the option at fault. */

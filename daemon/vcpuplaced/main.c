@@ -90,7 +90,7 @@ usage(FILE *f)
 	    "                  [--debugfs DIR] [--feature NAME=on|off ...]\n"
 	    "                  [--sched-ext auto|on|off] [--dry-run] "
 	    "[--foreground] [--debug]\n"
-	    "                  [--no-proc-events]\n"
+	    "                  [--no-proc-events] [--help]\n"
 	    "--socket '' serves no socket; default " VP_DEFAULT_SOCKET "\n"
 	    "--connect default " VP_DEFAULT_URI "; --policies default "
 	    VP_DEFAULT_POLICY_DIR "\n"
@@ -103,7 +103,8 @@ usage(FILE *f)
 	    "says whether\n"
 	    "  the kernel has the series' SIS_CORE (kernel mode "
 	    "kernel-patch); read at start\n"
-	    "  and on reload, never written\n", f);
+	    "  and on reload, never written\n"
+	    "See vcpuplaced(8).\n", f);
 }
 
 /* --feature NAME=on|off: a heuristic of feature_list.h, switched. */
