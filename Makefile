@@ -5,6 +5,7 @@
 #   make check      install missing Debian packages, then run every test
 #   make demo       tiny QEMU VMs under libvirt, placed by the daemon
 #   make install    DESTDIR= PREFIX=/usr/local SYSCONFDIR=$(PREFIX)/etc
+#                   MANDIR=$(PREFIX)/share/man
 #   make uninstall  the same variables, removes what install wrote
 #   make scx-test   the sched_ext scheduler booted under QEMU (daemon/scx/)
 #
@@ -162,9 +163,9 @@ deps:
 #
 # `make -j check` builds in parallel, then runs the suites one after the
 # other: they share libvirtd, the socket tests' timeouts and two CPUs.
-CHECKS := check-layering check-unit check-asan check-cli check-socket \
-	check-systemd check-valgrind kvm-check check-sim check-integration \
-	check-scx check-fuzz check-soak
+CHECKS := check-layering check-unit check-asan check-man check-cli \
+	check-socket check-systemd check-valgrind kvm-check check-sim \
+	check-integration check-scx check-fuzz check-soak
 check: deps
 	$(MAKE) scx-kernel-bg
 	$(MAKE) check-build
@@ -233,12 +234,13 @@ include bench/bench.mk
 include tests/integration/integration.mk
 include tests/fuzz/fuzz.mk
 include tests/soak/soak.mk
+include man/man.mk
 
 INSTALLED = $(BINDIR)/vcpuplacectl $(SBINDIR)/vcpuplaced \
 	$(UNITDIR)/vcpuplaced.service $(SYSUSERSDIR)/vcpuplace.conf \
 	$(TMPFILESDIR)/vcpuplace.conf $(DOCDIR)/README.md \
 	$(addprefix $(POLICY_DIR_INSTALLED)/,$(notdir $(wildcard \
-	policies/*.xml)) policy.rng)
+	policies/*.xml)) policy.rng) $(MAN_INSTALLED)
 
 install: $(B)/vcpuplacectl $(B)/vcpuplaced
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)

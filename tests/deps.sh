@@ -7,7 +7,7 @@
 #   deps.sh --update        only refresh apt's lists (waiting for its lock)
 set -eu
 
-PKGS="build-essential pkg-config python3 libhwloc-dev hwloc-nox check libjson-c-dev libxml2-dev libvirt-dev libsystemd-dev libncurses-dev"
+PKGS="build-essential pkg-config python3 libhwloc-dev hwloc-nox check libjson-c-dev libxml2-dev libvirt-dev libsystemd-dev libncurses-dev scdoc mandoc"
 
 update_only=""
 if [ "${1:-}" = --update ]; then
