@@ -54,8 +54,6 @@ check-man: $(MAN_PAGES) $(B)/vcpuplaced $(B)/vcpuplacectl
 
 install: install-man
 install-man: $(MAN_PAGES)
-# kept: check-man reads the examples from them
-.SECONDARY: $(MAN_PAGES:=.scd)
 	for p in $(MAN_PAGES); do \
 		s=$${p##*.}; \
 		install -d $(DESTDIR)$(MANDIR)/man$$s && \
