@@ -164,7 +164,8 @@ deps:
 # `make -j check` builds in parallel, then runs the suites one after the
 # other: they share libvirtd, the socket tests' timeouts and two CPUs.
 CHECKS := check-layering check-unit check-asan check-man check-cli \
-	check-socket check-systemd check-valgrind kvm-check check-sim \
+	check-socket check-systemd check-deb check-systemd-boot \
+	check-valgrind kvm-check check-sim \
 	check-integration check-scx check-fuzz check-soak
 check: deps
 	$(MAKE) scx-kernel-bg
@@ -276,7 +277,13 @@ check-systemd: $(B)/vcpuplacectl $(B)/vcpuplaced
 	sh tests/deps.sh systemd procps
 	sh tests/systemd/verify.sh
 
+# `make deb` and `make check-deb`: the Debian package (debian/)
+include pkg/deb.mk
+
 clean:
 	rm -rf $(B)
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# Not $(B)/deb: `make deb`'s copy of the tree has its own build there (and
+# folders such as usr/lib/tmpfiles.d that are no dependency files).
+-include $(shell find $(B) -path $(B)/deb -prune -o -type f -name '*.d' \
+	-print 2>/dev/null)
