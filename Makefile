@@ -163,8 +163,8 @@ deps:
 # `make -j check` builds in parallel, then runs the suites one after the
 # other: they share libvirtd, the socket tests' timeouts and two CPUs.
 CHECKS := check-layering check-unit check-asan check-cli check-socket \
-	check-systemd check-valgrind kvm-check check-sim check-integration \
-	check-scx check-fuzz check-soak
+	check-alerts check-systemd check-valgrind kvm-check check-sim \
+	check-integration check-scx check-fuzz check-soak
 check: deps
 	$(MAKE) scx-kernel-bg
 	$(MAKE) check-build
@@ -233,6 +233,7 @@ include bench/bench.mk
 include tests/integration/integration.mk
 include tests/fuzz/fuzz.mk
 include tests/soak/soak.mk
+include systemd/alerts.mk
 
 INSTALLED = $(BINDIR)/vcpuplacectl $(SBINDIR)/vcpuplaced \
 	$(UNITDIR)/vcpuplaced.service $(SYSUSERSDIR)/vcpuplace.conf \
