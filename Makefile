@@ -164,7 +164,7 @@ deps:
 # `make -j check` builds in parallel, then runs the suites one after the
 # other: they share libvirtd, the socket tests' timeouts and two CPUs.
 CHECKS := check-layering check-unit check-asan check-man check-cli \
-	check-socket check-systemd check-deb check-systemd-boot \
+	check-socket check-alerts check-systemd check-deb check-systemd-boot \
 	check-valgrind kvm-check check-sim \
 	check-integration check-scx check-fuzz check-soak
 check: deps
@@ -235,7 +235,11 @@ include bench/bench.mk
 include tests/integration/integration.mk
 include tests/fuzz/fuzz.mk
 include tests/soak/soak.mk
+<<<<<<< HEAD
 include man/man.mk
+=======
+include systemd/alerts.mk
+>>>>>>> i15-alerts
 
 INSTALLED = $(BINDIR)/vcpuplacectl $(SBINDIR)/vcpuplaced \
 	$(UNITDIR)/vcpuplaced.service $(SYSUSERSDIR)/vcpuplace.conf \

@@ -139,6 +139,7 @@ struct vp_counters {
 	unsigned long ctl_requests[VP_CMD_COUNT];
 	unsigned long ctl_rejected[VP_REJ_COUNT];
 	unsigned long reloads, reload_errors;
+	bool reload_failed;		/* the last reload kept old state */
 	unsigned long event_rounds;	/* rounds run on a libvirt event */
 	struct vp_hist lat_hist;		/* event to pins, per VM */
 };

@@ -150,13 +150,18 @@ same_profile(const struct vp_vm *a, const struct vp_vm *b)
 	    b->profile);
 }
 
-/* VMs and vCPUs under a placement policy, by profile name. */
+/*
+ * VMs and vCPUs under a placement policy, by profile name; VMs left
+ * alone; VMs whose metadata is rejected now (invalid_metadata_total
+ * counts each bad text once, so a VM left broken stops adding to it:
+ * this gauge is what stays up until the metadata is fixed).
+ */
 static void
 write_managed(const struct vp_daemon *d, FILE *f)
 {
 	static const char *const names[2] = { "vcpuplace_managed_vms",
 		"vcpuplace_managed_vcpus" };
-	int w, i, j, unmanaged = 0;
+	int w, i, j, unmanaged = 0, invalid = 0;
 
 	for (w = 0; w < 2; w++) {
 		family(f, names[w], "gauge", w ? "vCPUs under a placement "
@@ -180,10 +185,15 @@ write_managed(const struct vp_daemon *d, FILE *f)
 			fprintf(f, "\"} %d\n", n);
 		}
 	}
-	for (i = 0; i < d->nvms; i++)
+	for (i = 0; i < d->nvms; i++) {
 		unmanaged += !vm_managed(&d->vm[i]);
+		invalid += d->vm[i].error[0] != '\0';
+	}
 	single(f, "vcpuplace_unmanaged_vms", "gauge", "Running VMs left alone "
 	    "(mode off, or no valid policy read yet).", unmanaged);
+	single(f, "vcpuplace_invalid_metadata_vms", "gauge", "Running VMs "
+	    "whose vcpuplace metadata is rejected now (each keeps its previous "
+	    "policy; status names the error).", invalid);
 }
 
 static void
@@ -234,17 +244,25 @@ write_vcpus(const struct vp_daemon *d, FILE *f)
 		  "started (schedstat)." },
 		{ "vcpuplace_vcpu_busy_ratio", "gauge",
 		  "Share of the last tick the vCPU thread ran." },
+		{ "vcpuplace_vcpu_smt_conflict", "gauge",
+		  "1 if the vCPU is one of vcpuplace_smt_conflicts: busy on a "
+		  "core whose SMT sibling is busy while its allowed set has a "
+		  "whole idle core." },
 	};
+	struct vp_cpuset idle;
 	size_t m;
 	int i, k;
 
+	metrics_idle_core_pus(d, &idle);
 	for (m = 0; m < sizeof(fam) / sizeof(fam[0]); m++) {
 		family(f, fam[m].name, fam[m].type, fam[m].help);
 		for (i = 0; i < d->nvms; i++)
 			for (k = 0; k < d->vm[i].nvcpus; k++) {
 				const struct vp_vcpu *v = &d->vm[i].vcpu[k];
 				double x = m == 0 ? (double)v->delay_ns / 1e9 :
-				    m == 1 ? (double)v->wait_ns / 1e9 : v->util;
+				    m == 1 ? (double)v->wait_ns / 1e9 :
+				    m == 2 ? v->util :
+				    metrics_smt_conflict(d, v, &idle);
 
 				vcpu_labels(f, fam[m].name, &d->vm[i], k);
 				fprintf(f, " %.9g\n", x);
@@ -473,6 +491,9 @@ write_counters(const struct vp_daemon *d, FILE *f)
 	single(f, "vcpuplace_reload_errors_total", "counter", "Reloads that "
 	    "kept the previous policies or topology because the new ones "
 	    "were bad.", (double)d->c.reload_errors);
+	single(f, "vcpuplace_last_reload_successful", "gauge", "0 while the "
+	    "last reload kept the previous policies or topology, else 1 (also "
+	    "before any reload): alert on 0.", d->c.reload_failed ? 0 : 1);
 	family(f, "vcpuplace_socket_requests_total", "counter", "Control "
 	    "socket requests, by command.");
 	for (r = 0; r < VP_CMD_COUNT; r++)

@@ -163,6 +163,7 @@ reload_all(struct vp_daemon *d)
 	kernelmode_reread(d);	/* the operator may have switched SIS_CORE */
 	d->c.reloads++;
 	d->c.reload_errors += !ok;
+	d->c.reload_failed = !ok;
 	atomic_store(&d->virt.dirty, true);	/* reread the VMs' live state */
 	d->inventory_gen++;
 }

@@ -1289,6 +1289,69 @@ def test_log_one_line_per_message(ctx):
           "a forged line in the log: %r" % lines)
 
 
+def test_alert_metrics(ctx):
+    """The gauges the alerting rules (systemd/vcpuplace.rules.yml) need:
+    vcpuplace_invalid_metadata_vms stays 1 while a VM's metadata is
+    rejected (the counter counts the bad text once) and drops to 0 once
+    it is fixed; vcpuplace_last_reload_successful is 0 after a reload
+    that kept the old topology and 1 again after a good one; and the
+    per-vCPU vcpuplace_vcpu_smt_conflict adds up to the host's
+    vcpuplace_smt_conflicts and agrees with status."""
+    meta = ("<metadata><vp:policy xmlns:vp='urn:vcpuplace:policy:1' "
+            "profile='nonexistent'/></metadata>")
+    path = os.path.join(ctx.tmp, "topo-alerts.xml")
+    shutil.copy(TOPO, path)
+    d = ctx.daemon(nvms=3, topology=path, rename={
+        "vptest-td-0001": "vptest-td-0001</name>" + meta + "<name>x"})
+    gauge = ("vcpuplace_invalid_metadata_vms", frozenset())
+    counter = ("vcpuplace_invalid_metadata_total", frozenset())
+    last = ("vcpuplace_last_reload_successful", frozenset())
+    s = d.metrics()
+    check(s[gauge] == 1 and s[counter] == 1, "invalid metadata: gauge %g, "
+          "counter %g" % (s[gauge], s[counter]))
+    check(s[last] == 1, "last reload successful %g before any" % s[last])
+    # the next refreshes read the same bad text: counted once, still up
+    t = d.tick()
+    wait_for("two more ticks", lambda: d.tick() >= t + 2)
+    s = d.metrics()
+    check(s[gauge] == 1 and s[counter] == 1, "after more ticks: gauge %g, "
+          "counter %g" % (s[gauge], s[counter]))
+    text = ask(d.sock, b"policy vptest-td-0001 latency\n")
+    check(text.startswith("ok"), "policy: %r" % text)
+    s = wait_for("the gauge back at 0", lambda: (
+        lambda s: s if s[gauge] == 0 else None)(d.metrics()))
+    check(s[counter] == 1, "counter %g after the fix" % s[counter])
+    # a reload that fails, then one that works
+    with open(path, "w") as f:
+        f.write("<topology>not hwloc")
+    d.p.send_signal(signal.SIGHUP)
+    s = wait_for("the failed reload", lambda: (lambda s: s if s[(
+        "vcpuplace_reloads_total", frozenset())] == 1 else None)(
+            d.metrics()))
+    check(s[last] == 0, "last reload successful %g after a bad one"
+          % s[last])
+    shutil.copy(TOPO, path)
+    d.p.send_signal(signal.SIGHUP)
+    s = wait_for("the good reload", lambda: (lambda s: s if s[(
+        "vcpuplace_reloads_total", frozenset())] == 2 else None)(
+            d.metrics()))
+    check(s[last] == 1 and s[("vcpuplace_reload_errors_total",
+                              frozenset())] == 1,
+          "after a good reload: last %g" % s[last])
+    # one series a vCPU, adding up to the host's gauge, as status says
+    with d.paused():
+        st = d.status()
+        s = d.metrics()
+    per = {dict(k[1])["vm"] + "/" + dict(k[1])["vcpu"]: v
+           for k, v in s.items() if k[0] == "vcpuplace_vcpu_smt_conflict"}
+    want = {"%s/%d" % (v["name"], c["vcpu"]): float(bool(c["smt_conflict"]))
+            for v in st["vms"] for c in v["vcpus"]}
+    check(per == want, "per-vCPU SMT conflicts %r, status %r" % (per, want))
+    check(sum(per.values()) == s[("vcpuplace_smt_conflicts", frozenset())],
+          "per-vCPU sum %g, host gauge %g" % (
+              sum(per.values()), s[("vcpuplace_smt_conflicts", frozenset())]))
+
+
 TESTS = [test_status, test_metrics_promtool, test_metrics_label_escaping,
          test_explain,
          test_errors_one_line, test_silent_client, test_500_clients,
@@ -1299,7 +1362,8 @@ TESTS = [test_status, test_metrics_promtool, test_metrics_label_escaping,
          test_reload_topology, test_top_tmux, test_sched_ext_unavailable,
          test_sched_ext_options, test_uid_flood, test_root_reserve,
          test_full_table_refuses, test_long_vm_name,
-         test_log_one_line_per_message, test_signals_to_loop_only]
+         test_log_one_line_per_message, test_signals_to_loop_only,
+         test_alert_metrics]
 
 
 def main():
