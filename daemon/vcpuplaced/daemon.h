@@ -26,8 +26,8 @@
 #include "host/scx.h"
 #include "host/scxfeed.h"
 #include "core/vcpuplace.h"
-
-#define VP_VERSION	"0.4.0"
+/* VP_VERSION: debian/changelog's, through the Makefile */
+#include "vp_paths.h"
 
 /* A PU or vCPU busier than this share of a tick counts as busy. */
 #define VP_BUSY_SHARE	0.5

@@ -189,7 +189,7 @@ check_deb() {
 	doc=/usr/share/doc/vcpuplace/README.md
 	if grep -q '^ExecStart=/usr/sbin/vcpuplaced ' "$u" 2>/dev/null &&
 	    grep -q '^EnvironmentFile=-/etc/default/vcpuplaced$' "$u" &&
-	    grep -qx "Documentation=file:$doc" "$u"; then
+	    grep -q "^Documentation=.* file:$doc$" "$u"; then
 		ok "unit: /usr/sbin/vcpuplaced, /etc/default/vcpuplaced, $doc"
 	else
 		ko "unit paths: $(grep -E \

@@ -13,9 +13,12 @@ ok() { pass=$((pass + 1)); echo "PASS $1"; }
 ko() { fail=$((fail + 1)); echo "FAIL $1"; }
 
 # PREFIX (not DESTDIR) so the paths in the unit exist: verify checks them
-make -s install PREFIX="$tmp/usr" ETCDIR="$tmp/etc" >/dev/null
+make -s install PREFIX="$tmp/usr" SYSCONFDIR="$tmp/etc" >/dev/null
 unit="$tmp/usr/lib/systemd/system/vcpuplaced.service"
 
+# verify also runs man(1) on Documentation='s man: page: the one installed
+# beside the unit, found through MANPATH
+export MANPATH="$tmp/usr/share/man"
 if out=$(systemd-analyze verify "$unit" 2>&1) && [ -z "$out" ]; then
 	ok "systemd-analyze verify vcpuplaced.service"
 else
@@ -31,6 +34,7 @@ else
 fi
 for key in "Type=notify" "WatchdogSec=" "ExecReload=/bin/kill -HUP \$MAINPID" \
     "NoNewPrivileges=yes" "ProtectSystem=strict" "ProtectHome=yes" \
+    "ProtectKernelTunables=yes" "IPAddressDeny=any" \
     "CapabilityBoundingSet=CAP_SYS_NICE" "RuntimeDirectory=vcpuplace"; do
 	if grep -q "^$key" "$unit"; then ok "unit has $key"; else ko "unit lacks $key"; fi
 done

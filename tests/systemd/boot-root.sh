@@ -1,0 +1,69 @@
+#!/bin/sh
+# Builds (once) the Debian 12 root the real-systemd test boots with
+# systemd-nspawn, and prints its path.
+#
+# The root is debootstrap's minbase plus systemd as PID 1, dbus, libvirt
+# with its QEMU driver and QEMU itself (the test pins a real guest through
+# libvirt inside it), and the libraries vcpuplace's package links
+# against, so `apt install ./vcpuplace_*.deb` inside it needs no network.
+# The test boots it with --volatile=overlay: every boot starts from this
+# same pristine tree and nothing it does is written back.
+#
+# Cached outside the clone, under $VP_CACHE (default /var/cache/vcpuplace),
+# keyed by this script's own hash: editing the package list builds a new
+# root, and roots of other keys are removed.  About 2 minutes and 450 MB.
+#
+#   boot-root.sh
+set -eu
+cache=${VP_CACHE:-/var/cache/vcpuplace}
+key=$(sha256sum "$0" | cut -c1-16)
+root="$cache/systemd-root-$key"
+if [ -f "$root/.vp-complete" ]; then
+	echo "$root"
+	exit 0
+fi
+
+sh "$(dirname "$0")/../deps.sh" debootstrap >&2
+mkdir -p "$cache"
+for old in "$cache"/systemd-root-*; do
+	[ -e "$old" ] && [ "$old" != "$root" ] && rm -rf "$old"
+done
+rm -rf "$root" "$root.tmp"
+mirror=${VP_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+echo "boot-root: debootstrap bookworm into $root (once)" >&2
+# systemd-sysv makes systemd PID 1; the rest comes through apt below,
+# whose resolver (unlike debootstrap's) takes virtual packages
+# (polkitd needs a logind).
+debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus \
+	bookworm "$root.tmp" "$mirror" >"$cache/systemd-root.log" 2>&1 || {
+	tail -20 "$cache/systemd-root.log" >&2
+	exit 1
+}
+# the host's suites (bookworm-updates and -security too), so the guest's
+# libraries are no older than those the package was built against
+if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+	cp /etc/apt/sources.list.d/debian.sources "$root.tmp/etc/apt/sources.list.d/"
+	rm -f "$root.tmp/etc/apt/sources.list"
+fi
+# procps: the unit's ExecReload= runs /bin/kill.  util-linux (essential)
+# brings runuser, for the socket checks as a member of group vcpuplace.
+chroot "$root.tmp" sh -c 'export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq &&
+	apt-get install -y -qq --no-install-recommends \
+		libvirt-daemon-system libvirt-daemon-driver-qemu \
+		libvirt-clients qemu-system-x86 procps \
+		libhwloc15 libjson-c5 libxml2 libncursesw6 libvirt0 libsystemd0 &&
+	apt-get clean' >>"$cache/systemd-root.log" 2>&1 || {
+	tail -20 "$cache/systemd-root.log" >&2
+	exit 1
+}
+# nspawn leaves the cgroup v1 controllers read-only inside the container
+# on a host whose PID 1 is not systemd; without controllers, libvirt
+# still pins (sched_setaffinity), which is all the test asks of it.
+echo 'cgroup_controllers = [ ]' >>"$root.tmp/etc/libvirt/qemu.conf"
+# the guests' consoles go here (QEMU runs as libvirt-qemu)
+mkdir -p "$root.tmp/var/lib/vptest"
+chmod 0777 "$root.tmp/var/lib/vptest"
+touch "$root.tmp/.vp-complete"
+mv "$root.tmp" "$root"
+echo "$root"
