@@ -28,38 +28,21 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+sys.path.insert(0, os.path.join(HERE, "..", "socket"))
 import nspawn  # noqa: E402
 import vmlib  # noqa: E402
+# the socket suite's verdicts: Fail, check(), wait_for(what, probe, timeout)
+from run import Fail, check, wait_for  # noqa: E402
 
 UNIT = "vcpuplaced.service"
 SOCKET = "/run/vcpuplace/vcpuplaced.sock"
 SHARE = "/mnt/vp"                   # the package and the guest, read only
 CONSOLES = "/var/lib/vptest"        # made 0777 by boot-root.sh
-WAIT_S = 120
+WAIT_S = 120                        # deadline of every wait: only a hang
 MAX_EXPOSURE = 2.6                  # systemd-analyze security, issue 15
 MEMBER, OUTSIDER = "vpmember", "vpoutsider"
 PROFILE = "/etc/vcpuplace/policies/latency.xml"
 ADMIN_EDIT = "<!-- edited by the admin: must survive apt remove -->\n"
-
-
-class Fail(AssertionError):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Fail(msg)
-
-
-def wait_for(what, probe, timeout=WAIT_S, pause=0.2):
-    end = time.monotonic() + timeout
-    while True:
-        v = probe()
-        if v:
-            return v
-        if time.monotonic() > end:
-            raise Fail("not within %ds: %s" % (timeout, what))
-        time.sleep(pause)
 
 
 class Ctx:
@@ -108,7 +91,7 @@ class Ctx:
         self.c.run("virsh", "-q", "-c", vmlib.URI, "create", "/dev/stdin",
                    input=xml)
         wait_for("%s's guest prints %r" % (name, vmlib.READY),
-                 lambda: vmlib.READY in self.c.read(console))
+                 lambda: vmlib.READY in self.c.read(console), timeout=WAIT_S)
         self.vms.append((name, vcpus))
         return name
 
@@ -334,7 +317,7 @@ def step_watchdog(ctx):
         p = ctx.c.show(UNIT, "MainPID", "ActiveState")
         return p["ActiveState"] == "active" and \
             int(p["MainPID"]) not in (0, pid)
-    wait_for("a new daemon after the watchdog", restarted)
+    wait_for("a new daemon after the watchdog", restarted, timeout=WAIT_S)
     log = ctx.journal_since(cursor, "-u", UNIT)
     check("Failed with result 'watchdog'" in log,
           "no watchdog kill in the journal:\n%s" % log[-3000:])
