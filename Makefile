@@ -242,6 +242,9 @@ include tests/soak/soak.mk
 include man/man.mk
 include systemd/alerts.mk
 
+# The host options the unit reads (EnvironmentFile=): a commented template,
+# written only where none exists, so a reinstall keeps the admin's.
+DEFAULTS = $(SYSCONFDIR)/default/vcpuplaced
 INSTALLED = $(BINDIR)/vcpuplacectl $(SBINDIR)/vcpuplaced \
 	$(UNITDIR)/vcpuplaced.service $(SYSUSERSDIR)/vcpuplace.conf \
 	$(TMPFILESDIR)/vcpuplace.conf $(DOCDIR)/README.md \
@@ -267,14 +270,20 @@ install: $(B)/vcpuplacectl $(B)/vcpuplaced
 	install -m 0644 systemd/vcpuplace.tmpfiles \
 		$(DESTDIR)$(TMPFILESDIR)/vcpuplace.conf
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
+	install -d $(DESTDIR)$(SYSCONFDIR)/default
+	test -e $(DESTDIR)$(DEFAULTS) || \
+		install -m 0644 systemd/vcpuplaced.default $(DESTDIR)$(DEFAULTS)
 	install -d $(DESTDIR)$(DATADIR)
 	install -m 0644 systemd/vcpuplace.rules.yml $(DESTDIR)$(DATADIR)/
 	install -m 0644 grafana/vcpuplace.json \
 		$(DESTDIR)$(DATADIR)/vcpuplace-grafana.json
 
-# Removes the files install wrote, then the folders it made if empty.
+# Removes the files install wrote, then the folders it made if empty;
+# the host options file only if nobody edited it.
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	! cmp -s systemd/vcpuplaced.default $(DESTDIR)$(DEFAULTS) || \
+		rm -f $(DESTDIR)$(DEFAULTS)
 	-rmdir $(DESTDIR)$(POLICY_DIR_INSTALLED) \
 		$(DESTDIR)$(SYSCONFDIR)/vcpuplace $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(DATADIR) 2>/dev/null

@@ -43,6 +43,7 @@ MAX_EXPOSURE = 2.6                  # systemd-analyze security, issue 15
 MEMBER, OUTSIDER = "vpmember", "vpoutsider"
 PROFILE = "/etc/vcpuplace/policies/latency.xml"
 ADMIN_EDIT = "<!-- edited by the admin: must survive apt remove -->\n"
+DEFAULTS = "/etc/default/vcpuplaced"
 
 
 class Ctx:
@@ -342,9 +343,33 @@ def step_security(ctx):
         m.group(1), MAX_EXPOSURE))
 
 
+def step_host_options(ctx):
+    """The host options file, a commented template in the package, feeds
+    ExecStart=: --reserve 0 set there keeps every vCPU off CPU 0 after a
+    restart (not a reload: options are read at start)."""
+    def off_cpu0():
+        s = ctx.status()
+        return all(0 not in vmlib.parse_cpulist(v["allowed"])
+                   for vm in s["vms"] for v in vm["vcpus"]) and \
+            all(0 not in cpus for name, _ in ctx.vms
+                for cpus in ctx.vcpupin(name).values())
+    # or the step would prove nothing
+    check(not off_cpu0(), "every vCPU is off CPU 0 before --reserve 0")
+    text = ctx.c.read(DEFAULTS)
+    check(re.search(r'^VCPUPLACED_OPTS=""$', text, re.M),
+          "%s is not the package's template:\n%s" % (DEFAULTS, text))
+    ctx.c.run("sh", "-c", "cat > " + DEFAULTS,
+              input='VCPUPLACED_OPTS="--reserve 0"\n')
+    ctx.c.run("systemctl", "restart", UNIT)
+    cmdline = ctx.c.read("/proc/%d/cmdline" % ctx.main_pid()).split("\0")
+    check(cmdline[1:3] == ["--reserve", "0"], "the daemon runs as %r"
+          % cmdline)
+    wait_for("every vCPU off the reserved CPU 0", off_cpu0)
+
+
 def step_remove_keeps_edits(ctx):
     """`apt remove` stops the service and keeps the admin's edited
-    profile (a conffile); `apt purge` then removes it."""
+    profile and host options (conffiles); `apt purge` removes them."""
     ctx.c.run("sh", "-c", "cat >> " + PROFILE, input=ADMIN_EDIT)
     ctx.c.run("apt-get", "remove", "-y", "-q", "vcpuplace")
     check(ctx.c.out("systemctl", "is-active", UNIT, check=False) !=
@@ -353,14 +378,17 @@ def step_remove_keeps_edits(ctx):
           "the daemon's binary is still installed")
     check(ADMIN_EDIT in ctx.c.read(PROFILE), "the admin's edit of %s is "
           "gone after apt remove" % PROFILE)
+    check("--reserve 0" in ctx.c.read(DEFAULTS), "the admin's %s is gone "
+          "after apt remove" % DEFAULTS)
     ctx.c.run("apt-get", "purge", "-y", "-q", "vcpuplace")
-    check(not os.path.exists(ctx.c.path(PROFILE)),
-          "%s is left after apt purge" % PROFILE)
+    for f in (PROFILE, DEFAULTS):
+        check(not os.path.exists(ctx.c.path(f)),
+              "%s is left after apt purge" % f)
 
 
 STEPS = [step_boot_state, step_install, step_ready_after_first_tick,
          step_status_text, step_hardening_allows, step_reload, step_watchdog,
-         step_security, step_remove_keeps_edits]
+         step_security, step_host_options, step_remove_keeps_edits]
 
 
 def share_dir(deb, guestdir):
