@@ -3,9 +3,10 @@
 root booted with systemd as PID 1 (nspawn.py), with libvirtd and a real
 TCG guest inside.
 
-    boot.py DEB GUESTDIR
+    boot.py ROOT DEB GUESTDIR
 
-DEB is `make deb`'s package, GUESTDIR the integration tests' guest
+ROOT is boot-root.sh's cached root, DEB `make deb`'s package, GUESTDIR
+the integration tests' guest
 (tests/integration/guest/build.sh).  The steps share one container and
 run in order; a step that fails stops the ones after it.  Prints
 PASS/FAIL per step, then `systemd-boot: N passed, N failed`.
@@ -20,7 +21,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import sys
 import tempfile
 import time
