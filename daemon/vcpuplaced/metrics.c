@@ -131,14 +131,10 @@ metrics_smt_conflicts(const struct vp_daemon *d)
 	struct vp_cpuset idle;
 	int i, k, n = 0;
 
-	conflict_idle_core_pus(d->topo, &d->load.pu_busy, &idle);
+	metrics_idle_core_pus(d, &idle);
 	for (i = 0; i < d->nvms; i++)
-		for (k = 0; k < d->vm[i].nvcpus; k++) {
-			struct vp_conflict_vcpu c;
-
-			c = conflict_of(&d->vm[i].vcpu[k]);
-			n += conflict_vcpu(d->topo, &d->load.pu_busy, &idle, &c);
-		}
+		for (k = 0; k < d->vm[i].nvcpus; k++)
+			n += metrics_smt_conflict(d, &d->vm[i].vcpu[k], &idle);
 	return n;
 }
 
