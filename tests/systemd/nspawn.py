@@ -61,17 +61,22 @@ class Container:
         self.leader = None
         self.mounted_run = False
 
-    def _find_leader(self):
-        """The container's PID 1 (host PID): the child of systemd-nspawn,
-        which is a child of script's shell."""
+    def _nspawn_pid(self):
+        """systemd-nspawn's PID, below script and its shell; None while
+        it is not started yet or after it exited."""
         todo = [self.proc.pid]
         while todo:
             pid = todo.pop()
-            kids = _children(pid)
             if _comm(pid) == "systemd-nspawn":
-                return kids[0] if kids else None
-            todo.extend(kids)
+                return pid
+            todo.extend(_children(pid))
         return None
+
+    def _find_leader(self):
+        """The container's PID 1 (host PID): systemd-nspawn's child."""
+        nspawn = self._nspawn_pid()
+        kids = _children(nspawn) if nspawn else []
+        return kids[0] if kids else None
 
     def boot(self, timeout):
         os.makedirs(NSPAWN_RUN, exist_ok=True)
@@ -161,13 +166,9 @@ class Container:
         shuts down, which takes its QEMU guests with it), then kills
         what is left."""
         if self.proc is not None and self.proc.poll() is None:
-            todo = _children(self.proc.pid)
-            while todo:
-                p = todo.pop()
-                if _comm(p) == "systemd-nspawn":
-                    os.kill(p, signal.SIGTERM)
-                    break
-                todo.extend(_children(p))
+            nspawn = self._nspawn_pid()
+            if nspawn:
+                os.kill(nspawn, signal.SIGTERM)
             try:
                 self.proc.wait(60)
             except subprocess.TimeoutExpired:
