@@ -45,7 +45,7 @@ PKGS := hwloc json-c check libxml-2.0 libvirt libsystemd ncursesw
 pkg = $(call pkg_ok,$(shell pkg-config $(1) $(2) 2>/dev/null || \
 	echo VP_PKG_MISSING),$(2))
 pkg_ok = $(if $(filter VP_PKG_MISSING,$(1)),$(error pkg-config $(2): not \
-	found; run `make deps` (as root) first),$(1))
+	found; run `make deps DEPS=build` (as root) first),$(1))
 PKG_CFLAGS = $(eval PKG_CFLAGS := $(call pkg,--cflags,$(PKGS)))$(PKG_CFLAGS)
 LIB_HWLOC = $(eval LIB_HWLOC := $(call pkg,--libs,hwloc))$(LIB_HWLOC)
 LIB_JSON = $(eval LIB_JSON := $(call pkg,--libs,json-c))$(LIB_JSON)
@@ -78,7 +78,7 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/*.c tests/unit/*/*.c))
 obj = $(patsubst %.c,$(1)/%.o,$(2))
 LIBS_ALL = $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) $(LIB_VIRT) $(LIB_SYSTEMD)
 
-.PHONY: all check check-build check-unit check-asan check-cli check-socket \
+.PHONY: all check check-deps check-fresh check-build check-unit check-asan check-cli check-socket \
 	check-systemd check-systemd-boot check-layering check-valgrind deps install uninstall \
 	clean bench-scan bench-daemon demo demo-run
 all: $(B)/vcpuplacectl $(B)/vcpuplaced $(B)/test-unit $(B)/bench-scan
@@ -153,9 +153,11 @@ $(B)/bench-scan: $(B)/bench/scan_bench.o $(B)/libvphost.a $(B)/libvpcore.a
 	$(LINK) $^ $(LIB_HWLOC) $(LDLIBS)
 
 # Installs the Debian packages the build and the tests need, only those
-# that are missing, so a second run does nothing.
+# that are missing, so a second run does nothing.  They are all named in
+# tests/deps/packages.list; DEPS=build installs only what `make` needs.
+DEPS ?=
 deps:
-	@sh tests/deps.sh
+	@sh tests/deps/install.sh $(DEPS)
 
 # Everything after deps runs in a second make, which computes the
 # pkg-config flags from the packages deps has just installed.
@@ -167,7 +169,7 @@ deps:
 #
 # `make -j check` builds in parallel, then runs the suites one after the
 # other: they share libvirtd, the socket tests' timeouts and two CPUs.
-CHECKS := check-layering check-unit check-asan check-man check-cli \
+CHECKS := check-deps check-layering check-unit check-asan check-man check-cli \
 	check-socket check-alerts check-systemd check-deb check-systemd-boot \
 	check-valgrind kvm-check check-sim \
 	check-integration check-scx check-fuzz check-soak
@@ -178,6 +180,22 @@ check: deps
 
 check-build: all $(B)/asan/test-unit $(B)/asan/vcpuplaced \
 		$(B)/asan/vcpuplacectl $(B)/vcpuplace-sim
+
+# Every program the build and the tests run comes from a package that
+# tests/deps/packages.list installs (or a required one): a tool the
+# machine's image happens to carry would pass here and fail on a fresh
+# host.  A few seconds; also shown to fail with gdb dropped.
+check-deps:
+	sh tests/deps/check.sh
+
+# The whole `make check` as a new user runs it: a pristine debootstrap
+# minbase root of SUITE (bookworm; trixie) entered through a private
+# mount namespace and pivot_root, the clone under a 0700 /root.  By hand,
+# not in `make check`: about an hour with empty caches, 25 minutes with
+# VP_FRESH_CACHE=host (tests/fresh/run.sh).
+SUITE ?= bookworm
+check-fresh:
+	sh tests/fresh/run.sh $(SUITE)
 
 # The layers as the linker sees them: the core pure (libc only, no I/O),
 # adapters that neither log nor reach up, main.o imported by nothing.
@@ -204,7 +222,7 @@ check-valgrind: $(B)/vcpuplaced
 # metrics (unpacked from Debian's prometheus package into $(B)/tools).
 check-socket: $(B)/vcpuplaced $(B)/vcpuplacectl $(B)/asan/vcpuplaced \
 		$(B)/asan/vcpuplacectl
-	sh tests/deps.sh tmux systemd
+	sh tests/deps/install.sh socket
 	python3 tests/socket/run.py $(B)
 	@echo "socket tests again, daemon and CLI built with ASan+UBSan:"
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
@@ -226,8 +244,7 @@ bench-scan: $(B)/bench-scan
 # balanced profiles; vcpuplaced places them; a live view for 20 s.  The
 # packages come first, then a second make builds with their flags.
 demo:
-	@sh tests/deps.sh
-	@sh tests/integration/deps.sh
+	@sh tests/deps/install.sh build integration
 	$(MAKE) demo-run
 
 demo-run: $(B)/vcpuplaced $(B)/vcpuplacectl
@@ -293,7 +310,7 @@ uninstall:
 # ExecReload= runs kill(1), from procps: present on every standard
 # Debian install (priority important), not in a minimal root.
 check-systemd: $(B)/vcpuplacectl $(B)/vcpuplaced
-	sh tests/deps.sh systemd procps
+	sh tests/deps/install.sh systemd
 	sh tests/systemd/verify.sh
 
 # `make deb` and `make check-deb`: the Debian package (debian/)
@@ -304,8 +321,7 @@ include pkg/deb.mk
 # installed in it with apt, libvirtd and a TCG guest inside
 # (tests/systemd/boot.py).  About 2 minutes, 1 more to build the root.
 check-systemd-boot: deb
-	sh tests/deps.sh systemd-container debootstrap
-	sh tests/integration/deps.sh
+	sh tests/deps/install.sh systemd-boot integration
 	sh tests/integration/guest/build.sh $(B)/integration-guest
 	python3 tests/systemd/boot.py "$$(sh tests/systemd/boot-root.sh)" \
 		$(B)/vcpuplace_$(VERSION)_$$(dpkg --print-architecture).deb \

@@ -23,7 +23,7 @@ $(B)/vcpuplace-sim: $(call obj,$(B),$(SIM_SRCS)) $(B)/libvphost.a \
 
 # Two workers: this machine has 2 CPUs (about 30 minutes here).
 bench: $(B)/vcpuplace-sim
-	@sh tests/deps.sh gnuplot-nox
+	@sh tests/deps/install.sh bench
 	$(B)/vcpuplace-sim --sweep tests/topologies bench/results --jobs 2
 
 # The sweep's arithmetic (break-even, bound check), with Check.

@@ -28,27 +28,16 @@ export KBUILD_BUILD_USER=vcpuplace KBUILD_BUILD_HOST=kvm-patches
 kp_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 kp_die() { kp_log "ERROR: $*"; exit 1; }
 
-# kp_ensure_pkgs PKG...: install the Debian packages that are missing.
+# kp_ensure_pkgs GROUP...: install the Debian packages of those groups
+# that are missing, through the project's one installer (it waits for
+# apt's lock).  The groups and their packages are in
+# tests/deps/packages.list: kernel-build (the toolchain and
+# linux-source-6.12), kernel-check (Debian's own kernel configs),
+# kernel-test (QEMU and busybox for the boots).
 kp_ensure_pkgs() {
-	local p missing=()
-
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
-			grep -q "install ok installed" || missing+=("$p")
-	done
-	[ ${#missing[@]} -eq 0 ] && return 0
-	kp_log "installing: ${missing[*]}"
-	[ "$(id -u)" -eq 0 ] || kp_die "need root to apt-get install ${missing[*]}"
-	# the project's one installer: it waits for apt's lock
-	sh "$KP/../tests/deps.sh" "${missing[@]}" >/dev/null ||
-		kp_die "apt-get install failed"
+	sh "$KP/../tests/deps/install.sh" "$@" ||
+		kp_die "installing the packages of $* failed"
 }
-
-KP_BUILD_PKGS=(build-essential bc bison flex libelf-dev libssl-dev dwarves
-	       cpio xz-utils kmod perl git ccache python3 linux-source-6.12)
-KP_TEST_PKGS=(busybox-static qemu-system-x86)
-# Debian's own kernel configs, for the check against a distribution config
-KP_CHECK_PKGS=(linux-config-6.12)
 KP_DEBIAN_CONFIG=/usr/src/linux-config-6.12/config.amd64_none_amd64.xz
 
 kp_series() { grep -v '^[[:space:]]*\(#\|$\)' "$KP/series"; }

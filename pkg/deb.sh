@@ -11,14 +11,14 @@ src="$work/src"
 
 # dpkg-checkbuilddeps needs dpkg-dev; lintian and fakeroot are not build
 # dependencies but `make deb` runs them.
-sh tests/deps.sh dpkg-dev debhelper fakeroot lintian
+sh tests/deps/install.sh deb
 # The Build-Depends that are missing, as dpkg-checkbuilddeps names them:
 # versions, profiles and later alternatives dropped.
 unmet=$(dpkg-checkbuilddeps 2>&1 |
 	sed -n 's/^.*Unmet build dependencies: //p' |
 	sed -e 's/ *([^)]*)//g' -e 's/ *<[^>]*>//g' -e 's/ *| *[^ ]*//g')
 # shellcheck disable=SC2086
-[ -z "$unmet" ] || sh tests/deps.sh $unmet
+[ -z "$unmet" ] || sh tests/deps/install.sh --build-depends $unmet
 
 # dpkg-buildpackage wants a clean tree and writes next to it, so the copy
 # goes one level down in a folder of its own.  Deleted but still tracked

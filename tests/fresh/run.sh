@@ -27,7 +27,7 @@ suite=${1:-bookworm}
 targets=${2:-check}
 here=$(cd "$(dirname "$0")/../.." && pwd)
 [ "$(id -u)" = 0 ] || { echo "check-fresh: needs root" >&2; exit 1; }
-sh "$here/tests/deps.sh" debootstrap git
+sh "$here/tests/deps/install.sh" fresh
 
 top=${VP_FRESH_DIR:-/var/tmp/vcpuplace-fresh}
 stamp=$(date +%Y%m%d-%H%M%S)

@@ -36,17 +36,16 @@ $(B)/fuzz/fz_%: $(FB)/tests/fuzz/fz_%.o $(FB)/libvpservice.a \
 
 fuzz-build: $(addprefix $(B)/fuzz/fz_,$(FUZZ_TARGETS))
 
-# clang and its libFuzzer runtime are installed (if missing) before the
-# build, so the build runs in a second make.
-FUZZ_PKGS := clang-14 libclang-rt-14-dev
+# clang and its libFuzzer runtime (group fuzz) are installed, if missing,
+# before the build, so the build runs in a second make.
 
 fuzz:
-	sh tests/deps.sh $(FUZZ_PKGS)
+	sh tests/deps/install.sh fuzz
 	$(MAKE) fuzz-build
 	nice -n 19 sh tests/fuzz/run.sh fuzz $(B)/fuzz $(FUZZ_S) \
 		$(FUZZ_TARGETS)
 
 check-fuzz:
-	sh tests/deps.sh $(FUZZ_PKGS)
+	sh tests/deps/install.sh fuzz
 	$(MAKE) fuzz-build
 	sh tests/fuzz/run.sh check $(B)/fuzz 0 $(FUZZ_TARGETS)

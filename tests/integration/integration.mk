@@ -3,5 +3,5 @@
 # defines B and the $(B)/vcpuplaced rule.  Needs root; about 3-6 minutes.
 .PHONY: check-integration
 check-integration: $(B)/vcpuplaced
-	sh tests/integration/deps.sh
+	sh tests/deps/install.sh integration
 	python3 tests/integration/run.py $(B)/vcpuplaced

@@ -30,7 +30,7 @@ K="$(bash "$here/kernel.sh" dir)"
 bzimage="$K/obj/arch/x86/boot/bzImage"
 [ -f "$K/kernel.done" ] && [ -f "$bzimage" ] ||
 	{ echo "scx-test: FAIL no cached kernel in $K (make scx-kernel)"; exit 1; }
-kp_ensure_pkgs "${KP_TEST_PKGS[@]}"
+kp_ensure_pkgs kernel-test
 
 root="$out/initramfs"
 rm -rf "$root"

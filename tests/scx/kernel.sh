@@ -45,10 +45,6 @@ SCX_PATCHES=()
 SCX_CACHE="${VP_SCX_CACHE:-/var/cache/vcpuplace/scx-kernel}"
 SCX_JOBS="${VP_SCX_JOBS:-$(nproc)}"
 SCX_NICE="${VP_SCX_NICE:-10}"
-# what the tools and the BPF build need beyond the kernel build's packages:
-# clang 19 for the BPF target (Debian 12's default clang is 14), zlib and
-# libelf for libbpf and bpftool (static, for the initramfs)
-SCX_PKGS=(clang-19 zlib1g-dev libelf-dev)
 
 scx_src_key() {
 	{
@@ -101,7 +97,7 @@ scx_src() {
 
 scx_src_extract() {
 	[ -f "$S/src.done" ] && return 0
-	kp_ensure_pkgs "${KP_BUILD_PKGS[@]}"
+	kp_ensure_pkgs kernel-build
 	kp_extract "$SRC"
 	local p
 	for p in ${SCX_PATCHES[@]+"${SCX_PATCHES[@]}"}; do
@@ -150,7 +146,7 @@ scx_tools() {
 
 	scx_src
 	[ -f "$S/tools.done" ] && { kp_log "tools: cached in $TOOLS"; return 0; }
-	kp_ensure_pkgs "${SCX_PKGS[@]}"
+	kp_ensure_pkgs scx
 	mkdir -p "$S/logs" "$TOOLS/libbpf-obj" "$TOOLS/bpftool-obj"
 	t0=$(date +%s)
 	kp_log "building libbpf.a and bpftool (logs: $S/logs/)"
@@ -197,12 +193,11 @@ locked() {
 
 case "${1:-all}" in
 dir)		echo "$K" ;;
-deps)		kp_ensure_pkgs "${KP_BUILD_PKGS[@]}" "${SCX_PKGS[@]}" \
-			"${KP_TEST_PKGS[@]}" ;;
+deps)		kp_ensure_pkgs kernel-build scx kernel-test ;;
 kernel)		locked "$K" kernel scx_kernel ;;
 tools)		locked "$S" tools scx_tools ;;
 vmlinux.h)	locked "$K" kernel locked "$S" tools scx_vmlinux_h ;;
-all)		kp_ensure_pkgs "${SCX_PKGS[@]}"
+all)		kp_ensure_pkgs scx
 		locked "$K" kernel scx_kernel; locked "$S" tools scx_tools
 		locked "$K" kernel locked "$S" tools scx_vmlinux_h ;;
 *)		echo "usage: $0 [dir|deps|kernel|tools|vmlinux.h|all]" >&2; exit 2 ;;

@@ -23,7 +23,7 @@ if [ -f "$root/.vp-complete" ]; then
 	exit 0
 fi
 
-sh "$(dirname "$0")/../deps.sh" debootstrap >&2
+sh "$(dirname "$0")/../deps/install.sh" systemd-boot >&2
 mkdir -p "$cache"
 for old in "$cache"/systemd-root-*; do
 	[ -e "$old" ] && [ "$old" != "$root" ] && rm -rf "$old"

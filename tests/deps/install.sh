@@ -1,20 +1,47 @@
 #!/bin/sh
 # Installs the Debian packages that building and testing vcpuplace need,
-# and only those missing, so a second run is a no-op.  Run as root (CI
-# and the developers' machines are); elsewhere it says what to install.
+# and only those missing, so a second run is a no-op.  The packages are
+# named in one place, tests/deps/packages.list, by group.  Run as root
+# (CI and the developers' machines are); elsewhere it says what to
+# install.
 #
-#   deps.sh [PACKAGE ...]   the given packages instead of the build set
-#   deps.sh --update        only refresh apt's lists (waiting for its lock)
+#   install.sh                every group `make check` needs (make deps)
+#   install.sh GROUP ...      those groups (a suite run on its own)
+#   install.sh --list [GROUP ...]   print the packages, one a line
+#   install.sh --build-depends PKG ...   packages that debian/control's
+#                             Build-Depends name (pkg/deb.sh), the one
+#                             list kept outside packages.list
+#   install.sh --update       only refresh apt's lists (waiting for its lock)
 set -eu
+LIST="$(dirname "$0")/packages.list"
 
-PKGS="build-essential pkg-config python3 libhwloc-dev hwloc-nox check libjson-c-dev libxml2-dev libvirt-dev libsystemd-dev libncurses-dev scdoc mandoc"
+# packages GROUP...: the packages of those groups (no group: every group
+# whose WHEN is "check"), in the list's order, each once
+packages() {
+	awk -v want=" $* " '
+		/^[ \t]*(#|$)/ { next }
+		(want == "  " && $2 == "check") || index(want, " " $1 " ") {
+			seen_group[$1] = 1
+			for (i = 3; i <= NF; i++)
+				if (!($i in done)) { done[$i] = 1; print $i }
+		}
+		END {
+			n = split(want, w, " ")
+			for (i = 1; i <= n; i++)
+				if (!(w[i] in seen_group)) {
+					print "deps: no group \"" w[i] "\" in " FILENAME > "/dev/stderr"
+					exit 2
+				}
+		}' "$LIST"
+}
 
 update_only=""
-if [ "${1:-}" = --update ]; then
-	update_only=1
-	shift
-fi
-[ $# -gt 0 ] && PKGS="$*"
+case "${1:-}" in
+--update) update_only=1; shift; PKGS="" ;;
+--list) shift; packages "$@"; exit ;;
+--build-depends) shift; PKGS="$*" ;;
+*) PKGS=$(packages "$@") ;;
+esac
 
 missing=""
 for p in $PKGS; do
