@@ -1,10 +1,12 @@
 #!/bin/sh
-# make check-deps: the programs the build and the tests run against the
-# packages tests/deps/packages.list installs (programs.py), then the same
+# make check-deps: the guard's readers on small texts (test_programs.py),
+# the programs the build and the tests run against the packages
+# tests/deps/packages.list installs (programs.py), then the same
 # guard with gdb's package dropped from the lists, which must fail and
 # name gdb: the integration suite runs it, and only this list brings it.
 set -eu
 here=$(dirname "$0")
+python3 "$here/test_programs.py"
 python3 "$here/programs.py"
 out=$(python3 "$here/programs.py" --drop gdb) && rc=0 || rc=$?
 if [ "$rc" = 1 ] && printf '%s\n' "$out" |

@@ -39,7 +39,8 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 LIST = os.path.join(ROOT, "tests", "deps", "packages.list")
 CONTROL = os.path.join(ROOT, "debian", "control")
 # What is read: the tests, the kernel series' scripts, the packaging,
-# the benchmarks' drivers, CI's entry point and every make file.
+# the benchmarks' drivers, CI's entry point and every make file
+# (debian/rules among them).
 SCAN_DIRS = ["tests", "kvm-patches", "pkg", "bench", ".ci"]
 # Only Debian's own directories: a program in /usr/local or a user's
 # toolchain shim (pyenv) is not what a fresh host has.
@@ -56,12 +57,11 @@ exit export false fg getopts hash jobs kill let local mapfile printf pwd
 read readarray readonly return set shift source test times trap true type
 typeset ulimit umask unalias unset wait
 """.split())
-# Wrappers whose own arguments hold the command they run, with the number
-# of option words to pass over (None: options until the first non-option).
-WRAPPERS = {"env": None, "nice": None, "nohup": 0, "exec": None,
-            "timeout": None, "xargs": None, "setsid": None, "stdbuf": None,
-            "ionice": None, "chrt": None, "taskset": None, "flock": None,
-            "runuser": None, "unshare": None, "sudo": None}
+# Wrappers whose own arguments hold the command they run, after their
+# options and this many other words (timeout's duration, flock's lock).
+WRAPPERS = {"env": 0, "nice": 0, "nohup": 0, "exec": 0, "timeout": 1,
+            "xargs": 0, "setsid": 0, "stdbuf": 0, "ionice": 0, "chrt": 1,
+            "taskset": 1, "flock": 1, "runuser": 0, "unshare": 0, "sudo": 0}
 # Options of those wrappers that take a value as the next word.
 WRAPPER_VALUE_OPTS = {"-n", "-u", "-s", "-k", "-c", "-p", "-o", "-e", "-g",
                       "-i", "-E", "--signal", "--kill-after", "--user",
@@ -76,6 +76,11 @@ VARARG_RUNNERS = {"run", "out"}
 class Found:
     def __init__(self):
         self.where = {}     # program -> first "file:line"
+        self.imports = {}   # Python module -> first "file:line"
+
+    def add_import(self, mod, path, line):
+        self.imports.setdefault(mod, "%s:%d" % (os.path.relpath(path, ROOT),
+                                                line))
 
     def add(self, prog, path, line):
         prog = prog.strip()
@@ -166,7 +171,9 @@ def shell_words(text):
                 j += 1
             if not word:
                 wline = line
-            word += "\x00"      # a quoted part: never a command name
+            # a double-quoted part: never a command name (\x00), but its
+            # text is kept for sh -c "SCRIPT"
+            word += "\x00" + text[i + 1:j]
             line += text.count("\n", i, j)
             quoted = True
             i = j + 1
@@ -249,7 +256,7 @@ def scan_shell(text, path, found, funcs, first_line=1):
     items = shell_words(text)
     at_start = True
     skip_words = 0
-    wrapper = None
+    wrapper, positional = None, 0
     probe = False
     for_list = False        # for NAME in WORDS: until the separator
     case_head = False       # case WORD in
@@ -283,6 +290,7 @@ def scan_shell(text, path, found, funcs, first_line=1):
                 case_pattern = True
             if w in ("\n", ";", "&&", "||", "|", "&", "(", ")", ";;"):
                 at_start, wrapper, skip_words, probe = True, None, 0, False
+                positional = 0
                 for_list = False
             continue
         if for_list or case_pattern:
@@ -304,25 +312,22 @@ def scan_shell(text, path, found, funcs, first_line=1):
         if skip_words:
             skip_words -= 1
             continue
+        if wrapper is None and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w):
+            continue        # an assignment before the command
+        if wrapper is not None and w.startswith("-"):
+            if w in WRAPPER_VALUE_OPTS:
+                skip_words = 1
+            continue
+        if wrapper == "env" and "=" in w:
+            continue
+        if wrapper is not None and positional:
+            positional -= 1     # timeout's duration, flock's lock, ...
+            continue
         if "\x00" in w or "$" in w:
             # a quoted or computed word: the command, whatever it is
             # (a wrapper's too: nohup env X=1 $(TOOL) all)
             at_start = False
             continue
-        if wrapper is not None and w.startswith("-"):
-            if w in WRAPPER_VALUE_OPTS:
-                skip_words = 1
-            continue
-        if wrapper in ("env",) and "=" in w:
-            continue
-        if wrapper == "timeout" and re.match(r"^[\d.]+[smhd]?$", w):
-            continue
-        if wrapper in ("taskset", "chrt", "nice") and re.match(r"^[\d,x-]+$", w):
-            continue
-        if wrapper == "flock" and ("/" in w or w.isdigit()):
-            continue
-        if wrapper is None and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w):
-            continue        # an assignment before the command
         if w in SHELL_RESERVED:
             continue
         if w in ("then", "do", "else", "elif"):
@@ -348,8 +353,9 @@ def scan_shell(text, path, found, funcs, first_line=1):
                     scan_shell(body, path, found, funcs,
                                items[j + 1][1] + first_line - 1)
         if w in WRAPPERS:
-            found.add(w, path, line) if w not in SHELL_BUILTINS else None
-            wrapper = w
+            if w not in SHELL_BUILTINS:
+                found.add(w, path, line)
+            wrapper, positional = w, WRAPPERS[w]
             continue
         if w in SHELL_BUILTINS or w in funcs:
             at_start = False
@@ -359,8 +365,8 @@ def scan_shell(text, path, found, funcs, first_line=1):
 
 
 def text_of_quoted(word):
-    # a double-quoted string lost its text to "\x00"; single quotes kept it
-    return None if "\x00" in word else word
+    # a double-quoted part is marked by \x00; single quotes keep the text
+    return word.replace("\x00", "")
 
 
 SHELL_FUNC = re.compile(r"^\s*(?:function\s+)?([A-Za-z_][A-Za-z0-9_-]*)\s*\(\)",
@@ -370,6 +376,15 @@ SHELL_FUNC = re.compile(r"^\s*(?:function\s+)?([A-Za-z_][A-Za-z0-9_-]*)\s*\(\)",
 # ---- make ----------------------------------------------------------------
 
 MAKE_VAR = re.compile(r"\$\((?!shell )[^()]*(?:\([^()]*\)[^()]*)*\)|\$\{[^}]*\}|\$[@<^*?%|+]")
+
+
+MAKE_VALUES = {}    # NAME = one-word value, from every make file read
+
+
+def make_values(text):
+    for m in re.finditer(r"^([A-Z][A-Z0-9_]*)\s*[?:]*=\s*([^\s$#]+)\s*$",
+                         text, re.M):
+        MAKE_VALUES.setdefault(m.group(1), m.group(2))
 
 
 def make_recipes(text):
@@ -394,15 +409,23 @@ def make_recipes(text):
 
 def clean_make(s):
     s = s.replace("$$", "\x01")
+    # a tool named by a variable: SCX_CLANG ?= clang-19 runs clang-19
+    s = re.sub(r"\$\(([A-Z][A-Z0-9_]*)\)",
+               lambda m: MAKE_VALUES.get(m.group(1), m.group(0)), s)
     s = MAKE_VAR.sub("$V", s)
     return s.replace("\x01", "$")
 
 
 # ---- Python --------------------------------------------------------------
 
+CONSTS = {}     # the module's NAME = "string" constants, while it is read
+
+
 def const_str(node):
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
+    if isinstance(node, ast.Name):
+        return CONSTS.get(node.id)
     return None
 
 
@@ -416,6 +439,29 @@ def argv_literals(expr):
         return [expr]
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
         return argv_literals(expr.left)[:1]
+    return []
+
+
+def argvs_of(expr, bound):
+    """The argv literals an argument stands for: itself, the head of a
+    sum, what a name was bound to, and a command joined into a string
+    argument of another (script -qfec shlex.join(cmd))."""
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        out = argv_literals(expr)
+        for e in expr.elts[1:]:
+            if isinstance(e, ast.Call) and e.args and \
+                    getattr(e.func, "attr", None) == "join":
+                out += argvs_of(e.args[0], bound)
+        return out
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        return argvs_of(expr.left, bound)
+    if isinstance(expr, ast.Name):
+        return bound.get(expr.id, [])
+    if isinstance(expr, ast.Attribute):
+        return bound.get(expr.attr, [])
+    if isinstance(expr, ast.Call) and expr.args and \
+            getattr(expr.func, "id", None) in ("list", "tuple"):
+        return argvs_of(expr.args[0], bound)
     return []
 
 
@@ -446,6 +492,13 @@ def scan_python(text, path, found, first_line=1):
         tree = ast.parse(text)
     except SyntaxError:
         return
+    CONSTS.clear()
+    for n in tree.body:
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and \
+                isinstance(n.targets[0], ast.Name) and \
+                isinstance(n.value, ast.Constant) and \
+                isinstance(n.value.value, str):
+            CONSTS[n.targets[0].id] = n.value.value
     scopes = [tree] + [n for n in ast.walk(tree)
                        if isinstance(n, (ast.FunctionDef,
                                          ast.AsyncFunctionDef))]
@@ -454,7 +507,19 @@ def scan_python(text, path, found, first_line=1):
         for n in ast.walk(sc):
             owner[n] = sc
     bounds = {sc: bound_lists(sc) for sc in scopes}
+    here = os.path.dirname(path)
     for node in ast.walk(tree):
+        mods = []
+        if isinstance(node, ast.Import):
+            mods = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            mods = [node.module or ""]
+        for m in mods:
+            top = m.split(".")[0]
+            # the tests' own modules sit beside them or are put on the path
+            if top and not os.path.exists(os.path.join(here, top + ".py")) \
+                    and not local_module(top):
+                found.add_import(top, path, first_line + node.lineno - 1)
         if not isinstance(node, ast.Call):
             continue
         bound = bounds[owner[node]]
@@ -473,16 +538,13 @@ def scan_python(text, path, found, first_line=1):
             continue
         a0 = args[0]
         if name in SUBPROCESS_FUNCS or shell:
-            lits = argv_literals(a0)
-            if isinstance(a0, (ast.Name, ast.Attribute)):
-                lits = bound.get(a0.id if isinstance(a0, ast.Name)
-                                 else a0.attr, [])
+            lits = argvs_of(a0, bound)
             for lit in lits:
                 s = const_str(lit.elts[0]) if lit.elts else None
                 if s is not None:
                     argv_found(s, [const_str(e) for e in lit.elts[1:]],
                                path, line, found)
-            if lits or not isinstance(a0, ast.Constant):
+            if lits or const_str(a0) is None:
                 continue
             s = const_str(a0)
             if s is not None and (shell or name.startswith("exec")):
@@ -496,6 +558,14 @@ def scan_python(text, path, found, first_line=1):
             if s is not None and " " not in s:
                 argv_found(s, [const_str(a) for a in args[1:]],
                            path, line, found)
+
+
+def local_module(name):
+    for d in SCAN_DIRS:
+        for dirpath, _, files in os.walk(os.path.join(ROOT, d)):
+            if name + ".py" in files:
+                return True
+    return False
 
 
 def argv_found(prog, rest, path, line, found):
@@ -519,7 +589,8 @@ def argv_found(prog, rest, path, line, found):
 
 def kind_of(path):
     base = os.path.basename(path)
-    if base == "Makefile" or base.endswith(".mk"):
+    if base == "Makefile" or base.endswith(".mk") or \
+            path.endswith("debian/rules"):
         return "make"
     if base.endswith(".py"):
         return "python"
@@ -547,7 +618,8 @@ def tracked_files():
     keep = []
     for f in files:
         top = f.split("/")[0]
-        if top in SCAN_DIRS or f == "Makefile" or f.endswith(".mk"):
+        if top in SCAN_DIRS or f in ("Makefile", "debian/rules") or \
+                f.endswith(".mk"):
             keep.append(os.path.join(ROOT, f))
     return keep
 
@@ -563,6 +635,9 @@ def collect():
             texts[p] = fh.read()
         if k == "shell":
             funcs.update(SHELL_FUNC.findall(texts[p]))
+    for p, k in files:
+        if k == "make":
+            make_values(texts[p])
     for p, k in files:
         if k == "shell":
             scan_shell(texts[p], p, found, funcs)
@@ -730,6 +805,15 @@ def main(argv):
             bad.append("deps: %s (run at %s) comes from package %s, which "
                        "no deps list installs: add %s to a group in "
                        "tests/deps/packages.list" % (p, where, pkg, pkg))
+    for mod, where in sorted(found.imports.items()):
+        if mod in sys.stdlib_module_names:
+            continue
+        pkg = "python3-" + mod.lower().replace("_", "-")
+        if pkg not in listed:
+            bad.append("deps: Python module %s (imported at %s) is not in "
+                       "the standard library: add %s (or the package that "
+                       "has it) to a group in tests/deps/packages.list"
+                       % (mod, where, pkg))
     for b in bad:
         print(b)
     print("deps: %d programs run by the build and the tests, %d from "
