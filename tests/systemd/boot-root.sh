@@ -2,21 +2,24 @@
 # Builds (once) the Debian 12 root the real-systemd test boots with
 # systemd-nspawn, and prints its path.
 #
-# The root is debootstrap's minbase plus systemd as PID 1, dbus, libvirt
-# with its QEMU driver and QEMU itself (the test pins a real guest through
-# libvirt inside it), and the libraries vcpuplace's package links
-# against, so `apt install ./vcpuplace_*.deb` inside it needs no network.
+# The root is debootstrap's minbase plus group boot-root of
+# tests/deps/packages.list: systemd as PID 1, dbus, libvirt with its QEMU
+# driver and QEMU itself (the test pins a real guest through libvirt
+# inside it), and the libraries vcpuplace's package links against, so
+# `apt install ./vcpuplace_*.deb` inside it needs no network.
 # The test boots it with --volatile=overlay: every boot starts from this
 # same pristine tree and nothing it does is written back.
 #
 # Cached outside the clone, under $VP_CACHE (default /var/cache/vcpuplace),
-# keyed by this script's own hash: editing the package list builds a new
-# root, and roots of other keys are removed.  About 2 minutes and 450 MB.
+# keyed by this script's own hash and the group's packages: editing
+# either builds a new root, and roots of other keys are removed.  About 2 minutes and 450 MB.
 #
 #   boot-root.sh
 set -eu
 cache=${VP_CACHE:-/var/cache/vcpuplace}
-key=$(sha256sum "$0" | cut -c1-16)
+# what goes in: group boot-root of the project's one package list
+pkgs=$(sh "$(dirname "$0")/../deps/install.sh" --list boot-root | tr '\n' ' ')
+key=$({ cat "$0"; echo "$pkgs"; } | sha256sum | cut -c1-16)
 root="$cache/systemd-root-$key"
 if [ -f "$root/.vp-complete" ]; then
 	echo "$root"
@@ -45,15 +48,12 @@ if [ -f /etc/apt/sources.list.d/debian.sources ]; then
 	cp /etc/apt/sources.list.d/debian.sources "$root.tmp/etc/apt/sources.list.d/"
 	rm -f "$root.tmp/etc/apt/sources.list"
 fi
-# procps: the unit's ExecReload= runs /bin/kill.  util-linux (essential)
-# brings runuser, for the socket checks as a member of group vcpuplace.
+# util-linux (essential) brings runuser, for the socket checks as a
+# member of group vcpuplace.
 chroot "$root.tmp" sh -c 'export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq &&
-	apt-get install -y -qq --no-install-recommends \
-		libvirt-daemon-system libvirt-daemon-driver-qemu \
-		libvirt-clients qemu-system-x86 procps \
-		libhwloc15 libjson-c5 libxml2 libncursesw6 libvirt0 libsystemd0 &&
-	apt-get clean' >>"$cache/systemd-root.log" 2>&1 || {
+	apt-get install -y -qq --no-install-recommends $1 &&
+	apt-get clean' boot-root "$pkgs" >>"$cache/systemd-root.log" 2>&1 || {
 	tail -20 "$cache/systemd-root.log" >&2
 	exit 1
 }
