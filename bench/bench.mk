@@ -44,6 +44,7 @@ check-sim: $(B)/vcpuplace-sim $(B)/test-sim $(B)/sim-rules
 	sh tests/sim/run.sh $(B)/vcpuplace-sim tests/topologies
 	sh tests/sim/costs.sh $(B)/vcpuplace-sim tests/topologies
 	sh tests/sim/stock.sh $(B)/vcpuplace-sim tests/topologies
+	sh tests/sim/numbering.sh $(B)/vcpuplace-sim tests/topologies
 
 # Placement latency from outside (issue 13): virsh start / setvcpus to the
 # vCPU threads' affinity changing, against qemu:///system (root, libvirt).

@@ -124,6 +124,21 @@ balance_release(struct sim *s)
 	s->bal = NULL;
 }
 
+int
+balance_nlevels(const struct sim *s, int pu)
+{
+	return s->bal->nlev[pu];
+}
+
+void
+balance_span(const struct sim *s, int pu, int lev, int *first, int *n)
+{
+	const struct sd *d = sd_of(s, pu, lev);
+
+	*first = d->first;
+	*n = d->n;
+}
+
 void
 balance_queued(struct sim *s, int pu)
 {

@@ -317,6 +317,20 @@ void balance_newidle(struct sim *s, int pu);
 void balance_event(struct sim *s, int arg);
 /* A thread was queued behind another on @pu (rd->overloaded). */
 void balance_queued(struct sim *s, int pu);
+/* @pu's sched domains, bottom up (degenerate ones dropped), and the
+ * span of level @lev: a range of dense PU indices. */
+int balance_nlevels(const struct sim *s, int pu);
+void balance_span(const struct sim *s, int pu, int lev, int *first, int *n);
+
+/* ---------------------------------------------------------------- */
+/* fork.c: where 6.12 puts a new thread (the fork/exec slow path) */
+
+/*
+ * select_task_rq_fair() for a new task forked on @parent_pu (WF_FORK):
+ * the PU it first runs on.  @nr[pu] counts the runnable tasks on each
+ * PU (the caller adds the new one after; a booting vCPU is runnable).
+ */
+int fork_select(const struct sim *s, const int *nr, int parent_pu);
 
 /* ---------------------------------------------------------------- */
 /* check.c: invariants, verified after every event in --check mode */
@@ -334,6 +348,8 @@ int stock_nr_idle_scan(const struct vp_topo *t, int llc, double util_sum);
 void stock_pu_idle(struct sim *s, int pu);
 /* A PU leaves idle for a thread: put_prev_task_idle(). */
 void stock_pu_run(struct sim *s, int pu);
+/* capacity_of(@pu): its priority on asym-capacity hosts, else 1024. */
+unsigned int stock_capacity(const struct sim *s, int pu);
 
 /* ---------------------------------------------------------------- */
 /* sis_core.c: the SIS_CORE patch, sched_feat(SIS_CORE) on */
