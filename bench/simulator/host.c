@@ -341,6 +341,19 @@ host_pull(struct sim *s, int src, int thi, int dst, double cost_ns)
 	arrive(s, dst, thi);
 }
 
+static void dispatch(struct sim *s, int pu);
+
+void
+host_push_running(struct sim *s, int src, int dst, double cost_ns)
+{
+	int thi = s->pu[src].cur;
+
+	set_running(s, src, -1);	/* the stopper preempts it */
+	s->th[thi].over_ns += cost_ns;
+	arrive(s, dst, thi);
+	dispatch(s, src);
+}
+
 /* @pu has nobody running: next from its queue, else go idle. */
 static void
 dispatch(struct sim *s, int pu)

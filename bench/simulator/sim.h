@@ -79,6 +79,7 @@ struct sim_params {
 	double warm_scale;	/* sensitivity knob for all warm costs */
 	uint64_t probe_ns;	/* one remote runqueue probe */
 	uint64_t bpf_step_ns;	/* one CPU looked at by the BPF scan */
+	uint64_t stopper_ns;	/* active balance's stopper round trip */
 	double poll_smt_weight;	/* a halt-polling sibling, as busy threads */
 	uint64_t migration_cost_ns;	/* newidle gate on avg_idle */
 	uint64_t util_period_ns;	/* SIS_UTIL refresh period */
@@ -303,6 +304,9 @@ double host_refetch_ns(const struct sim *s, double lines, int d);
 double host_speed_with(const struct sim *s, int pu, double k);
 /* Moves queued @th from @src to @dst (balance); @cost_ns delays it. */
 void host_pull(struct sim *s, int src, int th, int dst, double cost_ns);
+/* Active balance: @src's running thread is preempted by the stopper
+ * and moved to idle @dst; @cost_ns delays it. */
+void host_push_running(struct sim *s, int src, int dst, double cost_ns);
 
 /* ---------------------------------------------------------------- */
 /* balance.c: Linux 6.12's load balance, newidle and periodic */
@@ -321,6 +325,13 @@ void balance_queued(struct sim *s, int pu);
  * span of level @lev: a range of dense PU indices. */
 int balance_nlevels(const struct sim *s, int pu);
 void balance_span(const struct sim *s, int pu, int lev, int *first, int *n);
+
+/* active.c: active balance's imbalance (need_active_balance()) */
+
+/* Idle @pu's periodic balance at level @lev (span [first, first + n))
+ * found nothing queued to pull: the PU whose running thread the
+ * stopper should push to @pu if the level is imbalanced, else -1. */
+int active_imbalance(const struct sim *s, int pu, int first, int n, int lev);
 
 /* ---------------------------------------------------------------- */
 /* fork.c: where 6.12 puts a new thread (the fork/exec slow path) */

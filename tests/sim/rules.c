@@ -8,6 +8,11 @@
  *   newidle      avg_idle 200 us still pulls (max_newidle_lb_cost)
  *   nohz         the tick of a CPU with two threads kicks the ILB,
  *                which pulls the queued one onto an idle CPU
+ *   active       two threads running on one core's siblings, nothing
+ *                queued, every other core idle: the periodic balance
+ *                fails to detach, and after cache_nice_tries + 2
+ *                failures the stopper pushes one of them to an idle
+ *                core (need_active_balance(), active_load_balance_cpu_stop())
  *   sis_core     SIS_CORE: an idle prev whose sibling is busy is kept
  *                aside while a whole idle core of the allowed set is
  *                in the mask; that core is claimed (its bits cleared),
@@ -191,6 +196,30 @@ test_nohz(const struct vp_topo *t)
 	teardown(&s);
 }
 
+static void
+test_active(const struct vp_topo *t)
+{
+	const struct vp_core *c = &t->core[0];
+	struct sim s;
+	int i, a = c->first_pu, b = c->first_pu + 1;
+
+	setup(&s, t);
+	balance_start(&s);
+	put_running(&s, 0, a, 1024);
+	put_running(&s, 1, b, 1024);
+	for (i = 0; i < 100 && s.pu[a].cur >= 0 && s.pu[b].cur >= 0; i++) {
+		s.now_ns += 4000000;	/* a jiffy */
+		balance_event(&s, 0);
+	}
+	/* one of them left, and runs on another core */
+	EXPECT((s.pu[a].cur < 0) != (s.pu[b].cur < 0) &&
+	    s.th[s.pu[a].cur < 0 ? 0 : 1].state == TH_RUNNING &&
+	    t->pu[s.th[s.pu[a].cur < 0 ? 0 : 1].pu].core != 0,
+	    "active: after %d jiffies both threads still on core 0 "
+	    "(PUs %d, %d run %d, %d)", i, a, b, s.pu[a].cur, s.pu[b].cur);
+	teardown(&s);
+}
+
 /*
  * Every PU of LLC 0 busy but @prev and the core @idle_core; @prev's
  * sibling busy.  The mask as a rebuild left it (every bit set), less
@@ -281,6 +310,7 @@ main(int argc, char **argv)
 	test_wa_weight(t, true);
 	test_newidle(t);
 	test_nohz(t);
+	test_active(t);
 	test_sis_core(t, STRAT_SIS_CORE);
 	test_sis_core(t, STRAT_DAEMON);
 	topo_free(t);
