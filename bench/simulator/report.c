@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "sim.h"
+#include "costs.h"
 
 static void
 add_d(json_object *o, const char *k, double v)
@@ -43,6 +44,9 @@ report_json(const struct sim *s, const struct run_cfg *c)
 	    (int64_t)c->seed));
 	json_object_object_add(o, "variant",
 	    json_object_new_string(c->variant ? c->variant : ""));
+	/* the cost table the run used: a CPU model's, or its family's */
+	json_object_object_add(o, "cpu_table", json_object_new_string(
+	    s->p.cpu ? s->p.cpu->name : cpu_models[ncpu_models - 1].name));
 	json_object_object_add(o, "vms", json_object_new_int(s->nvm));
 	json_object_object_add(o, "vcpus", json_object_new_int(s->nth));
 	add_d(o, "throughput", st->useful_ns / (double)s->p.measure_ns);
