@@ -119,14 +119,18 @@ struct sim_stats {
 	double cstate_ns;
 	double poll_ns;		/* halt-poll spin: neither useful nor over */
 	double idle_upkeep_ns;
-	uint64_t poll_hits;	/* wake-ups caught while polling */
-	uint64_t lat[LAT_BUCKETS];
+	uint64_t poll_hits;	/* wake-ups caught while polling: not in lat[] */
+	uint64_t lat[LAT_BUCKETS];	/* wake-ups that went through a wake path */
 	uint64_t nlat;
 };
 
 void stats_add_latency(struct sim_stats *s, uint64_t ns);
 /* The @q quantile (0..1) of the recorded latencies, in ns. */
 double stats_quantile(const struct sim_stats *s, double q);
+/* The same with @nzero more samples of 0 ns (poll hits, as before
+ * issue 24 counted them). */
+double stats_quantile_with(const struct sim_stats *s, double q,
+    uint64_t nzero);
 
 /* ---------------------------------------------------------------- */
 /* The simulation state (host.c owns it; the other files read it). */
