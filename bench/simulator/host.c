@@ -269,6 +269,10 @@ start_run(struct sim *s, int pu, int thi)
 	}
 	th->over_ns += m;
 	if (th->woken) {
+		/* kvm_vcpu_halt() times the halt around kvm_vcpu_block(),
+		 * which returns once the vCPU thread runs again: the halt
+		 * that adapts the poll window ends here, wait included */
+		costs_halt_end(s, thi);
 		if (s->measuring)
 			stats_add_latency(&s->st, s->now_ns - th->wake_t_ns);
 		th->over_ns += host_refetch_ns(s, s->p.msg_lines,
@@ -550,7 +554,6 @@ host_wake(struct sim *s, int thi, int waker_pu)
 		poll_stop(s, th->pu);
 		dispatch(s, th->pu);
 	}
-	costs_halt_end(s, thi);
 	slept = s->now_ns - th->sleep_t_ns;
 	th->sleep_avg_ns = th->sleep_avg_ns ?
 	    (7 * th->sleep_avg_ns + slept) / 8 : slept;
@@ -769,6 +772,22 @@ host_release(struct sim *s)
 	s->pu = NULL;
 	s->has_idle_cores = NULL;
 	s->nr_idle_scan = NULL;
+}
+
+void
+host_advance(struct sim *s, uint64_t until_ns)
+{
+	struct event e;
+
+	while (evq_pop(&s->q, &e)) {
+		if (e.t_ns >= until_ns) {
+			push(s, e.t_ns, e.type, e.arg, e.gen);
+			break;
+		}
+		s->now_ns = e.t_ns;
+		handle(s, &e);
+	}
+	s->now_ns = until_ns;
 }
 
 int

@@ -285,6 +285,9 @@ int host_init(struct sim *s) VP_MUST_CHECK;
 void host_release(struct sim *s);
 /* Runs the event loop to warmup + measure; 0 or -errno. */
 int host_run(struct sim *s) VP_MUST_CHECK;
+/* Handles the events before @until_ns, then sets the clock there (for
+ * tests on hand-built states). */
+void host_advance(struct sim *s, uint64_t until_ns);
 /* Wakes sleeping thread @th now; @waker_pu is VP_PU_NONE for timers. */
 void host_wake(struct sim *s, int th, int waker_pu);
 /* Arms @th's timer to wake it @delay_ns from now. */

@@ -13,6 +13,11 @@
  *                fails to detach, and after cache_nice_tries + 2
  *                failures the stopper pushes one of them to an idle
  *                core (need_active_balance(), active_load_balance_cpu_stop())
+ *   halt_len     a vCPU woken 100 us into its halt, inside its 160 us
+ *                poll window, but queued 3 ms behind a thread with the
+ *                CPU: its halt, as kvm_vcpu_halt() times it around
+ *                kvm_vcpu_block(), lasted until it ran, beyond the
+ *                200 us maximum, so the window shrinks to 80 us
  *   sis_core     SIS_CORE: an idle prev whose sibling is busy is kept
  *                aside while a whole idle core of the allowed set is
  *                in the mask; that core is claimed (its bits cleared),
@@ -220,6 +225,39 @@ test_active(const struct vp_topo *t)
 	teardown(&s);
 }
 
+static void
+test_halt_len(const struct vp_topo *t)
+{
+	struct sim s;
+	int pu = 4, a = 0, b = 1;
+	uint64_t t0;
+
+	setup(&s, t);
+	/* both may run on @pu only; a holds it with 10 ms of work */
+	cpuset_zero(&s.allowed[s.th[a].allowed]);
+	cpuset_set(&s.allowed[s.th[a].allowed], pu);
+	s.allowed[s.th[b].allowed] = s.allowed[s.th[a].allowed];
+	s.th[a].last_pu = s.th[b].last_pu = pu;
+	t0 = s.now_ns;
+	host_burst(&s, a, 10000000);
+	host_wake(&s, a, VP_PU_NONE);
+	host_advance(&s, t0 + 1000);
+	/* b halted at t0, not polling, its window grown to 160 us */
+	s.th[b].sleep_t_ns = t0;
+	s.th[b].poll_win_ns = 160000;
+	host_advance(&s, t0 + 100000);
+	host_burst(&s, b, 1000000);
+	host_wake(&s, b, VP_PU_NONE);
+	EXPECT(s.th[b].state != TH_RUNNING, "halt_len: b ran at once");
+	host_advance(&s, t0 + 3500000);
+	EXPECT(s.th[b].state == TH_RUNNING && s.th[b].poll_win_ns == 80000,
+	    "halt_len: b %s, window %llu ns (want running, 80000: the halt "
+	    "runs until the vCPU runs)", s.th[b].state == TH_RUNNING ?
+	    "running" : "not running",
+	    (unsigned long long)s.th[b].poll_win_ns);
+	teardown(&s);
+}
+
 /*
  * Every PU of LLC 0 busy but @prev and the core @idle_core; @prev's
  * sibling busy.  The mask as a rebuild left it (every bit set), less
@@ -311,6 +349,7 @@ main(int argc, char **argv)
 	test_newidle(t);
 	test_nohz(t);
 	test_active(t);
+	test_halt_len(t);
 	test_sis_core(t, STRAT_SIS_CORE);
 	test_sis_core(t, STRAT_DAEMON);
 	topo_free(t);
