@@ -117,8 +117,13 @@ settle(struct sim *s, int pu)
 		prog = th->work_ns;
 	th->work_ns -= prog;
 	s->done_ns += prog;
-	if (s->measuring)
+	if (s->measuring) {
+		struct sim_stats *cs = classes_stats(s, p->cur);
+
 		s->st.useful_ns += prog;
+		if (cs)
+			cs->useful_ns += prog;
+	}
 }
 
 static void
@@ -273,8 +278,13 @@ start_run(struct sim *s, int pu, int thi)
 		 * which returns once the vCPU thread runs again: the halt
 		 * that adapts the poll window ends here, wait included */
 		costs_halt_end(s, thi);
-		if (s->measuring)
+		if (s->measuring) {
+			struct sim_stats *cs = classes_stats(s, thi);
+
 			stats_add_latency(&s->st, s->now_ns - th->wake_t_ns);
+			if (cs)
+				stats_add_latency(cs, s->now_ns - th->wake_t_ns);
+		}
 		th->over_ns += host_refetch_ns(s, s->p.msg_lines,
 		    host_distance(s->t, th->waker_pu, pu));
 		th->woken = false;
@@ -435,8 +445,14 @@ poll_hit(struct sim *s, int thi, int waker_pu)
 	    host_distance(s->t, waker_pu, pu));
 	/* no wait at all: its own share, not a 0 in the latencies */
 	if (s->measuring) {
+		struct sim_stats *cs = classes_stats(s, thi);
+
 		s->st.wakes++;
 		s->st.poll_hits++;
+		if (cs) {
+			cs->wakes++;
+			cs->poll_hits++;
+		}
 	}
 	s->pu[pu].slice_end_ns = s->now_ns + s->p.slice_ns;
 	resched(s, pu);
@@ -522,6 +538,8 @@ count_wake(struct sim *s, int thi, int pu, unsigned long probes)
 
 	if (!s->measuring)
 		return;
+	if (classes_stats(s, thi))
+		classes_stats(s, thi)->wakes++;
 	s->st.wakes++;
 	s->st.probes += probes;
 	if (busy_sibling_wake(s, thi, pu))

@@ -23,6 +23,41 @@ share(uint64_t n, uint64_t of)
 	return of ? (double)n / (double)of : 0;
 }
 
+/* Each VM class's own figures, as the whole run's are computed. */
+static void
+add_classes(json_object *o, const struct sim *s)
+{
+	json_object *a = json_object_new_array();
+	int k, v;
+
+	if (!a || !s->cls_st)
+		return;
+	for (k = 0; k < s->ncls; k++) {
+		const struct sim_stats *st = &s->cls_st[k];
+		json_object *c = json_object_new_object();
+		int nvm = 0, nth = 0;
+
+		if (!c)
+			break;
+		for (v = 0; v < s->nvm; v++)
+			if (s->vm[v].cls == k) {
+				nvm++;
+				nth += s->vm[v].n;
+			}
+		json_object_object_add(c, "class",
+		    json_object_new_string(s->cls_name[k]));
+		json_object_object_add(c, "vms", json_object_new_int(nvm));
+		json_object_object_add(c, "vcpus", json_object_new_int(nth));
+		add_d(c, "throughput", st->useful_ns / (double)s->p.measure_ns);
+		add_d(c, "p50_ns", stats_quantile(st, 0.50));
+		add_d(c, "p99_ns", stats_quantile(st, 0.99));
+		add_d(c, "p999_ns", stats_quantile(st, 0.999));
+		add_d(c, "poll_share", share(st->poll_hits, st->wakes));
+		json_object_array_add(a, c);
+	}
+	json_object_object_add(o, "vm_classes", a);
+}
+
 char *
 report_json(const struct sim *s, const struct run_cfg *c)
 {
@@ -72,6 +107,7 @@ report_json(const struct sim *s, const struct run_cfg *c)
 	add_d(o, "poll_ns", st->poll_ns);
 	add_d(o, "idle_upkeep_ns", st->idle_upkeep_ns);
 	add_d(o, "poll_hit_share", share(st->poll_hits, st->wakes));
+	add_classes(o, s);
 	if (s->cores)
 		json_object_object_add(o, "grants",
 		    json_object_new_int(cores_granted(s)));

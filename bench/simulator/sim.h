@@ -222,7 +222,11 @@ typedef int (*select_fn)(struct sim *s, int th, int waker_pu,
 struct sim_vm {
 	int first;		/* first thread */
 	int n;
+	int cls;		/* its class (classes.c): index of s->cls_* */
+	struct vp_policy policy;	/* its own, from its profile */
 };
+
+#define SIM_MAX_CLASSES	8
 
 struct sim {
 	const struct vp_topo *t;
@@ -258,7 +262,12 @@ struct sim {
 	bool measuring;
 	struct sim_stats st;
 	struct cores_state *cores;	/* strategy_cores.c, or NULL */
-	struct vp_policy policy;	/* every VM's (the host default) */
+	struct vp_policy policy;	/* the run's default (--policy-*) */
+	/* VM classes (classes.c): each VM's profile, and each class's own
+	 * figures (useful work, wake-ups, latencies) */
+	int ncls;
+	const char *cls_name[SIM_MAX_CLASSES];
+	struct sim_stats *cls_st;	/* [ncls], or NULL */
 	bool check;		/* verify invariants after every event */
 	double issued_ns;	/* useful work handed out, for conservation */
 	double done_ns;		/* useful work completed, whole run */
@@ -478,6 +487,21 @@ void workload_def(enum workload w, struct wl_def *ret);
 double bound_compute(const struct sim *s);
 
 /* ---------------------------------------------------------------- */
+/* classes.c: VM classes, each VM's profile and each class's figures */
+
+struct run_opts;
+
+/* After workload_create(); 0 or -errno (an unknown profile: -ENOENT). */
+int classes_setup(struct sim *s, const struct run_opts *o) VP_MUST_CHECK;
+void classes_release(struct sim *s);
+/* The class figures of @thi's VM, or NULL (no classes set up). */
+static inline struct sim_stats *
+classes_stats(const struct sim *s, int thi)
+{
+	return s->cls_st ? &s->cls_st[s->vm[s->th[thi].vm].cls] : NULL;
+}
+
+/* ---------------------------------------------------------------- */
 /* report.c: one run's figures as JSON (json-c) */
 
 struct run_cfg {
@@ -495,11 +519,17 @@ char *report_json(const struct sim *s, const struct run_cfg *c);
 /* ---------------------------------------------------------------- */
 /* run.c: one point, from a topology to its JSON line */
 
+struct vp_profiles;
+
 struct run_opts {
 	struct sim_params p;
 	struct vp_features feat;
 	struct vp_policy policy;
 	bool check;
+	/* VM classes: VM v gets profile v mod n of this comma list, from
+	 * @profiles; NULL: every VM the run's policy, one class "default" */
+	const char *vm_mix;
+	const struct vp_profiles *profiles;
 };
 
 /* Runs one point on @t; returns the JSON line (free()) or NULL. */

@@ -208,7 +208,8 @@ apply_plan(struct sim *s, const struct vp_plan *pl)
 	}
 }
 
-/* The planner, the daemon's own: every VM with the run's policy. */
+/* The planner, the daemon's own: every VM with its own policy
+ * (classes.c: its profile, or the run's). */
 static int
 replan(struct sim *s)
 {
@@ -224,7 +225,7 @@ replan(struct sim *s)
 	for (v = 0; v < s->nvm; v++) {
 		specs[v].name = "vm";
 		specs[v].nvcpus = s->vm[v].n;
-		specs[v].policy = s->policy;
+		specs[v].policy = s->vm[v].policy;
 	}
 	r = plan_compute(s->t, &in, &pl);
 	free(specs);
