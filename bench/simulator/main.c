@@ -38,7 +38,8 @@ usage(void)
 	    "[--feature [-]NAME] [--policy-FIELD VALUE] [--check] "
 	    "[--costs all|none|migration,cstates,turbo,poll,upkeep] "
 	    "[--no-cstates] [--no-turbo] [--migration-us X] "
-	    "[--halt-poll-ns N] [--cluster-line-ns X] [--cstate-scale X]\n"
+	    "[--halt-poll-ns N] [--cluster-line-ns X] [--cstate-scale X] "
+	    "[--poll-smt-weight X]\n"
 	    "       [--bpf-step-ns N] [--vm-mix PROFILE[,...]] "
 	    "[--profiles DIR]\n"
 	    "       vcpuplace-sim --sweep TOPODIR OUTDIR [--jobs N]\n");
@@ -120,6 +121,8 @@ parse_opt(const char *a, const char *v, struct run_cfg *c,
 		o->p.line_ns[0] = num(v, 0, 1000);
 	else if (!strcmp(a, "--cstate-scale"))
 		o->p.cstate_scale = num(v, 0, 10);
+	else if (!strcmp(a, "--poll-smt-weight"))
+		o->p.poll_smt_weight = num(v, 0, 1);
 	else if (!strcmp(a, "--vm-mix"))
 		o->vm_mix = v;
 	else if (!strcmp(a, "--profiles"))

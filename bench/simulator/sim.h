@@ -556,6 +556,7 @@ enum family {
 	FAM_MIGRATION,		/* migration cost curve */
 	FAM_BPF,		/* scx: cost of a BPF scan step curve */
 	FAM_NOPOLL,		/* KVM halt polling off */
+	FAM_POLLW,		/* a polling sibling's weight curve */
 };
 
 struct point {
@@ -572,6 +573,7 @@ struct point {
 	double cluster_line_ns;	/* 0: the default */
 	double bpf_step_ns;	/* 0: the default */
 	bool no_poll;		/* halt_poll_ns = 0 */
+	double poll_smt_weight;	/* < 0: the default (0 is a value) */
 	const char *feature_off;	/* a feature turned off, or NULL */
 	const char *locality;	/* the VMs' locality, or NULL: default */
 };
@@ -612,7 +614,8 @@ struct curve {
 	bool smt_only;		/* only on hosts with SMT */
 };
 
-extern const struct curve smt_curve, migration_curve, bpf_curve;
+extern const struct curve smt_curve, migration_curve, bpf_curve,
+    pollw_curve;
 /* The variant tag of value @k of @c, into @buf. */
 void curve_tag(const struct curve *c, int k, char *buf, size_t len);
 /* The loads of a set: the held-out set runs fewer. */

@@ -120,6 +120,18 @@ check "poll hits are their own share" "$(field poll_share "$tp") > 0.9"
 check "p99 over wake-ups that waited" "$(field p99_ns "$tp") > 1000"
 check "p99.9 at least p99" "$(field p999_ns "$tp") >= $(field p99_ns "$tp")"
 check "p99 with the poll hits as zeros" "$(field p99_all_ns "$tp") < 1"
+# --poll-smt-weight: a polling sibling that takes nothing of its core
+# (0) leaves its busy sibling more than one that takes a full share (1)
+if w0=$(run --topology "$g4" --workload hackbench --load 60 \
+    --strategy stock --poll-smt-weight 0 2>/dev/null) &&
+    w1=$(run --topology "$g4" --workload hackbench --load 60 \
+    --strategy stock --poll-smt-weight 1 2>/dev/null); then
+	check "--poll-smt-weight 0 above 1" \
+	    "$(field throughput "$w0") > 1.01 * $(field throughput "$w1")"
+else
+	echo "FAIL: costs: --poll-smt-weight refused"
+	fail=1
+fi
 np=$(run --topology "$g4" --workload hackbench --load 60 --strategy stock \
     --costs poll --halt-poll-ns 0)
 check "--halt-poll-ns 0 stops polling" "$(field poll_ns "$np") == 0"
