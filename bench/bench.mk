@@ -40,7 +40,8 @@ $(B)/sim-rules: $(call obj,$(B),tests/sim/rules.c \
 
 check-sim: $(B)/vcpuplace-sim $(B)/test-sim $(B)/sim-rules
 	$(B)/test-sim
-	$(B)/sim-rules tests/topologies/g4dnmetal.xml
+	$(B)/sim-rules tests/topologies/g4dnmetal.xml \
+	    tests/topologies/Intel-RaptorLake-Corei7-1370P.xml
 	sh tests/sim/run.sh $(B)/vcpuplace-sim tests/topologies
 	sh tests/sim/costs.sh $(B)/vcpuplace-sim tests/topologies
 	sh tests/sim/stock.sh $(B)/vcpuplace-sim tests/topologies

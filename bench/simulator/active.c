@@ -24,9 +24,13 @@
  * busiest group's CPU with the most tasks (sched_balance_find_src_rq(),
  * migrate_task), and its running task must be allowed on the idle CPU.
  *
- * Only migrate_task imbalances are modelled (imbalanced_active_balance());
- * misfit needs asym capacity (GB10 has no SMT and no wake-side misfit
- * here), and asym packing's pull is left out (bench/notes/stock.md).
+ * Besides those migrate_task imbalances (imbalanced_active_balance()),
+ * ITMT's asym packing (active_asym_src()): on x86 hybrids with SMT and
+ * amd-pstate's preferred cores 6.12 sets SD_ASYM_PACKING on the SMT,
+ * cluster and MC levels (x86_sched_itmt_flags()), and an idle CPU of
+ * higher arch_asym_cpu_priority() takes a running task from a lower one
+ * (group_asym_packing, asym_active_balance()).  Misfit needs asym
+ * capacity (GB10), whose pull is left out (bench/notes/stock.md).
  */
 #include "sim.h"
 
@@ -98,12 +102,13 @@ active_imbalance(const struct sim *s, int pu, int first, int n, int lev)
 	int i, k, lf, ln, src, imb;
 	bool found = false;
 
-	balance_span(s, pu, lev - 1, &lf, &ln);
+	(void)lev;
+	balance_group(s, pu, n, &lf, &ln);
 	lb_stats(s, lf, ln, &local);
 	for (i = first; i < first + n; i += k) {
 		int f;
 
-		balance_span(s, i, lev - 1, &f, &k);
+		balance_group(s, i, n, &f, &k);
 		if (f == lf)
 			continue;
 		lb_stats(s, f, k, &g);
@@ -146,4 +151,111 @@ active_imbalance(const struct sim *s, int pu, int first, int n, int lev)
 	    !cpuset_test(&s->allowed[s->th[s->pu[src].cur].allowed], pu))
 		return -1;
 	return src;
+}
+
+/* ITMT: SMT with unequal core priorities (stock.c's asym_cpucap() is
+ * the other case: unequal priorities without SMT) */
+static bool
+itmt(const struct vp_topo *t)
+{
+	int pu;
+
+	if (t->max_smt <= 1)
+		return false;
+	for (pu = 1; pu < t->npus; pu++)
+		if (t->pu[pu].prio != t->pu[0].prio)
+			return true;
+	return false;
+}
+
+/* sched_use_asym_prio() with SMT active: the SMT level, or a whole
+ * idle core (@pu's core busy only with what runs on @pu, for a source) */
+static bool
+use_asym_prio(const struct sim *s, int pu, int n, bool src)
+{
+	const struct vp_core *c = &s->t->core[s->t->pu[pu].core];
+	int i;
+
+	if (n == c->npus)
+		return true;
+	for (i = c->first_pu; i < c->first_pu + c->npus; i++)
+		if (!host_idle(s, i) && (!src || i != pu))
+			return false;
+	return true;
+}
+
+/* sched_asym(): @dst may pack from @src in a domain of @n CPUs */
+static bool
+sched_asym(const struct sim *s, int dst, int src, int n)
+{
+	return use_asym_prio(s, dst, n, false) &&
+	    s->t->pu[dst].prio > s->t->pu[src].prio;
+}
+
+int
+active_asym_src(const struct sim *s, int pu, int first, int n)
+{
+	int i, k, f, prefer, best = -1, best_prio = 0, src = -1;
+
+	/* SD_ASYM_PACKING only up to the LLC (the MC level) */
+	if (!itmt(s->t) || n > s->t->llc[s->t->pu[pu].llc].npus ||
+	    !use_asym_prio(s, pu, n, false))
+		return -1;
+	balance_group(s, pu, n, &f, &k);
+	for (i = first; i < first + n; i += k) {
+		int g = i, gn, j, nr = 0;
+
+		balance_group(s, i, n, &g, &gn);
+		k = gn;
+		if (g == f)
+			continue;
+		/* sg->asym_prefer_cpu: the group's best priority */
+		prefer = g;
+		for (j = g; j < g + gn; j++) {
+			nr += host_nr(s, j);
+			if (s->t->pu[j].prio > s->t->pu[prefer].prio)
+				prefer = j;
+		}
+		if (!nr || !sched_asym(s, pu, prefer, n))
+			continue;
+		/* update_sd_pick_busiest(): the lowest priority's work */
+		if (best < 0 || (int)s->t->pu[prefer].prio < best_prio) {
+			best = g;
+			best_prio = (int)s->t->pu[prefer].prio;
+		}
+	}
+	if (best < 0)
+		return -1;
+	/* sched_balance_find_src_rq(): the most tasks, skipping a CPU
+	 * that is itself preferred to @pu and runs one task */
+	balance_group(s, best, n, &f, &k);
+	for (i = f; i < f + k; i++) {
+		if (host_nr(s, i) == 1 && sched_asym(s, i, pu, n))
+			continue;
+		if (host_nr(s, i) && (src < 0 || host_nr(s, i) > host_nr(s, src)))
+			src = i;
+	}
+	/* asym_active_balance(): @pu is preferred, or @src's core is not
+	 * idle enough to count; its running task must be allowed here */
+	if (src < 0 || s->pu[src].cur < 0 || s->th[s->pu[src].cur].polling ||
+	    !cpuset_test(&s->allowed[s->th[s->pu[src].cur].allowed], pu) ||
+	    !(s->t->pu[pu].prio > s->t->pu[src].prio ||
+	    !use_asym_prio(s, src, n, true)))
+		return -1;
+	return src;
+}
+
+bool
+active_asym_kick(const struct sim *s, int pu)
+{
+	const struct vp_llc *l = &s->t->llc[s->t->pu[pu].llc];
+	int i;
+
+	if (!itmt(s->t))
+		return false;
+	/* sd_asym_packing: the LLC here; its idle CPUs (tick stopped) */
+	for (i = l->first_pu; i < l->first_pu + l->npus; i++)
+		if (host_idle(s, i) && sched_asym(s, i, pu, l->npus))
+			return true;
+	return false;
 }

@@ -142,6 +142,23 @@ balance_span(const struct sim *s, int pu, int lev, int *first, int *n)
 }
 
 void
+balance_group(const struct sim *s, int i, int parent_n, int *first, int *n)
+{
+	int lev;
+
+	*first = i;
+	*n = 1;
+	for (lev = 0; lev < s->bal->nlev[i]; lev++) {
+		const struct sd *d = sd_of(s, i, lev);
+
+		if (d->n >= parent_n)
+			break;
+		*first = d->first;
+		*n = d->n;
+	}
+}
+
+void
 balance_queued(struct sim *s, int pu)
 {
 	/* add_nr_running(): a second runnable task sets rd->overloaded */
@@ -419,6 +436,13 @@ balance_rq(struct sim *s, int pu, int lev)
 	if (found) {
 		host_pull(s, src, thi, pu, 0);
 		d->nr_balance_failed = 0;
+	} else if (host_idle(s, pu) &&
+	    (src = active_asym_src(s, pu, d->first, d->n)) >= 0) {
+		/* group_asym_packing: asym_active_balance() needs no
+		 * failures; the stopper pushes at once */
+		found = true;
+		host_push_running(s, src, pu, (double)s->p.stopper_ns);
+		d->nr_balance_failed = 0;
 	} else if (lev > 0 && host_idle(s, pu) &&
 	    (src = active_imbalance(s, pu, d->first, d->n, lev)) != -1) {
 		/*
@@ -514,6 +538,12 @@ balance_event(struct sim *s, int arg)
 		if (kick || !due || host_idle(s, pu))
 			continue;
 		if (host_nr(s, pu) >= 2) {
+			kick = true;
+			continue;
+		}
+		/* nohz_balancer_kick(): an idle CPU this one's asym
+		 * packing prefers (ITMT) is worth a kick by itself */
+		if (active_asym_kick(s, pu)) {
 			kick = true;
 			continue;
 		}

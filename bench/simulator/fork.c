@@ -98,17 +98,14 @@ pick_idlest(const struct sgs *best, const struct sgs *g)
 	return g->util < best->util;
 }
 
-/* The group of level @lev of @pu that holds @i: the child's span. */
+/* The group of level @lev of @pu that holds @i: @i's child domain. */
 static void
 group_of(const struct sim *s, int pu, int lev, int i, int *first, int *n)
 {
-	if (lev == 0) {
-		*first = i;
-		*n = 1;
-		return;
-	}
-	balance_span(s, i, lev - 1, first, n);
-	(void)pu;
+	int f, w;
+
+	balance_span(s, pu, lev, &f, &w);
+	balance_group(s, i, w, first, n);
 }
 
 /*

@@ -341,6 +341,10 @@ void balance_queued(struct sim *s, int pu);
  * span of level @lev: a range of dense PU indices. */
 int balance_nlevels(const struct sim *s, int pu);
 void balance_span(const struct sim *s, int pu, int lev, int *first, int *n);
+/* The group of @i in a domain of @parent_n CPUs: @i's largest domain
+ * below it (its child), or @i alone (a sched_group's span). */
+void balance_group(const struct sim *s, int i, int parent_n, int *first,
+    int *n);
 
 /* active.c: active balance's imbalance (need_active_balance()) */
 
@@ -348,6 +352,12 @@ void balance_span(const struct sim *s, int pu, int lev, int *first, int *n);
  * found nothing queued to pull: the PU whose running thread the
  * stopper should push to @pu if the level is imbalanced, else -1. */
 int active_imbalance(const struct sim *s, int pu, int first, int n, int lev);
+/* ITMT asym packing (x86 hybrids with SMT, amd-pstate preferred cores):
+ * the PU whose running thread idle @pu, of higher priority, takes from
+ * the domain [first, first + n) at once, or -1. */
+int active_asym_src(const struct sim *s, int pu, int first, int n);
+/* The tick of busy @pu kicks the ILB for an idle CPU it prefers. */
+bool active_asym_kick(const struct sim *s, int pu);
 
 /* ---------------------------------------------------------------- */
 /* fork.c: where 6.12 puts a new thread (the fork/exec slow path) */

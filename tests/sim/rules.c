@@ -13,6 +13,11 @@
  *                fails to detach, and after cache_nice_tries + 2
  *                failures the stopper pushes one of them to an idle
  *                core (need_active_balance(), active_load_balance_cpu_stop())
+ *   asym         (Raptor Lake, ITMT) one thread running on an E-core,
+ *                every P-core idle: the busy CPU's tick kicks the ILB
+ *                (nohz_balancer_kick()'s asym check) and an idle P-core
+ *                takes the thread at once (group_asym_packing,
+ *                asym_active_balance())
  *   halt_len     a vCPU woken 100 us into its halt, inside its 160 us
  *                poll window, but queued 3 ms behind a thread with the
  *                CPU: its halt, as kvm_vcpu_halt() times it around
@@ -25,7 +30,9 @@
  *                wake-up, finding no idle core left, takes its prev;
  *                with the feature off (daemon) prev wins
  *
- *   sim-rules TOPOLOGY.xml   (a 2-way SMT host, e.g. g4dnmetal.xml)
+ *   sim-rules TOPOLOGY.xml [HYBRID.xml]   (a 2-way SMT host, e.g.
+ *       g4dnmetal.xml; a hybrid with SMT P-cores for asym, e.g.
+ *       Intel-RaptorLake-Corei7-1370P.xml)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,6 +233,29 @@ test_active(const struct vp_topo *t)
 }
 
 static void
+test_asym(const struct vp_topo *t)
+{
+	struct sim s;
+	int i, e = -1, th = 0;
+
+	for (i = 0; i < t->npus && e < 0; i++)
+		if (t->pu[i].prio < t->pu[0].prio)
+			e = i;	/* the first E-core */
+	setup(&s, t);
+	balance_start(&s);
+	put_running(&s, th, e, 1024);
+	for (i = 0; i < 100 && s.th[th].pu == e; i++) {
+		s.now_ns += 4000000;	/* a jiffy */
+		balance_event(&s, 0);
+	}
+	EXPECT(s.th[th].state == TH_RUNNING &&
+	    t->pu[s.th[th].pu].prio == t->pu[0].prio,
+	    "asym: after %d jiffies the thread runs on PU %d (prio %u), "
+	    "want a P-core", i, s.th[th].pu, t->pu[s.th[th].pu].prio);
+	teardown(&s);
+}
+
+static void
 test_halt_len(const struct vp_topo *t)
 {
 	struct sim s;
@@ -339,8 +369,8 @@ main(int argc, char **argv)
 {
 	struct vp_topo *t;
 
-	if (argc != 2 || hwtopo_load_xml(argv[1], &t) < 0) {
-		fprintf(stderr, "usage: sim-rules TOPOLOGY.xml\n");
+	if (argc < 2 || argc > 3 || hwtopo_load_xml(argv[1], &t) < 0) {
+		fprintf(stderr, "usage: sim-rules TOPOLOGY.xml [HYBRID.xml]\n");
 		return 2;
 	}
 	test_prev(t);
@@ -353,6 +383,14 @@ main(int argc, char **argv)
 	test_sis_core(t, STRAT_SIS_CORE);
 	test_sis_core(t, STRAT_DAEMON);
 	topo_free(t);
+	if (argc == 3) {
+		if (hwtopo_load_xml(argv[2], &t) < 0) {
+			fprintf(stderr, "sim-rules: cannot load %s\n", argv[2]);
+			return 2;
+		}
+		test_asym(t);
+		topo_free(t);
+	}
 	if (!fails)
 		printf("check-sim: wake and balance rules hold\n");
 	return fails ? 1 : 0;
