@@ -19,7 +19,7 @@ SIM_SRCS := $(sort $(wildcard bench/simulator/*.c))
 
 $(B)/vcpuplace-sim: $(call obj,$(B),$(SIM_SRCS)) $(B)/libvphost.a \
 		$(B)/libvpcore.a
-	$(LINK) $^ $(LIB_HWLOC) $(LIB_JSON) -lm $(LDLIBS)
+	$(LINK) $^ $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) -lm $(LDLIBS)
 
 # Two workers: this machine has 2 CPUs (about 30 minutes here).
 bench: $(B)/vcpuplace-sim
@@ -30,20 +30,23 @@ bench: $(B)/vcpuplace-sim
 $(B)/test-sim: $(call obj,$(B),tests/sim/test_sweep.c \
 		$(filter-out bench/simulator/main.c,$(SIM_SRCS))) \
 		$(B)/libvphost.a $(B)/libvpcore.a
-	$(LINK) $^ $(LIB_HWLOC) $(LIB_JSON) $(LIB_CHECK) -lm $(LDLIBS)
+	$(LINK) $^ $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) $(LIB_CHECK) -lm $(LDLIBS)
 
 # The wake and balance rules on hand-built states (tests/sim/rules.c).
 $(B)/sim-rules: $(call obj,$(B),tests/sim/rules.c \
 		$(filter-out bench/simulator/main.c,$(SIM_SRCS))) \
 		$(B)/libvphost.a $(B)/libvpcore.a
-	$(LINK) $^ $(LIB_HWLOC) $(LIB_JSON) -lm $(LDLIBS)
+	$(LINK) $^ $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) -lm $(LDLIBS)
 
 check-sim: $(B)/vcpuplace-sim $(B)/test-sim $(B)/sim-rules
 	$(B)/test-sim
-	$(B)/sim-rules tests/topologies/g4dnmetal.xml
+	$(B)/sim-rules tests/topologies/g4dnmetal.xml \
+	    tests/topologies/Intel-RaptorLake-Corei7-1370P.xml
 	sh tests/sim/run.sh $(B)/vcpuplace-sim tests/topologies
 	sh tests/sim/costs.sh $(B)/vcpuplace-sim tests/topologies
 	sh tests/sim/stock.sh $(B)/vcpuplace-sim tests/topologies
+	sh tests/sim/numbering.sh $(B)/vcpuplace-sim tests/topologies
+	sh tests/sim/classes.sh $(B)/vcpuplace-sim tests/topologies
 
 # Placement latency from outside (issue 13): virsh start / setvcpus to the
 # vCPU threads' affinity changing, against qemu:///system (root, libvirt).

@@ -1,9 +1,10 @@
 /*
  * balance.c - Linux 6.12's load balance (kernel/sched/fair.c), as far
  * as it changes which thread runs where: newidle balance when a PU goes
- * idle, and the periodic balance of the scheduler tick.  Only queued
- * threads move (no active balance); the pulled thread is the one that
- * waited longest, as detach_tasks() takes the tail of cfs_tasks.
+ * idle, and the periodic balance of the scheduler tick.  Queued threads
+ * are pulled, the one that waited longest first, as detach_tasks() takes
+ * the tail of cfs_tasks; a running thread moves only by active balance
+ * (active.c's rules, kicked from balance_rq() here).
  *
  * Each PU has its sched domains, bottom up, as build_sched_domains()
  * makes them and degenerates the ones that add no CPU: SMT, cluster
@@ -26,6 +27,7 @@ struct sd {
 	unsigned int interval_ms;	/* balance_interval */
 	/* NI_RANDOM: newidle_call, newidle_success, newidle_ratio */
 	unsigned int ni_call, ni_success, ni_ratio;
+	unsigned int nr_balance_failed;
 };
 
 struct sim_balance {
@@ -122,6 +124,38 @@ balance_release(struct sim *s)
 	free(s->bal->next_balance_ns);
 	free(s->bal);
 	s->bal = NULL;
+}
+
+int
+balance_nlevels(const struct sim *s, int pu)
+{
+	return s->bal->nlev[pu];
+}
+
+void
+balance_span(const struct sim *s, int pu, int lev, int *first, int *n)
+{
+	const struct sd *d = sd_of(s, pu, lev);
+
+	*first = d->first;
+	*n = d->n;
+}
+
+void
+balance_group(const struct sim *s, int i, int parent_n, int *first, int *n)
+{
+	int lev;
+
+	*first = i;
+	*n = 1;
+	for (lev = 0; lev < s->bal->nlev[i]; lev++) {
+		const struct sd *d = sd_of(s, i, lev);
+
+		if (d->n >= parent_n)
+			break;
+		*first = d->first;
+		*n = d->n;
+	}
 }
 
 void
@@ -374,6 +408,15 @@ should_we_balance(const struct sim *s, int pu, int lev)
 	return first == pu;
 }
 
+/* sd_init(): cache_nice_tries 0 at SMT, 2 at NUMA, 1 elsewhere */
+static unsigned int
+cache_nice_tries(const struct sim *s, const struct sd *d, int lev)
+{
+	if (lev == 0 && s->t->core[s->t->pu[d->first].core].npus == d->n)
+		return 0;
+	return d->n == s->t->npus && s->t->npackages > 1 ? 2 : 1;
+}
+
 /*
  * sched_balance_rq() at one level, reduced to its effect here: an idle
  * CPU pulls one queued thread from the busiest runqueue; a busy one
@@ -390,8 +433,36 @@ balance_rq(struct sim *s, int pu, int lev)
 	src = find_busiest(s, pu, d->first, d->n, &thi);
 	found = src >= 0 && (host_idle(s, pu) ||
 	    host_nr(s, src) >= host_nr(s, pu) + 2);
-	if (found)
+	if (found) {
 		host_pull(s, src, thi, pu, 0);
+		d->nr_balance_failed = 0;
+	} else if (host_idle(s, pu) &&
+	    (src = active_asym_src(s, pu, d->first, d->n)) >= 0) {
+		/* group_asym_packing: asym_active_balance() needs no
+		 * failures; the stopper pushes at once */
+		found = true;
+		host_push_running(s, src, pu, (double)s->p.stopper_ns);
+		d->nr_balance_failed = 0;
+	} else if (lev > 0 && host_idle(s, pu) &&
+	    (src = active_imbalance(s, pu, d->first, d->n, lev)) != -1) {
+		/*
+		 * Imbalanced, and nothing could be detached: a failure
+		 * (periodic balance only).  need_active_balance() ->
+		 * imbalanced_active_balance(): migrate_task and
+		 * nr_balance_failed > cache_nice_tries + 2 kicks the
+		 * stopper; then nr_balance_failed = cache_nice_tries + 1.
+		 * Unbalanced either way: the interval is reset.
+		 */
+		unsigned int tries = cache_nice_tries(s, d, lev);
+
+		found = true;
+		if (src >= 0 && ++d->nr_balance_failed > tries + 2) {
+			host_push_running(s, src, pu, (double)s->p.stopper_ns);
+			d->nr_balance_failed = tries + 1;
+		}
+	} else {
+		d->nr_balance_failed = 0;	/* out_balanced */
+	}
 	/* unbalanced: min_interval; balanced: double, to max_interval */
 	if (found)
 		d->interval_ms = d->n;
@@ -467,6 +538,12 @@ balance_event(struct sim *s, int arg)
 		if (kick || !due || host_idle(s, pu))
 			continue;
 		if (host_nr(s, pu) >= 2) {
+			kick = true;
+			continue;
+		}
+		/* nohz_balancer_kick(): an idle CPU this one's asym
+		 * packing prefers (ITMT) is worth a kick by itself */
+		if (active_asym_kick(s, pu)) {
 			kick = true;
 			continue;
 		}

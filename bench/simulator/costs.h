@@ -24,9 +24,13 @@ struct cpu_idle_state {
 
 enum cpu_vmm { VMM_VMX, VMM_SVM, VMM_ARM64, VMM_PPC };
 
+/* "VMX", "SVM", "arm64", "POWER HV": the KVM whose costs apply */
+const char *cpus_vmm_name(enum cpu_vmm v);
+
 /* What a CPU model contributes to the costs; cpus.c cites each value. */
 struct cpu_model {
 	const char *name;
+	bool family;		/* an architecture's or vendor's fallback */
 	const char *match[3];	/* substrings of hwloc info values */
 	enum cpu_vmm vmm;
 	/* idle states, shallowest first */

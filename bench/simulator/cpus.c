@@ -139,10 +139,27 @@ const struct cpu_model cpu_models[] = {
 		.f1_ghz = 1, .fall_ghz = 1, .tlb_entries = 64,
 		.l1d_bytes = 49152, .l2_bytes = 1310720,
 	},
+	/*
+	 * The families: a CPU model with no table of its own gets its
+	 * architecture's and vendor's, never another architecture's.  Each
+	 * is an assumption (named in bench/notes/costs.md): the shallowest
+	 * idle state the family's 6.12 driver always has, no turbo curve,
+	 * and that architecture's KVM (its migration cost, its halt-poll
+	 * default and adaptation, costs.c).
+	 */
+	{
+		/* POWER (not POWER9, e.g. POWER8/10): KVM HV; stop0_lite
+		 * as POWER9's skiboot table, the shallowest stop state */
+		.name = "POWER (generic)", .family = true,
+		.match = { "ppc64" }, .vmm = VMM_PPC,
+		.idle = { { "stop0_lite", 1000, 10000, false } }, .nidle = 1,
+		.f1_ghz = 1, .fall_ghz = 1, .tlb_entries = 64,
+		.l1d_bytes = 32768, .l2_bytes = 524288,
+	},
 	{
 		/* other arm64 (e.g. the GB10's Cortex-X925/A725): WFI only,
 		 * no turbo curve, arm64 KVM; an assumption */
-		.name = "arm64 (generic)",
+		.name = "arm64 (generic)", .family = true,
 		.match = { "aarch64" }, .vmm = VMM_ARM64,
 		.idle = { { "WFI", 1000, 1000, false } }, .nidle = 1,
 		.f1_ghz = 1, .fall_ghz = 1, .tlb_entries = 48,
@@ -150,16 +167,35 @@ const struct cpu_model cpu_models[] = {
 	},
 	{
 		/* other AMD (e.g. Zen 5 laptops): C1 only, SVM; assumed */
-		.name = "AMD (generic)",
+		.name = "AMD (generic)", .family = true,
 		.match = { "AuthenticAMD" }, .vmm = VMM_SVM,
 		.idle = { { "C1", 1000, 2000, false } }, .nidle = 1,
 		.f1_ghz = 1, .fall_ghz = 1, .tlb_entries = 64,
 		.l1d_bytes = 49152, .l2_bytes = 1048576,
 	},
 	{
-		/* anything else: C1 only (1 us), no turbo, Cascade Lake
-		 * caches and TLB; an assumption, named in the notes */
-		.name = "generic",
+		/* other Intel: C1 only (1 us), no turbo, Cascade Lake
+		 * caches and TLB, VMX; assumed */
+		.name = "Intel (generic)", .family = true,
+		.match = { "GenuineIntel" }, .vmm = VMM_VMX,
+		.idle = { { "C1", 1000, 1000, false } }, .nidle = 1,
+		.f1_ghz = 1, .fall_ghz = 1, .tlb_entries = 64,
+		.l1d_bytes = 32768, .l2_bytes = 1048576,
+	},
+	{
+		/* x86 whose vendor the XML does not name: as Intel */
+		.name = "x86 (generic, vendor unknown: Intel assumed)",
+		.family = true,
+		.match = { "x86_64" }, .vmm = VMM_VMX,
+		.idle = { { "C1", 1000, 1000, false } }, .nidle = 1,
+		.f1_ghz = 1, .fall_ghz = 1, .tlb_entries = 64,
+		.l1d_bytes = 32768, .l2_bytes = 1048576,
+	},
+	{
+		/* an XML that names no architecture at all (none shipped
+		 * does): nothing to go by, so x86's figures, said in the
+		 * name so that no result hides it */
+		.name = "unknown architecture (x86 assumed)", .family = true,
 		.match = { "" }, .vmm = VMM_VMX,
 		.idle = { { "C1", 1000, 1000, false } }, .nidle = 1,
 		.f1_ghz = 1, .fall_ghz = 1, .tlb_entries = 64,
@@ -168,6 +204,22 @@ const struct cpu_model cpu_models[] = {
 };
 
 const int ncpu_models = sizeof(cpu_models) / sizeof(cpu_models[0]);
+
+const char *
+cpus_vmm_name(enum cpu_vmm v)
+{
+	switch (v) {
+	case VMM_VMX:
+		return "VMX";
+	case VMM_SVM:
+		return "SVM";
+	case VMM_ARM64:
+		return "arm64";
+	case VMM_PPC:
+		return "POWER HV";
+	}
+	return "?";
+}
 
 /* Appends every info value of @o to @buf (for substring matching). */
 static void

@@ -1,7 +1,8 @@
 /*
  * curves.c - sensitivity.md and its plots: the throughput gain of scx
- * over stock against the SMT yield (0.5..0.9) and
- * against the whole cost of a vCPU migration (1..20 us), hackbench and
+ * over stock against the SMT yield (0.5..0.9), the whole cost of a vCPU
+ * migration (1..20 us), the BPF scan step and the weight of a polling
+ * SMT sibling (0..1), hackbench and
  * tbench at 125 %, each topology on its own, and where each curve crosses
  * 1.0: the break-even point.
  */
@@ -187,6 +188,7 @@ curves_write(const struct sweep *sw)
 	r |= write_curve(sw, f, &migration_curve, STRAT_SCX,
 	    "sens-migration-scx");
 	r |= write_curve(sw, f, &bpf_curve, STRAT_SCX, "sens-bpf-scx");
+	r |= write_curve(sw, f, &pollw_curve, STRAT_SCX, "sens-pollw-scx");
 	fclose(f);
 	return r;
 }

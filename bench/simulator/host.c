@@ -117,8 +117,13 @@ settle(struct sim *s, int pu)
 		prog = th->work_ns;
 	th->work_ns -= prog;
 	s->done_ns += prog;
-	if (s->measuring)
+	if (s->measuring) {
+		struct sim_stats *cs = classes_stats(s, p->cur);
+
 		s->st.useful_ns += prog;
+		if (cs)
+			cs->useful_ns += prog;
+	}
 }
 
 static void
@@ -269,8 +274,17 @@ start_run(struct sim *s, int pu, int thi)
 	}
 	th->over_ns += m;
 	if (th->woken) {
-		if (s->measuring)
+		/* kvm_vcpu_halt() times the halt around kvm_vcpu_block(),
+		 * which returns once the vCPU thread runs again: the halt
+		 * that adapts the poll window ends here, wait included */
+		costs_halt_end(s, thi);
+		if (s->measuring) {
+			struct sim_stats *cs = classes_stats(s, thi);
+
 			stats_add_latency(&s->st, s->now_ns - th->wake_t_ns);
+			if (cs)
+				stats_add_latency(cs, s->now_ns - th->wake_t_ns);
+		}
 		th->over_ns += host_refetch_ns(s, s->p.msg_lines,
 		    host_distance(s->t, th->waker_pu, pu));
 		th->woken = false;
@@ -339,6 +353,19 @@ host_pull(struct sim *s, int src, int thi, int dst, double cost_ns)
 	update_busy(s, src);
 	s->th[thi].over_ns += cost_ns;
 	arrive(s, dst, thi);
+}
+
+static void dispatch(struct sim *s, int pu);
+
+void
+host_push_running(struct sim *s, int src, int dst, double cost_ns)
+{
+	int thi = s->pu[src].cur;
+
+	set_running(s, src, -1);	/* the stopper preempts it */
+	s->th[thi].over_ns += cost_ns;
+	arrive(s, dst, thi);
+	dispatch(s, src);
 }
 
 /* @pu has nobody running: next from its queue, else go idle. */
@@ -416,10 +443,16 @@ poll_hit(struct sim *s, int thi, int waker_pu)
 	th->timer_gen++;
 	th->over_ns += host_refetch_ns(s, s->p.msg_lines,
 	    host_distance(s->t, waker_pu, pu));
+	/* no wait at all: its own share, not a 0 in the latencies */
 	if (s->measuring) {
+		struct sim_stats *cs = classes_stats(s, thi);
+
 		s->st.wakes++;
 		s->st.poll_hits++;
-		stats_add_latency(&s->st, 0);
+		if (cs) {
+			cs->wakes++;
+			cs->poll_hits++;
+		}
 	}
 	s->pu[pu].slice_end_ns = s->now_ns + s->p.slice_ns;
 	resched(s, pu);
@@ -505,6 +538,8 @@ count_wake(struct sim *s, int thi, int pu, unsigned long probes)
 
 	if (!s->measuring)
 		return;
+	if (classes_stats(s, thi))
+		classes_stats(s, thi)->wakes++;
 	s->st.wakes++;
 	s->st.probes += probes;
 	if (busy_sibling_wake(s, thi, pu))
@@ -537,7 +572,6 @@ host_wake(struct sim *s, int thi, int waker_pu)
 		poll_stop(s, th->pu);
 		dispatch(s, th->pu);
 	}
-	costs_halt_end(s, thi);
 	slept = s->now_ns - th->sleep_t_ns;
 	th->sleep_avg_ns = th->sleep_avg_ns ?
 	    (7 * th->sleep_avg_ns + slept) / 8 : slept;
@@ -756,6 +790,22 @@ host_release(struct sim *s)
 	s->pu = NULL;
 	s->has_idle_cores = NULL;
 	s->nr_idle_scan = NULL;
+}
+
+void
+host_advance(struct sim *s, uint64_t until_ns)
+{
+	struct event e;
+
+	while (evq_pop(&s->q, &e)) {
+		if (e.t_ns >= until_ns) {
+			push(s, e.t_ns, e.type, e.arg, e.gen);
+			break;
+		}
+		s->now_ns = e.t_ns;
+		handle(s, &e);
+	}
+	s->now_ns = until_ns;
 }
 
 int

@@ -7,8 +7,10 @@
  *       [--costs all|none|LIST] [--no-cstates] [--no-turbo]
  *       [--migration-us X] [--halt-poll-ns N] [--cluster-line-ns X]
  *       [--bpf-step-ns N]
- *       [--cstate-scale X]
- *       runs one point
+ *       [--cstate-scale X] [--poll-smt-weight X]
+ *       [--vm-mix PROFILE[,PROFILE...]] [--profiles DIR]
+ *       runs one point; --vm-mix gives VM v the profile v mod n of the
+ *       list (from DIR, default policies/) and reports each class
  *   vcpuplace-sim --topology F --print-costs [cost options]
  *       the cost tables (migration by distance, idle states, turbo) and prints one JSON line with every figure
  *   vcpuplace-sim --sweep TOPODIR OUTDIR [--jobs N]
@@ -23,6 +25,7 @@
 #include <string.h>
 
 #include "host/hwtopo.h"
+#include "host/policy_xml.h"
 #include "sim.h"
 #include "costs.h"
 
@@ -35,11 +38,16 @@ usage(void)
 	    "[--feature [-]NAME] [--policy-FIELD VALUE] [--check] "
 	    "[--costs all|none|migration,cstates,turbo,poll,upkeep] "
 	    "[--no-cstates] [--no-turbo] [--migration-us X] "
-	    "[--halt-poll-ns N] [--cluster-line-ns X] [--cstate-scale X]\n"
-	    "       [--bpf-step-ns N]\n"
+	    "[--halt-poll-ns N] [--cluster-line-ns X] [--cstate-scale X] "
+	    "[--poll-smt-weight X]\n"
+	    "       [--bpf-step-ns N] [--vm-mix PROFILE[,...]] "
+	    "[--profiles DIR]\n"
 	    "       vcpuplace-sim --sweep TOPODIR OUTDIR [--jobs N]\n");
 	exit(1);
 }
+
+/* --profiles: where --vm-mix's profile files are */
+static const char *profiles_dir = "policies";
 
 /* Parses a number with end pointer and range, or exits. */
 static double
@@ -113,6 +121,12 @@ parse_opt(const char *a, const char *v, struct run_cfg *c,
 		o->p.line_ns[0] = num(v, 0, 1000);
 	else if (!strcmp(a, "--cstate-scale"))
 		o->p.cstate_scale = num(v, 0, 10);
+	else if (!strcmp(a, "--poll-smt-weight"))
+		o->p.poll_smt_weight = num(v, 0, 1);
+	else if (!strcmp(a, "--vm-mix"))
+		o->vm_mix = v;
+	else if (!strcmp(a, "--profiles"))
+		profiles_dir = v;
 	else if (!strncmp(a, "--policy-", 9))
 		return policy_set_field(&o->policy, a + 9, v) == 0;
 	else
@@ -213,5 +227,19 @@ main(int argc, char **argv)
 		return print_costs_of(topo, &o);
 	if ((int)c.wl < 0 || (int)c.strat < 0 || c.load_pct < 0 || !have_seed)
 		usage();
+	if (o.vm_mix) {
+		struct vp_profiles *pr = NULL;
+		char err[1024] = "";
+
+		if (profiles_load(profiles_dir, &pr, err, sizeof(err)) < 0) {
+			fprintf(stderr, "vcpuplace-sim: profiles in %s: %s\n",
+			    profiles_dir, err);
+			return 1;
+		}
+		o.profiles = pr;
+		i = run_one(topo, &c, &o);
+		profiles_free(pr);
+		return i;
+	}
 	return run_one(topo, &c, &o);
 }

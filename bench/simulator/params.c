@@ -72,6 +72,15 @@ params_default(struct sim_params *ret)
 	 * 1 (a thread at work) the ends of the range.
 	 */
 	ret->poll_smt_weight = 0.5;
+	/*
+	 * Active balance's stopper (6.12 stop_one_cpu_nowait() ->
+	 * active_load_balance_cpu_stop()): an IPI to the busiest CPU, a
+	 * switch to its stopper thread, which detaches the preempted task,
+	 * and a switch on.  No published figure for the whole: an IPI
+	 * ~1 us and a context switch ~1.5 us (lmbench lat_ctx on current
+	 * x86 is 1-3 us), so 4 us, before the migration's own cost.
+	 */
+	ret->stopper_ns = 4000;
 	/* sysctl_sched_migration_cost: newidle balance only when the CPU
 	 * expects to stay idle longer than this (rq->avg_idle) */
 	ret->migration_cost_ns = 500000;

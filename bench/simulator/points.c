@@ -25,6 +25,9 @@
  *               (scx only: stock does not run BPF), every topology, 125 %
  *   no polling  KVM's halt_poll_ns = 0 (an operator setting), every
  *               topology and workload, 125 %: the cost that weighs most
+ *   poll weight what a halt-polling SMT sibling takes of its core
+ *               (poll_smt_weight, unmeasured), 0..1, every SMT
+ *               topology, 125 %
  *
  * A partial sweep runs only the points of some strategies and families:
  * VP_SWEEP_STRATS=stock,sis-core VP_SWEEP_FAMILIES=standard,nopoll.  It
@@ -71,6 +74,8 @@ const int ncluster_curve = NELEM(cluster_curve);
 static const double smt_x[] = { 0.5, 0.6, 0.7, 0.8, 0.9 };
 static const double migration_x[] = { 1, 2, 4, 7, 10, 15, 20 };
 static const double bpf_x[] = { 2, 10, 20, 50 };
+/* 0: PAUSE leaves the core to the sibling; 1: as a thread at work */
+static const double pollw_x[] = { 0, 0.25, 0.5, 0.75, 1 };
 
 const struct curve smt_curve = {
 	FAM_SMT, "SMT yield", "smt=%.2f", smt_x, NELEM(smt_x),
@@ -81,6 +86,10 @@ const struct curve migration_curve = {
 	NELEM(migration_x), CURVE_STRATS, false,
 };
 /* stock runs no BPF: curves.c reads stock's standard run against it */
+const struct curve pollw_curve = {
+	FAM_POLLW, "polling sibling's weight", "pollw=%.2f", pollw_x,
+	NELEM(pollw_x), CURVE_STRATS, true,
+};
 const struct curve bpf_curve = {
 	FAM_BPF, "scx scan step (ns)", "bpf=%gns", bpf_x, NELEM(bpf_x),
 	BIT(STRAT_SCX), false,
@@ -110,7 +119,7 @@ static const char *const family_names[] = {
 	[FAM_STANDARD] = "standard", [FAM_SEED] = "seed",
 	[FAM_CLUSTER] = "cluster", [FAM_SMT] = "smt",
 	[FAM_MIGRATION] = "migration", [FAM_BPF] = "bpf",
-	[FAM_NOPOLL] = "nopoll",
+	[FAM_NOPOLL] = "nopoll", [FAM_POLLW] = "pollw",
 };
 
 /* Is @name in the comma list of environment variable @var (unset:
@@ -261,7 +270,7 @@ static void
 add_curves(struct plist *l, int t, bool smt)
 {
 	static const struct curve *const all[] = {
-		&smt_curve, &migration_curve, &bpf_curve,
+		&smt_curve, &migration_curve, &bpf_curve, &pollw_curve,
 	};
 	char buf[64];
 	int w, c, k;
@@ -272,12 +281,15 @@ add_curves(struct plist *l, int t, bool smt)
 			    k < all[c]->n; k++) {
 				struct point p = { .topo = t, .wl = w,
 				    .warm_scale = -1, .load_pct = 125,
-				    .fam = all[c]->fam };
+				    .fam = all[c]->fam,
+				    .poll_smt_weight = -1 };
 
 				if (all[c]->fam == FAM_SMT)
 					p.smt_yield = all[c]->x[k];
 				else if (all[c]->fam == FAM_MIGRATION)
 					p.migration_us = all[c]->x[k];
+				else if (all[c]->fam == FAM_POLLW)
+					p.poll_smt_weight = all[c]->x[k];
 				else
 					p.bpf_step_ns = all[c]->x[k];
 				curve_tag(all[c], k, buf, sizeof(buf));
@@ -353,6 +365,8 @@ points_opts(const struct point *p, struct run_opts *o)
 		o->p.bpf_step_ns = (uint64_t)p->bpf_step_ns;
 	if (p->no_poll)
 		o->p.halt_poll_ns = 0;
+	if (p->fam == FAM_POLLW && p->poll_smt_weight >= 0)
+		o->p.poll_smt_weight = p->poll_smt_weight;
 	if (p->feature_off)
 		o->feat.on[features_lookup(p->feature_off)] = false;
 	/* a rehearsal of the whole pipeline in a minute: short runs */

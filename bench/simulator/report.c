@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "sim.h"
+#include "costs.h"
 
 static void
 add_d(json_object *o, const char *k, double v)
@@ -20,6 +21,41 @@ static double
 share(uint64_t n, uint64_t of)
 {
 	return of ? (double)n / (double)of : 0;
+}
+
+/* Each VM class's own figures, as the whole run's are computed. */
+static void
+add_classes(json_object *o, const struct sim *s)
+{
+	json_object *a = json_object_new_array();
+	int k, v;
+
+	if (!a || !s->cls_st)
+		return;
+	for (k = 0; k < s->ncls; k++) {
+		const struct sim_stats *st = &s->cls_st[k];
+		json_object *c = json_object_new_object();
+		int nvm = 0, nth = 0;
+
+		if (!c)
+			break;
+		for (v = 0; v < s->nvm; v++)
+			if (s->vm[v].cls == k) {
+				nvm++;
+				nth += s->vm[v].n;
+			}
+		json_object_object_add(c, "class",
+		    json_object_new_string(s->cls_name[k]));
+		json_object_object_add(c, "vms", json_object_new_int(nvm));
+		json_object_object_add(c, "vcpus", json_object_new_int(nth));
+		add_d(c, "throughput", st->useful_ns / (double)s->p.measure_ns);
+		add_d(c, "p50_ns", stats_quantile(st, 0.50));
+		add_d(c, "p99_ns", stats_quantile(st, 0.99));
+		add_d(c, "p999_ns", stats_quantile(st, 0.999));
+		add_d(c, "poll_share", share(st->poll_hits, st->wakes));
+		json_object_array_add(a, c);
+	}
+	json_object_object_add(o, "vm_classes", a);
 }
 
 char *
@@ -43,13 +79,22 @@ report_json(const struct sim *s, const struct run_cfg *c)
 	    (int64_t)c->seed));
 	json_object_object_add(o, "variant",
 	    json_object_new_string(c->variant ? c->variant : ""));
+	/* the cost table the run used: a CPU model's, or its family's */
+	json_object_object_add(o, "cpu_table", json_object_new_string(
+	    s->p.cpu ? s->p.cpu->name : cpu_models[ncpu_models - 1].name));
 	json_object_object_add(o, "vms", json_object_new_int(s->nvm));
 	json_object_object_add(o, "vcpus", json_object_new_int(s->nth));
 	add_d(o, "throughput", st->useful_ns / (double)s->p.measure_ns);
 	add_d(o, "bound", s->bound);
 	add_d(o, "overhead", st->overhead_ns / (double)s->p.measure_ns);
+	/* over the wake-ups that waited (a poll hit did not: poll_share);
+	 * *_all_ns count the poll hits as 0 ns, as before issue 24 */
 	add_d(o, "p50_ns", stats_quantile(st, 0.50));
 	add_d(o, "p99_ns", stats_quantile(st, 0.99));
+	add_d(o, "p999_ns", stats_quantile(st, 0.999));
+	add_d(o, "p50_all_ns", stats_quantile_with(st, 0.50, st->poll_hits));
+	add_d(o, "p99_all_ns", stats_quantile_with(st, 0.99, st->poll_hits));
+	add_d(o, "poll_share", share(st->poll_hits, st->wakes));
 	add_d(o, "probes_per_wake", share(st->probes, st->wakes));
 	add_d(o, "busy_sibling_share", share(st->busy_sibling, st->wakes));
 	add_d(o, "cross_cluster_share", share(st->cross_cluster, st->wakes));
@@ -62,6 +107,7 @@ report_json(const struct sim *s, const struct run_cfg *c)
 	add_d(o, "poll_ns", st->poll_ns);
 	add_d(o, "idle_upkeep_ns", st->idle_upkeep_ns);
 	add_d(o, "poll_hit_share", share(st->poll_hits, st->wakes));
+	add_classes(o, s);
 	if (s->cores)
 		json_object_object_add(o, "grants",
 		    json_object_new_int(cores_granted(s)));

@@ -12,6 +12,7 @@ static void
 sim_free(struct sim *s)
 {
 	host_release(s);
+	classes_release(s);
 	scx_release(s);
 	cores_release(s);
 	free(s->th);
@@ -35,7 +36,7 @@ run_point(const struct vp_topo *t, const struct run_cfg *c,
 	s.check = o->check;
 	s.policy = o->policy;
 	if (host_init(&s) < 0 || workload_create(&s, c->load_pct, c->seed) < 0 ||
-	    strategy_setup(&s) < 0) {
+	    classes_setup(&s, o) < 0 || strategy_setup(&s) < 0) {
 		s.errors++;
 		goto out;
 	}

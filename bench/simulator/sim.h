@@ -79,6 +79,7 @@ struct sim_params {
 	double warm_scale;	/* sensitivity knob for all warm costs */
 	uint64_t probe_ns;	/* one remote runqueue probe */
 	uint64_t bpf_step_ns;	/* one CPU looked at by the BPF scan */
+	uint64_t stopper_ns;	/* active balance's stopper round trip */
 	double poll_smt_weight;	/* a halt-polling sibling, as busy threads */
 	uint64_t migration_cost_ns;	/* newidle gate on avg_idle */
 	uint64_t util_period_ns;	/* SIS_UTIL refresh period */
@@ -118,14 +119,18 @@ struct sim_stats {
 	double cstate_ns;
 	double poll_ns;		/* halt-poll spin: neither useful nor over */
 	double idle_upkeep_ns;
-	uint64_t poll_hits;	/* wake-ups caught while polling */
-	uint64_t lat[LAT_BUCKETS];
+	uint64_t poll_hits;	/* wake-ups caught while polling: not in lat[] */
+	uint64_t lat[LAT_BUCKETS];	/* wake-ups that went through a wake path */
 	uint64_t nlat;
 };
 
 void stats_add_latency(struct sim_stats *s, uint64_t ns);
 /* The @q quantile (0..1) of the recorded latencies, in ns. */
 double stats_quantile(const struct sim_stats *s, double q);
+/* The same with @nzero more samples of 0 ns (poll hits, as before
+ * issue 24 counted them). */
+double stats_quantile_with(const struct sim_stats *s, double q,
+    uint64_t nzero);
 
 /* ---------------------------------------------------------------- */
 /* The simulation state (host.c owns it; the other files read it). */
@@ -217,7 +222,11 @@ typedef int (*select_fn)(struct sim *s, int th, int waker_pu,
 struct sim_vm {
 	int first;		/* first thread */
 	int n;
+	int cls;		/* its class (classes.c): index of s->cls_* */
+	struct vp_policy policy;	/* its own, from its profile */
 };
+
+#define SIM_MAX_CLASSES	8
 
 struct sim {
 	const struct vp_topo *t;
@@ -253,7 +262,12 @@ struct sim {
 	bool measuring;
 	struct sim_stats st;
 	struct cores_state *cores;	/* strategy_cores.c, or NULL */
-	struct vp_policy policy;	/* every VM's (the host default) */
+	struct vp_policy policy;	/* the run's default (--policy-*) */
+	/* VM classes (classes.c): each VM's profile, and each class's own
+	 * figures (useful work, wake-ups, latencies) */
+	int ncls;
+	const char *cls_name[SIM_MAX_CLASSES];
+	struct sim_stats *cls_st;	/* [ncls], or NULL */
 	bool check;		/* verify invariants after every event */
 	double issued_ns;	/* useful work handed out, for conservation */
 	double done_ns;		/* useful work completed, whole run */
@@ -280,6 +294,9 @@ int host_init(struct sim *s) VP_MUST_CHECK;
 void host_release(struct sim *s);
 /* Runs the event loop to warmup + measure; 0 or -errno. */
 int host_run(struct sim *s) VP_MUST_CHECK;
+/* Handles the events before @until_ns, then sets the clock there (for
+ * tests on hand-built states). */
+void host_advance(struct sim *s, uint64_t until_ns);
 /* Wakes sleeping thread @th now; @waker_pu is VP_PU_NONE for timers. */
 void host_wake(struct sim *s, int th, int waker_pu);
 /* Arms @th's timer to wake it @delay_ns from now. */
@@ -303,6 +320,9 @@ double host_refetch_ns(const struct sim *s, double lines, int d);
 double host_speed_with(const struct sim *s, int pu, double k);
 /* Moves queued @th from @src to @dst (balance); @cost_ns delays it. */
 void host_pull(struct sim *s, int src, int th, int dst, double cost_ns);
+/* Active balance: @src's running thread is preempted by the stopper
+ * and moved to idle @dst; @cost_ns delays it. */
+void host_push_running(struct sim *s, int src, int dst, double cost_ns);
 
 /* ---------------------------------------------------------------- */
 /* balance.c: Linux 6.12's load balance, newidle and periodic */
@@ -317,6 +337,37 @@ void balance_newidle(struct sim *s, int pu);
 void balance_event(struct sim *s, int arg);
 /* A thread was queued behind another on @pu (rd->overloaded). */
 void balance_queued(struct sim *s, int pu);
+/* @pu's sched domains, bottom up (degenerate ones dropped), and the
+ * span of level @lev: a range of dense PU indices. */
+int balance_nlevels(const struct sim *s, int pu);
+void balance_span(const struct sim *s, int pu, int lev, int *first, int *n);
+/* The group of @i in a domain of @parent_n CPUs: @i's largest domain
+ * below it (its child), or @i alone (a sched_group's span). */
+void balance_group(const struct sim *s, int i, int parent_n, int *first,
+    int *n);
+
+/* active.c: active balance's imbalance (need_active_balance()) */
+
+/* Idle @pu's periodic balance at level @lev (span [first, first + n))
+ * found nothing queued to pull: the PU whose running thread the
+ * stopper should push to @pu if the level is imbalanced, else -1. */
+int active_imbalance(const struct sim *s, int pu, int first, int n, int lev);
+/* ITMT asym packing (x86 hybrids with SMT, amd-pstate preferred cores):
+ * the PU whose running thread idle @pu, of higher priority, takes from
+ * the domain [first, first + n) at once, or -1. */
+int active_asym_src(const struct sim *s, int pu, int first, int n);
+/* The tick of busy @pu kicks the ILB for an idle CPU it prefers. */
+bool active_asym_kick(const struct sim *s, int pu);
+
+/* ---------------------------------------------------------------- */
+/* fork.c: where 6.12 puts a new thread (the fork/exec slow path) */
+
+/*
+ * select_task_rq_fair() for a new task forked on @parent_pu (WF_FORK):
+ * the PU it first runs on.  @nr[pu] counts the runnable tasks on each
+ * PU (the caller adds the new one after; a booting vCPU is runnable).
+ */
+int fork_select(const struct sim *s, const int *nr, int parent_pu);
 
 /* ---------------------------------------------------------------- */
 /* check.c: invariants, verified after every event in --check mode */
@@ -334,6 +385,8 @@ int stock_nr_idle_scan(const struct vp_topo *t, int llc, double util_sum);
 void stock_pu_idle(struct sim *s, int pu);
 /* A PU leaves idle for a thread: put_prev_task_idle(). */
 void stock_pu_run(struct sim *s, int pu);
+/* capacity_of(@pu): its priority on asym-capacity hosts, else 1024. */
+unsigned int stock_capacity(const struct sim *s, int pu);
 
 /* ---------------------------------------------------------------- */
 /* sis_core.c: the SIS_CORE patch, sched_feat(SIS_CORE) on */
@@ -444,6 +497,21 @@ void workload_def(enum workload w, struct wl_def *ret);
 double bound_compute(const struct sim *s);
 
 /* ---------------------------------------------------------------- */
+/* classes.c: VM classes, each VM's profile and each class's figures */
+
+struct run_opts;
+
+/* After workload_create(); 0 or -errno (an unknown profile: -ENOENT). */
+int classes_setup(struct sim *s, const struct run_opts *o) VP_MUST_CHECK;
+void classes_release(struct sim *s);
+/* The class figures of @thi's VM, or NULL (no classes set up). */
+static inline struct sim_stats *
+classes_stats(const struct sim *s, int thi)
+{
+	return s->cls_st ? &s->cls_st[s->vm[s->th[thi].vm].cls] : NULL;
+}
+
+/* ---------------------------------------------------------------- */
 /* report.c: one run's figures as JSON (json-c) */
 
 struct run_cfg {
@@ -461,11 +529,17 @@ char *report_json(const struct sim *s, const struct run_cfg *c);
 /* ---------------------------------------------------------------- */
 /* run.c: one point, from a topology to its JSON line */
 
+struct vp_profiles;
+
 struct run_opts {
 	struct sim_params p;
 	struct vp_features feat;
 	struct vp_policy policy;
 	bool check;
+	/* VM classes: VM v gets profile v mod n of this comma list, from
+	 * @profiles; NULL: every VM the run's policy, one class "default" */
+	const char *vm_mix;
+	const struct vp_profiles *profiles;
 };
 
 /* Runs one point on @t; returns the JSON line (free()) or NULL. */
@@ -492,6 +566,7 @@ enum family {
 	FAM_MIGRATION,		/* migration cost curve */
 	FAM_BPF,		/* scx: cost of a BPF scan step curve */
 	FAM_NOPOLL,		/* KVM halt polling off */
+	FAM_POLLW,		/* a polling sibling's weight curve */
 };
 
 struct point {
@@ -508,6 +583,7 @@ struct point {
 	double cluster_line_ns;	/* 0: the default */
 	double bpf_step_ns;	/* 0: the default */
 	bool no_poll;		/* halt_poll_ns = 0 */
+	double poll_smt_weight;	/* < 0: the default (0 is a value) */
 	const char *feature_off;	/* a feature turned off, or NULL */
 	const char *locality;	/* the VMs' locality, or NULL: default */
 };
@@ -548,7 +624,8 @@ struct curve {
 	bool smt_only;		/* only on hosts with SMT */
 };
 
-extern const struct curve smt_curve, migration_curve, bpf_curve;
+extern const struct curve smt_curve, migration_curve, bpf_curve,
+    pollw_curve;
 /* The variant tag of value @k of @c, into @buf. */
 void curve_tag(const struct curve *c, int k, char *buf, size_t len);
 /* The loads of a set: the held-out set runs fewer. */

@@ -2,7 +2,11 @@
  * stats.c - the latency histogram.  Log-linear buckets, 16 per power of
  * two (about 6 % wide), like HdrHistogram at one significant digit and
  * a bit: enough to tell a 3 ms slice wait from a 30 us one, and the
- * quantiles do not depend on the order of the samples.
+ * quantiles do not depend on the order of the samples.  Only wake-ups
+ * that went through a wake path are recorded: a halt-poll hit never
+ * waited (the vCPU was still on its CPU) and is counted apart
+ * (sim_stats.poll_hits), so the quantiles are those of the wake-ups
+ * a VM waits for, not of a population mostly zeros.
  */
 #include "sim.h"
 
@@ -41,14 +45,22 @@ stats_add_latency(struct sim_stats *s, uint64_t ns)
 double
 stats_quantile(const struct sim_stats *s, double q)
 {
-	uint64_t want, seen = 0;
+	return stats_quantile_with(s, q, 0);
+}
+
+double
+stats_quantile_with(const struct sim_stats *s, double q, uint64_t nzero)
+{
+	uint64_t n = s->nlat + nzero, want, seen = nzero;
 	int b;
 
-	if (!s->nlat)
+	if (!n)
 		return 0;
-	want = (uint64_t)(q * (double)s->nlat);
-	if (want >= s->nlat)
-		want = s->nlat - 1;
+	want = (uint64_t)(q * (double)n);
+	if (want >= n)
+		want = n - 1;
+	if (want < nzero)
+		return 0;
 	for (b = 0; b < LAT_BUCKETS; b++) {
 		seen += s->lat[b];
 		if (seen > want)	/* bucket middle: half a bucket error */

@@ -130,6 +130,12 @@ capacity(const struct sim *s, int pu)
 	return asym_cpucap(s->t) ? s->t->pu[pu].prio : 1024;
 }
 
+unsigned int
+stock_capacity(const struct sim *s, int pu)
+{
+	return capacity(s, pu);
+}
+
 /*
  * A thread's PELT load_avg (nice 0, so weight 1024 x its runnable
  * fraction), with the util half-life (32 ms).  Brought up to date at

@@ -166,7 +166,7 @@ strategy_may_pull(const struct sim *s, int src, int thi, int pu)
 	return wait > warm;
 }
 
-/* PUs in OS-number order: how an admin's vcpupin and fork spread. */
+/* PUs in OS-number order: how an admin's vcpupin goes. */
 static int *
 os_order(const struct vp_topo *t)
 {
@@ -208,7 +208,8 @@ apply_plan(struct sim *s, const struct vp_plan *pl)
 	}
 }
 
-/* The planner, the daemon's own: every VM with the run's policy. */
+/* The planner, the daemon's own: every VM with its own policy
+ * (classes.c: its profile, or the run's). */
 static int
 replan(struct sim *s)
 {
@@ -224,7 +225,7 @@ replan(struct sim *s)
 	for (v = 0; v < s->nvm; v++) {
 		specs[v].name = "vm";
 		specs[v].nvcpus = s->vm[v].n;
-		specs[v].policy = s->policy;
+		specs[v].policy = s->vm[v].policy;
 	}
 	r = plan_compute(s->t, &in, &pl);
 	free(specs);
@@ -278,6 +279,39 @@ setup_sets(struct sim *s, const int *o)
 	}
 }
 
+/*
+ * The vCPU threads as QEMU creates them at VM start: each VM's main
+ * thread is forked (from where the previous VM's ran; the first from
+ * PU 0, libvirtd's), then forks its vCPU threads one after another
+ * while it runs, and every thread placed so far is runnable.  Each one
+ * goes where 6.12's fork path puts it (fork.c), whatever the CPU
+ * numbering; that is its prev at its first wake-up.
+ */
+static int
+fork_threads(struct sim *s)
+{
+	int *nr = calloc(s->t->npus, sizeof(*nr));
+	int v, i, parent = 0, qemu;
+
+	if (!nr)
+		return -ENOMEM;
+	for (v = 0; v < s->nvm; v++) {
+		qemu = fork_select(s, nr, parent);
+		nr[qemu]++;
+		for (i = 0; i < s->vm[v].n; i++) {
+			int pu = fork_select(s, nr, qemu);
+
+			s->th[s->vm[v].first + i].last_pu = pu;
+			nr[pu]++;
+		}
+		/* the main thread sleeps in its loop once the vCPUs run */
+		nr[qemu]--;
+		parent = qemu;
+	}
+	free(nr);
+	return 0;
+}
+
 int
 strategy_setup(struct sim *s)
 {
@@ -296,10 +330,12 @@ strategy_setup(struct sim *s)
 		th->allowed = i;
 		th->home = VP_PU_NONE;
 		s->allowed[i] = s->t->all;
-		/* fork balancing spread the threads once: CPU order */
-		th->last_pu = o[i % s->t->npus];
 		th->recent_pu = VP_PU_NONE;
 		th->last_wakee = -1;
+	}
+	if ((r = fork_threads(s)) < 0) {
+		free(o);
+		return r;
 	}
 	r = setup_sets(s, o);
 	free(o);

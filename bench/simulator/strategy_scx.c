@@ -251,7 +251,7 @@ scx_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 	struct scx_th *t = &x->th[thi];
 	const struct sim_vm *vm = &s->vm[th->vm];
 	struct scxfeed_vcpu_in in = {
-		.policy = &s->policy, .nvcpus = vm->n,
+		.policy = &vm->policy, .nvcpus = vm->n,
 		.home = th->home, .anchor = th->last_pu,
 		.vm = th->vm, .vcpu = th->idx,
 		.short_sleep_ns = SCX_SHORT_SLEEP_NS,

@@ -8,6 +8,21 @@
  *   newidle      avg_idle 200 us still pulls (max_newidle_lb_cost)
  *   nohz         the tick of a CPU with two threads kicks the ILB,
  *                which pulls the queued one onto an idle CPU
+ *   active       two threads running on one core's siblings, nothing
+ *                queued, every other core idle: the periodic balance
+ *                fails to detach, and after cache_nice_tries + 2
+ *                failures the stopper pushes one of them to an idle
+ *                core (need_active_balance(), active_load_balance_cpu_stop())
+ *   asym         (Raptor Lake, ITMT) one thread running on an E-core,
+ *                every P-core idle: the busy CPU's tick kicks the ILB
+ *                (nohz_balancer_kick()'s asym check) and an idle P-core
+ *                takes the thread at once (group_asym_packing,
+ *                asym_active_balance())
+ *   halt_len     a vCPU woken 100 us into its halt, inside its 160 us
+ *                poll window, but queued 3 ms behind a thread with the
+ *                CPU: its halt, as kvm_vcpu_halt() times it around
+ *                kvm_vcpu_block(), lasted until it ran, beyond the
+ *                200 us maximum, so the window shrinks to 80 us
  *   sis_core     SIS_CORE: an idle prev whose sibling is busy is kept
  *                aside while a whole idle core of the allowed set is
  *                in the mask; that core is claimed (its bits cleared),
@@ -15,7 +30,9 @@
  *                wake-up, finding no idle core left, takes its prev;
  *                with the feature off (daemon) prev wins
  *
- *   sim-rules TOPOLOGY.xml   (a 2-way SMT host, e.g. g4dnmetal.xml)
+ *   sim-rules TOPOLOGY.xml [HYBRID.xml]   (a 2-way SMT host, e.g.
+ *       g4dnmetal.xml; a hybrid with SMT P-cores for asym, e.g.
+ *       Intel-RaptorLake-Corei7-1370P.xml)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,6 +208,86 @@ test_nohz(const struct vp_topo *t)
 	teardown(&s);
 }
 
+static void
+test_active(const struct vp_topo *t)
+{
+	const struct vp_core *c = &t->core[0];
+	struct sim s;
+	int i, a = c->first_pu, b = c->first_pu + 1;
+
+	setup(&s, t);
+	balance_start(&s);
+	put_running(&s, 0, a, 1024);
+	put_running(&s, 1, b, 1024);
+	for (i = 0; i < 100 && s.pu[a].cur >= 0 && s.pu[b].cur >= 0; i++) {
+		s.now_ns += 4000000;	/* a jiffy */
+		balance_event(&s, 0);
+	}
+	/* one of them left, and runs on another core */
+	EXPECT((s.pu[a].cur < 0) != (s.pu[b].cur < 0) &&
+	    s.th[s.pu[a].cur < 0 ? 0 : 1].state == TH_RUNNING &&
+	    t->pu[s.th[s.pu[a].cur < 0 ? 0 : 1].pu].core != 0,
+	    "active: after %d jiffies both threads still on core 0 "
+	    "(PUs %d, %d run %d, %d)", i, a, b, s.pu[a].cur, s.pu[b].cur);
+	teardown(&s);
+}
+
+static void
+test_asym(const struct vp_topo *t)
+{
+	struct sim s;
+	int i, e = -1, th = 0;
+
+	for (i = 0; i < t->npus && e < 0; i++)
+		if (t->pu[i].prio < t->pu[0].prio)
+			e = i;	/* the first E-core */
+	setup(&s, t);
+	balance_start(&s);
+	put_running(&s, th, e, 1024);
+	for (i = 0; i < 100 && s.th[th].pu == e; i++) {
+		s.now_ns += 4000000;	/* a jiffy */
+		balance_event(&s, 0);
+	}
+	EXPECT(s.th[th].state == TH_RUNNING &&
+	    t->pu[s.th[th].pu].prio == t->pu[0].prio,
+	    "asym: after %d jiffies the thread runs on PU %d (prio %u), "
+	    "want a P-core", i, s.th[th].pu, t->pu[s.th[th].pu].prio);
+	teardown(&s);
+}
+
+static void
+test_halt_len(const struct vp_topo *t)
+{
+	struct sim s;
+	int pu = 4, a = 0, b = 1;
+	uint64_t t0;
+
+	setup(&s, t);
+	/* both may run on @pu only; a holds it with 10 ms of work */
+	cpuset_zero(&s.allowed[s.th[a].allowed]);
+	cpuset_set(&s.allowed[s.th[a].allowed], pu);
+	s.allowed[s.th[b].allowed] = s.allowed[s.th[a].allowed];
+	s.th[a].last_pu = s.th[b].last_pu = pu;
+	t0 = s.now_ns;
+	host_burst(&s, a, 10000000);
+	host_wake(&s, a, VP_PU_NONE);
+	host_advance(&s, t0 + 1000);
+	/* b halted at t0, not polling, its window grown to 160 us */
+	s.th[b].sleep_t_ns = t0;
+	s.th[b].poll_win_ns = 160000;
+	host_advance(&s, t0 + 100000);
+	host_burst(&s, b, 1000000);
+	host_wake(&s, b, VP_PU_NONE);
+	EXPECT(s.th[b].state != TH_RUNNING, "halt_len: b ran at once");
+	host_advance(&s, t0 + 3500000);
+	EXPECT(s.th[b].state == TH_RUNNING && s.th[b].poll_win_ns == 80000,
+	    "halt_len: b %s, window %llu ns (want running, 80000: the halt "
+	    "runs until the vCPU runs)", s.th[b].state == TH_RUNNING ?
+	    "running" : "not running",
+	    (unsigned long long)s.th[b].poll_win_ns);
+	teardown(&s);
+}
+
 /*
  * Every PU of LLC 0 busy but @prev and the core @idle_core; @prev's
  * sibling busy.  The mask as a rebuild left it (every bit set), less
@@ -272,8 +369,8 @@ main(int argc, char **argv)
 {
 	struct vp_topo *t;
 
-	if (argc != 2 || hwtopo_load_xml(argv[1], &t) < 0) {
-		fprintf(stderr, "usage: sim-rules TOPOLOGY.xml\n");
+	if (argc < 2 || argc > 3 || hwtopo_load_xml(argv[1], &t) < 0) {
+		fprintf(stderr, "usage: sim-rules TOPOLOGY.xml [HYBRID.xml]\n");
 		return 2;
 	}
 	test_prev(t);
@@ -281,9 +378,19 @@ main(int argc, char **argv)
 	test_wa_weight(t, true);
 	test_newidle(t);
 	test_nohz(t);
+	test_active(t);
+	test_halt_len(t);
 	test_sis_core(t, STRAT_SIS_CORE);
 	test_sis_core(t, STRAT_DAEMON);
 	topo_free(t);
+	if (argc == 3) {
+		if (hwtopo_load_xml(argv[2], &t) < 0) {
+			fprintf(stderr, "sim-rules: cannot load %s\n", argv[2]);
+			return 2;
+		}
+		test_asym(t);
+		topo_free(t);
+	}
 	if (!fails)
 		printf("check-sim: wake and balance rules hold\n");
 	return fails ? 1 : 0;

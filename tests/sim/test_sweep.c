@@ -1,7 +1,8 @@
 /*
  * test_sweep.c - the sweep's own arithmetic, which the last line of
  * `make bench` rests on: where a curve crosses 1.0 (the break-even
- * migration cost) and which runs count against the bound.
+ * migration cost) and which runs count against the bound; and the
+ * poll_smt_weight curve (issue 24): 0 to 1, each value reaching its run.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -47,6 +48,29 @@ START_TEST(test_bound_violations)
 }
 END_TEST
 
+START_TEST(test_pollw_curve)
+{
+	struct point p = { .fam = FAM_POLLW, .warm_scale = -1 };
+	struct run_opts o;
+	int k;
+
+	ck_assert_int_eq(pollw_curve.fam, FAM_POLLW);
+	ck_assert_int_ge(pollw_curve.n, 3);
+	ck_assert_double_eq(pollw_curve.x[0], 0);
+	ck_assert_double_eq(pollw_curve.x[pollw_curve.n - 1], 1);
+	for (k = 0; k < pollw_curve.n; k++) {
+		p.poll_smt_weight = pollw_curve.x[k];
+		points_opts(&p, &o);
+		ck_assert_double_eq(o.p.poll_smt_weight, pollw_curve.x[k]);
+	}
+	/* another family keeps the default, 0.5 */
+	p.fam = FAM_SMT;
+	p.poll_smt_weight = 0;
+	points_opts(&p, &o);
+	ck_assert_double_eq(o.p.poll_smt_weight, 0.5);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -58,6 +82,7 @@ main(void)
 	tcase_add_test(tc, test_crossing_interpolates);
 	tcase_add_test(tc, test_crossing_out_of_range);
 	tcase_add_test(tc, test_bound_violations);
+	tcase_add_test(tc, test_pollw_curve);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
