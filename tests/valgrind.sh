@@ -1,6 +1,7 @@
 #!/bin/sh
 # vcpuplaced under valgrind memcheck: a dry run against libvirt's test
-# driver with 20 VMs for a few seconds, with every socket command, bad
+# driver with 20 VMs for a few seconds, on a fake kernel root with
+# isolcpus=, with every socket command, bad
 # requests and a SIGHUP reload on the way, then SIGTERM.  Fails on any
 # memcheck error and on definitely or indirectly lost memory.
 set -eu
@@ -9,11 +10,21 @@ sh "$(dirname "$0")/deps/install.sh" valgrind
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 tests/integration/gen_testdriver.py 20 4 "$tmp/td.xml" >/dev/null
+# a kernel with sched_ext booted with isolcpus=, so that start-up reads
+# and reports the isolation (--kernel-root) under memcheck too
+k=$tmp/kroot
+mkdir -p "$k/sys/kernel/sched_ext" "$k/sys/kernel/btf" "$k/proc/sys/kernel" \
+    "$k/sys/devices/system/cpu"
+echo disabled >"$k/sys/kernel/sched_ext/state"
+: >"$k/sys/kernel/btf/vmlinux"
+echo 6.12.118-amd64 >"$k/proc/sys/kernel/osrelease"
+echo 'ro isolcpus=domain,managed_irq,2-5 nohz_full=2-5 -- x' >"$k/proc/cmdline"
+echo 2-5 >"$k/sys/devices/system/cpu/isolated"
 valgrind --error-exitcode=99 --leak-check=full \
     --errors-for-leak-kinds=definite,indirect --log-file="$tmp/vg.log" \
     "$DAEMON" --connect "test://$tmp/td.xml" --dry-run --tick 250 \
     --policies policies --status-file "$tmp/st.json" \
-    --socket "$tmp/s.sock" 2>"$tmp/err" &
+    --socket "$tmp/s.sock" --kernel-root "$k" 2>"$tmp/err" &
 pid=$!
 # No fixed sleeps: under valgrind on a loaded machine the daemon may take
 # any time to start.  Wait (at most 5 minutes: only a hang) until its
@@ -91,6 +102,11 @@ grep -E "ERROR SUMMARY|definitely|indirectly" "$tmp/vg.log" || true
 if [ "$rc" -ne 0 ] || [ "$vms" -ne 20 ]; then
 	echo "valgrind: FAIL (exit $rc, $vms VMs in status)"
 	cat "$tmp/vg.log" "$tmp/err"
+	exit 1
+fi
+if ! grep -q 'sched-ext unavailable: the kernel refuses BPF schedulers under isolcpus=' "$tmp/err"; then
+	echo "valgrind: FAIL the isolcpus= refusal is not in the log"
+	cat "$tmp/err"
 	exit 1
 fi
 echo "valgrind: 1 passed, 0 failed"

@@ -1,6 +1,8 @@
 /* scx.c - see scx.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -15,19 +17,32 @@
 #define SCHED_EXT 7
 #endif
 
-#define SCX_STATE_PATH "/sys/kernel/sched_ext/state"
-#define SCX_OPS_PATH "/sys/kernel/sched_ext/root/ops"
-#define SCX_BTF_PATH "/sys/kernel/btf/vmlinux"
+#define SCX_STATE_PATH "sys/kernel/sched_ext/state"
+#define SCX_OPS_PATH "sys/kernel/sched_ext/root/ops"
+#define SCX_BTF_PATH "sys/kernel/btf/vmlinux"
 
-/* One line of a sysfs file into @buf, without the newline. */
+/* <@root>/@rel into @path; -ENAMETOOLONG.  @root NULL: "/". */
 static int
-read_line(const char *path, char *buf, size_t len)
+path_under(const char *root, const char *rel, char *path, size_t len)
 {
+	if ((size_t)snprintf(path, len, "%s/%s", root ? root : "", rel) >=
+	    len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* One line of a sysfs file under @root into @buf, without the newline. */
+static int
+read_line(const char *root, const char *rel, char *buf, size_t len)
+{
+	char path[PATH_MAX];
 	ssize_t n;
 	int fd, err;
 
 	if (len == 0)
 		return -EINVAL;
+	if ((err = path_under(root, rel, path, sizeof(path))) < 0)
+		return err;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -42,15 +57,15 @@ read_line(const char *path, char *buf, size_t len)
 }
 
 int
-scx_state_read(char *buf, size_t len)
+scx_state_read(const char *root, char *buf, size_t len)
 {
-	return read_line(SCX_STATE_PATH, buf, len);
+	return read_line(root, SCX_STATE_PATH, buf, len);
 }
 
 int
-scx_loaded_ops(char *buf, size_t len)
+scx_loaded_ops(const char *root, char *buf, size_t len)
 {
-	int err = read_line(SCX_OPS_PATH, buf, len);
+	int err = read_line(root, SCX_OPS_PATH, buf, len);
 
 	/* root/ops exists only while a scheduler is loaded */
 	if (err == 0 && buf[0] == '\0')
@@ -60,11 +75,18 @@ scx_loaded_ops(char *buf, size_t len)
 
 /* What any build can tell; scx_supported() adds the build's own answer. */
 static int
-kernel_supports_scx(void)
+kernel_supports_scx(const char *root)
 {
-	if (access(SCX_STATE_PATH, F_OK) < 0)
+	char path[PATH_MAX];
+	int err;
+
+	if ((err = path_under(root, SCX_STATE_PATH, path, sizeof(path))) < 0)
+		return err;
+	if (access(path, F_OK) < 0)
 		return -ENOENT;
-	if (access(SCX_BTF_PATH, R_OK) < 0)
+	if ((err = path_under(root, SCX_BTF_PATH, path, sizeof(path))) < 0)
+		return err;
+	if (access(path, R_OK) < 0)
 		return -ENODATA;
 	return 0;
 }
@@ -130,9 +152,9 @@ dump_resize(struct vcpuplace *skel, uint32_t len)
 }
 
 int
-scx_supported(void)
+scx_supported(const char *root)
 {
-	return kernel_supports_scx();
+	return kernel_supports_scx(root);
 }
 
 int
@@ -366,9 +388,9 @@ scx_free(struct scx_sched *s)
 #else /* !VP_HAVE_SCX: stubs, so callers need no #ifdef */
 
 int
-scx_supported(void)
+scx_supported(const char *root)
 {
-	int err = kernel_supports_scx();
+	int err = kernel_supports_scx(root);
 
 	return err ? err : -EOPNOTSUPP;
 }

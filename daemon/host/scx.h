@@ -32,10 +32,11 @@ struct scx_exit {
 };
 
 /*
- * /sys/kernel/sched_ext/state ("enabled", "disabled", "enabling",
- * "disabling") into @buf without the newline.  -ENOENT: no sched_ext.
+ * <@root>/sys/kernel/sched_ext/state ("enabled", "disabled", "enabling",
+ * "disabling") into @buf without the newline; @root NULL is "/", another
+ * one a fake tree for tests.  -ENOENT: no sched_ext.
  */
-int scx_state_read(char *buf, size_t len);
+int scx_state_read(const char *root, char *buf, size_t len);
 /*
  * Moves thread @tid into SCHED_EXT (@ext) or back to SCHED_OTHER, its
  * nice value kept.  A SCHED_EXT thread runs on CFS whenever no BPF scheduler is
@@ -44,17 +45,19 @@ int scx_state_read(char *buf, size_t len);
 int scx_task_set_ext(int tid, bool ext);
 
 /*
- * Whether this kernel can run the scheduler: 0 yes; -ENOENT no sched_ext
- * (/sys/kernel/sched_ext absent); -ENODATA no kernel BTF
- * (/sys/kernel/btf/vmlinux), which struct_ops needs; -EOPNOTSUPP this
- * binary was built without VP_HAVE_SCX.
+ * Whether this kernel can run the scheduler, as the files under @root
+ * (NULL: "/") tell: 0 yes; -ENOENT no sched_ext (sys/kernel/sched_ext
+ * absent); -ENODATA no kernel BTF (sys/kernel/btf/vmlinux), which
+ * struct_ops needs; -EOPNOTSUPP this binary was built without
+ * VP_HAVE_SCX.  What else the kernel refuses (isolcpus=) is
+ * host/isolation.h's.
  */
-int scx_supported(void);
+int scx_supported(const char *root);
 /*
- * The name of the BPF scheduler loaded now (/sys/kernel/sched_ext/root/ops)
- * into @buf; -ENOENT when none is.
+ * The name of the BPF scheduler loaded now
+ * (<@root>/sys/kernel/sched_ext/root/ops) into @buf; -ENOENT when none is.
  */
-int scx_loaded_ops(char *buf, size_t len);
+int scx_loaded_ops(const char *root, char *buf, size_t len);
 
 /* scx_load() flags */
 enum scx_load_flag {

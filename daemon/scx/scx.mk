@@ -14,12 +14,17 @@
 #   make scx-test       boot the cached kernel under QEMU TCG and run the
 #                       smoke test (tests/scx/boot.sh); VP_QEMU_SMP sets
 #                       the guest topology
+#   make scx-test-isolcpus  the same kernel booted with isolcpus=domain,2-3:
+#                       the daemon must say sched-ext unavailable (cause
+#                       isolcpus) before loading, and the kernel must refuse
+#                       scx_smoke (tests/scx/isolcpus.sh); not in scx-test
 #
 # None of these is part of `all` or `check`: a host without sched_ext or
 # without the cache builds and tests everything else.  There, daemon/host/
 # scx.c compiles without VP_HAVE_SCX, to stubs.  See daemon/scx/README.md.
 
-.PHONY: scx-kernel scx-vmlinux-h scx-bpf scx-test install-scx check-scx
+.PHONY: scx-kernel scx-vmlinux-h scx-bpf scx-test scx-test-isolcpus \
+	install-scx check-scx
 
 SCX_CACHE ?= /var/cache/vcpuplace/scx-kernel
 # Debian 12 has clang 14 by default and clang-19 as a package; 19 is what
@@ -37,7 +42,7 @@ scx-vmlinux-h:
 # The cache key (a hash of the fragments and the linux-source version) is
 # computed only when an scx goal that needs it is asked for, so a plain
 # `make` never runs dpkg-query or touches the cache.
-ifneq ($(filter scx-bpf scx-test install-scx $(SB)/%,$(MAKECMDGOALS)),)
+ifneq ($(filter scx-bpf scx-test scx-test-isolcpus install-scx $(SB)/%,$(MAKECMDGOALS)),)
 SCX_K := $(shell $(SCX_KERNEL) dir)
 SCX_LIBBPF := $(SCX_K)/tools/libbpf
 SCX_BPFTOOL := $(SCX_K)/tools/bpftool
@@ -121,6 +126,12 @@ scx-bpf: $(SCX_TESTS) $(SCX_DAEMON)
 
 scx-test: $(SCX_TESTS) $(SCX_DAEMON)
 	bash tests/scx/boot.sh $(SB) $(SCX_TESTS) -- $(SCX_DAEMON)
+
+# isolcpus.sh runs scx_smoke itself (its load must fail) and the daemon
+scx-test-isolcpus: $(SB)/scx_smoke $(SCX_DAEMON)
+	KP_QEMU_APPEND="isolcpus=domain,2-3" VP_SCX_GUEST=isolcpus \
+		bash tests/scx/boot.sh $(SB)/isolcpus $(SB)/scx_smoke -- \
+		$(SCX_DAEMON)
 
 # The daemon with the scheduler, in place of the normal build's (which
 # cannot load one); the rest as `make install` puts it.

@@ -23,6 +23,7 @@
 #include "host/schedfeat.h"
 #include "host/virt.h"
 #include "host/policy_xml.h"
+#include "host/isolation.h"
 #include "host/scx.h"
 #include "host/scxfeed.h"
 #include "core/vcpuplace.h"
@@ -209,6 +210,7 @@ enum vp_sx_cause {
 	VP_SX_CAUSE_DRY_RUN,	/* --dry-run changes no scheduling */
 	VP_SX_CAUSE_NO_SCHED_EXT,	/* kernel without CONFIG_SCHED_CLASS_EXT */
 	VP_SX_CAUSE_NO_BTF,	/* kernel without BTF */
+	VP_SX_CAUSE_ISOLCPUS,	/* isolcpus= domain isolation (isolation.h) */
 	VP_SX_CAUSE_NOT_BUILT,	/* binary without VP_HAVE_SCX */
 	VP_SX_CAUSE_OTHER,	/* another BPF scheduler is loaded */
 	VP_SX_CAUSE_TOPOLOGY,	/* the host exceeds the BPF tables */
@@ -236,8 +238,11 @@ enum vp_sx_op {
  * entries, counters, an ejection) is tested without BPF.
  */
 struct vp_sx_loader {
-	int (*supported)(void);
-	int (*loaded_ops)(char *buf, size_t len);
+	/* @root: --kernel-root, NULL for / */
+	int (*supported)(const char *root);
+	int (*loaded_ops)(const char *root, char *buf, size_t len);
+	/* optional (NULL: not asked): sched_ext's state file */
+	int (*state_read)(const char *root, char *buf, size_t len);
 	int (*load)(struct scx_sched **ret_sched, unsigned int flags);
 	void (*features_set)(struct scx_sched *s, uint32_t features);
 	int (*pu_set)(struct scx_sched *s, int cpu, const struct vp_scx_pu *pu);
@@ -261,6 +266,7 @@ extern const struct vp_sx_loader schedext_scx_loader;
 struct vp_schedext {
 	const struct vp_sx_loader *ld;	/* NULL: schedext_scx_loader */
 	enum vp_sx_opt opt;		/* --sched-ext */
+	const char *root;		/* --kernel-root, NULL: / */
 	unsigned int load_flags;	/* scx_load()'s: 0, a full switch */
 	enum vp_sx_state state;
 	enum vp_sx_cause cause;
@@ -277,6 +283,10 @@ struct vp_schedext {
 	int logged[VP_SX_OP_COUNT];	/* last error logged per op, 0 none */
 	bool exit_known;
 	struct scx_exit exit;		/* the ejection, when exit_known */
+	/* CPU isolation as read at start (not with --sched-ext=off) */
+	bool isol_known;
+	struct isol_info isol;
+	enum isol_verdict isol_verdict;
 };
 
 struct vp_ctl {
@@ -436,7 +446,12 @@ struct vp_sx_probe {
 	enum vp_sx_opt opt;
 	bool dry_run;
 	int supported;		/* scx_supported(): 0 or -errno */
+	/* isol_judge(); ISOL_NONE while not read */
+	enum isol_verdict isol;
+	const char *isol_why;	/* ... the isolation in words */
 	const char *other;	/* scx_loaded_ops(): a scheduler; NULL none */
+	const char *busy;	/* sched_ext's state when not "disabled" and
+				 * no scheduler is named; NULL otherwise */
 	int topo_err;		/* scxfeed_topo_fits(): 0 or -E2BIG */
 	const char *topo_why;	/* ... its words */
 	int load_err;		/* scx_load(), then the first tables: 0 or
@@ -448,6 +463,12 @@ struct vp_sx_verdict {
 	bool fatal;		/* --sched-ext=on and it cannot be: exit */
 	char why[320];		/* "" when LOADED */
 };
+/*
+ * The isolation start-up read (s->isol), in words for the log and
+ * status: "isolcpus=2-5 on the kernel command line; CPUs 2-5 isolated".
+ */
+void schedext_isolation_words(const struct vp_schedext *s, char *buf,
+    size_t len);
 /* The start decision: a pure function of what start-up found. */
 void schedext_decide(const struct vp_sx_probe *p, struct vp_sx_verdict *ret);
 /*

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -90,7 +91,7 @@ usage(FILE *f)
 	    "                  [--debugfs DIR] [--feature NAME=on|off ...]\n"
 	    "                  [--sched-ext auto|on|off] [--dry-run] "
 	    "[--foreground] [--debug]\n"
-	    "                  [--no-proc-events] [--help]\n"
+	    "                  [--no-proc-events] [--kernel-root DIR] [--help]\n"
 	    "--socket '' serves no socket; default " VP_DEFAULT_SOCKET "\n"
 	    "--connect default " VP_DEFAULT_URI "; --policies default "
 	    VP_DEFAULT_POLICY_DIR "\n"
@@ -104,6 +105,10 @@ usage(FILE *f)
 	    "  the kernel has the series' SIS_CORE (kernel mode "
 	    "kernel-patch); read at start\n"
 	    "  and on reload, never written\n"
+	    "--kernel-root default /: where proc/ and sys/ are read to tell "
+	    "whether the\n"
+	    "  kernel takes a BPF scheduler (sched_ext, BTF, isolcpus=); for "
+	    "tests\n"
 	    "See vcpuplaced(8).\n", f);
 }
 
@@ -155,8 +160,10 @@ parse_args(struct vp_daemon *d, int argc, char **argv)
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "no-proc-events", no_argument, NULL, 'P' },
+		{ "kernel-root", required_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct stat st;
 	char *end;
 	long v;
 	int c;
@@ -187,6 +194,15 @@ parse_args(struct vp_daemon *d, int argc, char **argv)
 		case 'd': log_set_level(LOG_DEBUG); break;
 		case 'h': usage(stdout); exit(0);
 		case 'P': d->hp.disabled = true; break;
+		case 'K':
+			if (stat(optarg, &st) < 0 || !S_ISDIR(st.st_mode)) {
+				fprintf(stderr, "vcpuplaced: --kernel-root %s: "
+				    "%s\n", optarg, stat(optarg, &st) < 0 ?
+				    strerror(errno) : "not a directory");
+				return -EINVAL;
+			}
+			d->scx.root = optarg;
+			break;
 		case 't':
 			errno = 0;
 			v = strtol(optarg, &end, 10);

@@ -376,6 +376,14 @@ write_sched_ext(const struct vp_daemon *d, FILE *f)
 	    "(another is loaded), ejected or off; cause says why not.");
 	fprintf(f, "vcpuplace_sched_ext_state{state=\"%s\",cause=\"%s\"} 1\n",
 	    schedext_state_name(s->state), schedext_cause_name(s->cause));
+	if (s->isol_known) {
+		family(f, "vcpuplace_sched_ext_isolation", "gauge", "1 for "
+		    "the CPU isolation read at start, which sched_ext may "
+		    "refuse: none, isolcpus-domain or isolated (refused), "
+		    "partition (cpuset, refused by Linux 7.0 only), unknown.");
+		fprintf(f, "vcpuplace_sched_ext_isolation{verdict=\"%s\"} 1\n",
+		    isol_verdict_name(s->isol_verdict));
+	}
 	single(f, "vcpuplace_sched_ext_ejections_total", "counter", "Times "
 	    "the kernel ejected vcpuplace's BPF scheduler (never reloaded: "
 	    "status says why).", (double)s->ejections);

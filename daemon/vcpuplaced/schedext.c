@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "vcpuplaced/daemon.h"
 
@@ -43,6 +44,7 @@ static const char *const cause_names[VP_SX_CAUSE_COUNT] = {
 	[VP_SX_CAUSE_DRY_RUN] = "dry-run",
 	[VP_SX_CAUSE_NO_SCHED_EXT] = "no-sched-ext",
 	[VP_SX_CAUSE_NO_BTF] = "no-btf",
+	[VP_SX_CAUSE_ISOLCPUS] = "isolcpus",
 	[VP_SX_CAUSE_NOT_BUILT] = "not-built",
 	[VP_SX_CAUSE_OTHER] = "other-scheduler",
 	[VP_SX_CAUSE_TOPOLOGY] = "topology",
@@ -61,7 +63,7 @@ static const char *const op_names[VP_SX_OP_COUNT] = {
 
 const struct vp_sx_loader schedext_scx_loader = {
 	.supported = scx_supported, .loaded_ops = scx_loaded_ops,
-	.load = scx_load, .features_set = scx_features_set,
+	.state_read = scx_state_read, .load = scx_load, .features_set = scx_features_set,
 	.pu_set = scx_pu_set, .dom_set = scx_dom_set,
 	.vcpu_set = scx_vcpu_set, .vcpu_del = scx_vcpu_del,
 	.vcpu_stats_read = scx_vcpu_stats_read, .stats_read = scx_stats_read,
@@ -155,6 +157,14 @@ schedext_decide(const struct vp_sx_probe *p, struct vp_sx_verdict *ret)
 		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_NO_BTF, "%s",
 		    "this kernel has no BTF (/sys/kernel/btf/vmlinux), which "
 		    "a BPF scheduler needs");
+	/* the kernel's own refusal goes before this binary's: a build
+	 * with the scheduler would be refused the same */
+	else if (p->isol == ISOL_BOOT || p->isol == ISOL_DOMAIN)
+		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_ISOLCPUS,
+		    "the kernel refuses BPF schedulers under isolcpus= domain "
+		    "isolation (%s); isolcpus=nohz,managed_irq,LIST or "
+		    "nohz_full=LIST isolate without it",
+		    p->isol_why ? p->isol_why : "isolated CPUs");
 	else if (p->supported == -EOPNOTSUPP)
 		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_NOT_BUILT, "%s",
 		    "this vcpuplaced was built without the BPF scheduler "
@@ -167,6 +177,10 @@ schedext_decide(const struct vp_sx_probe *p, struct vp_sx_verdict *ret)
 		verdict(&v, VP_SX_DECLINED, VP_SX_CAUSE_OTHER, "another BPF "
 		    "scheduler, \"%s\", is loaded; vcpuplace does not "
 		    "displace it", p->other);
+	else if (p->busy)
+		verdict(&v, VP_SX_DECLINED, VP_SX_CAUSE_OTHER, "sched_ext is "
+		    "\"%s\": another BPF scheduler is being loaded or "
+		    "unloaded; vcpuplace does not displace it", p->busy);
 	else if (p->topo_err)
 		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_TOPOLOGY,
 		    "the host does not fit the BPF tables: %s",
@@ -179,6 +193,13 @@ schedext_decide(const struct vp_sx_probe *p, struct vp_sx_verdict *ret)
 		verdict(&v, VP_SX_DECLINED, VP_SX_CAUSE_OTHER, "%s", "another "
 		    "BPF scheduler was loaded meanwhile; vcpuplace does not "
 		    "displace it");
+	else if (p->load_err == -EINVAL && p->isol == ISOL_PARTITION)
+		/* Linux 7.0 before 6ae315d37924 counts cpuset partitions */
+		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_ISOLCPUS,
+		    "the kernel refused the BPF scheduler (Invalid argument) "
+		    "with CPUs isolated (%s): Linux 7.0 refuses cpuset "
+		    "isolated partitions as it does isolcpus=",
+		    p->isol_why ? p->isol_why : "isolated CPUs");
 	else if (p->load_err == -EOPNOTSUPP)
 		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_NOT_BUILT, "%s",
 		    "this vcpuplaced was built without the BPF scheduler "
@@ -295,20 +316,95 @@ load(struct vp_daemon *d)
 	return r;
 }
 
+void
+schedext_isolation_words(const struct vp_schedext *s, char *buf, size_t len)
+{
+	const struct isol_info *in = &s->isol;
+	const char *root = s->root ? s->root : "";
+	bool boot = !in->cmdline_err && in->cmd.domain;
+	bool isolated = !in->isolated_err && in->isolated[0];
+
+	if (boot && isolated)
+		snprintf(buf, len, "isolcpus=%s on the kernel command line; "
+		    "CPUs %s isolated", in->cmd.isolcpus, in->isolated);
+	else if (boot)
+		snprintf(buf, len, "isolcpus=%s on the kernel command line",
+		    in->cmd.isolcpus);
+	else if (isolated)
+		snprintf(buf, len, "CPUs %s in %s/%s%s", in->isolated, root,
+		    ISOL_ISOLATED, in->cmdline_err ? "" :
+		    ", no isolcpus= domain form on the command line");
+	else
+		snprintf(buf, len, "no CPU isolated");
+}
+
+/* Once at start: a file that could not be read is said, with its path. */
+static void
+tell_isolation_errors(const struct vp_schedext *s)
+{
+	const char *root = s->root ? s->root : "";
+	const struct isol_info *in = &s->isol;
+
+	if (in->cmdline_err)
+		log_msg(LOG_WARNING, "sched-ext: %s/%s: %s; isolcpus= is not "
+		    "checked before loading", root, ISOL_CMDLINE,
+		    strerror(-in->cmdline_err));
+	if (in->isolated_err)
+		log_msg(LOG_WARNING, "sched-ext: %s/%s: %s; the isolated CPUs "
+		    "are not checked before loading", root, ISOL_ISOLATED,
+		    in->isolated_err == -EINVAL ? "not a CPU list" :
+		    strerror(-in->isolated_err));
+	if (in->release_err)
+		log_msg(LOG_NOTICE, "sched-ext: %s/%s: %s; the kernel release "
+		    "is unknown", root, ISOL_RELEASE,
+		    in->release_err == -EINVAL ? "no release number in it" :
+		    strerror(-in->release_err));
+}
+
+/* Reads the isolation into @s; sets @p's verdict and its words. */
+static void
+probe_isolation(struct vp_schedext *s, struct vp_sx_probe *p, char *why,
+    size_t len)
+{
+	int r = isol_read(s->root, &s->isol);
+
+	if (r < 0) {
+		memset(&s->isol, 0, sizeof(s->isol));
+		s->isol.cmdline_err = s->isol.isolated_err =
+		    s->isol.release_err = r;
+	}
+	s->isol_known = true;
+	s->isol_verdict = isol_judge(&s->isol);
+	tell_isolation_errors(s);
+	schedext_isolation_words(s, why, len);
+	p->isol = s->isol_verdict;
+	p->isol_why = why;
+}
+
 int
 schedext_start(struct vp_daemon *d)
 {
 	struct vp_schedext *s = &d->scx;
 	struct vp_sx_probe p = { .opt = s->opt, .dry_run = d->dry_run };
 	struct vp_sx_verdict v;
-	char topo_why[200] = "", ops[sizeof(s->ops)];
+	char topo_why[200] = "", ops[sizeof(s->ops)], state[32];
+	char isol_why[sizeof(s->isol.cmd.isolcpus) +
+	    sizeof(s->isol.isolated) + PATH_MAX + 128];
 
 	s->ops[0] = '\0';
 	if (p.opt != VP_SX_OPT_OFF)
-		p.supported = LD(s)->supported();
+		p.supported = LD(s)->supported(s->root);
+	/* with sched_ext and BTF, what the kernel would refuse anyway */
+	if (p.opt != VP_SX_OPT_OFF && p.supported != -ENOENT &&
+	    p.supported != -ENODATA)
+		probe_isolation(s, &p, isol_why, sizeof(isol_why));
 	if (p.opt != VP_SX_OPT_OFF && p.supported == 0) {
-		if (LD(s)->loaded_ops(ops, sizeof(ops)) == 0)
+		if (LD(s)->loaded_ops(s->root, ops, sizeof(ops)) == 0)
 			p.other = strcpy(s->ops, ops);
+		/* -EBUSY from scx_enable() while not disabled */
+		else if (LD(s)->state_read && LD(s)->state_read(s->root,
+		    state, sizeof(state)) == 0 && strcmp(state, "disabled"))
+			p.busy = state;
 		p.topo_err = scxfeed_topo_fits(d->topo, topo_why,
 		    sizeof(topo_why));
 		p.topo_why = topo_why;
@@ -318,7 +414,7 @@ schedext_start(struct vp_daemon *d)
 		p.load_err = load(d);
 		/* -EBUSY: one appeared meanwhile; named if still there */
 		if (p.load_err == -EBUSY &&
-		    LD(s)->loaded_ops(ops, sizeof(ops)) == 0)
+		    LD(s)->loaded_ops(s->root, ops, sizeof(ops)) == 0)
 			p.other = strcpy(s->ops, ops);
 		schedext_decide(&p, &v);
 	}
@@ -328,9 +424,10 @@ schedext_start(struct vp_daemon *d)
 	if (v.fatal) {
 		log_msg(LOG_ERR, "--sched-ext=on: cannot run the BPF "
 		    "scheduler: %s", v.why);
-		return p.supported < 0 ? p.supported : p.other ? -EBUSY :
-		    p.topo_err < 0 ? p.topo_err : p.load_err < 0 ? p.load_err :
-		    -EINVAL;
+		/* isolcpus=: -EINVAL, as scx_enable() would say */
+		return p.supported < 0 ? p.supported : p.other || p.busy ?
+		    -EBUSY : p.topo_err < 0 ? p.topo_err : p.load_err < 0 ?
+		    p.load_err : -EINVAL;
 	}
 	log_mode(d, LOG_INFO);
 	return 0;

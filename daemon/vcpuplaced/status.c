@@ -196,6 +196,52 @@ host_json(const struct vp_daemon *d)
 	return o;
 }
 
+/* A CPU list, or null when none or unread. */
+static json_object *
+list_or_null(int err, const char *list)
+{
+	return !err && list[0] ? json_object_new_string(list) : NULL;
+}
+
+/*
+ * The CPU isolation start-up read, which sched_ext may refuse:
+ * "verdict" (isolation.h's names), the kernel's lists, and the files
+ * that could not be read.
+ */
+static json_object *
+isolation_json(const struct vp_schedext *s)
+{
+	const struct isol_info *in = &s->isol;
+	json_object *o = json_object_new_object(), *errs;
+	char words[512];
+
+	json_object_object_add(o, "verdict", json_object_new_string(
+	    isol_verdict_name(s->isol_verdict)));
+	schedext_isolation_words(s, words, sizeof(words));
+	json_object_object_add(o, "words", json_object_new_string(words));
+	json_object_object_add(o, "isolated", list_or_null(in->isolated_err,
+	    in->isolated));
+	json_object_object_add(o, "isolcpus", list_or_null(in->cmdline_err,
+	    in->cmd.isolcpus));
+	json_object_object_add(o, "isolcpus_domain", json_object_new_boolean(
+	    !in->cmdline_err && in->cmd.domain));
+	json_object_object_add(o, "nohz_full", list_or_null(in->cmdline_err,
+	    in->cmd.nohz_full));
+	errs = json_object_new_object();
+	if (in->cmdline_err)
+		json_object_object_add(errs, ISOL_CMDLINE,
+		    json_object_new_string(strerror(-in->cmdline_err)));
+	if (in->isolated_err)
+		json_object_object_add(errs, ISOL_ISOLATED,
+		    json_object_new_string(in->isolated_err == -EINVAL ?
+		    "not a CPU list" : strerror(-in->isolated_err)));
+	if (in->release_err)
+		json_object_object_add(errs, ISOL_RELEASE,
+		    json_object_new_string(strerror(-in->release_err)));
+	json_object_object_add(o, "unreadable", errs);
+	return o;
+}
+
 /* Why the BPF scheduler runs or not, its last exit, its counters. */
 static json_object *
 sched_ext_json(const struct vp_schedext *s)
@@ -232,6 +278,8 @@ sched_ext_json(const struct vp_schedext *s)
 		    s->exit.msg));
 	}
 	json_object_object_add(o, "last_exit", ex);
+	json_object_object_add(o, "isolation", s->isol_known ?
+	    isolation_json(s) : NULL);
 	if (s->sched) {
 		st = json_object_new_object();
 		for (i = 0; i < VP_SCX_STAT_NR; i++)

@@ -19,7 +19,10 @@
 # VP_SCX_QEMU_TIMEOUT (default 900 s), VP_SCX_RUN_MS (scx_pingpong's
 # measured time per run, default 2500), VP_SCX_ROUNDS (default 3),
 # VP_SCX_FEATURES (the rule switches of its vcpuplace runs, default 0x7f:
-# all; enum vp_scx_feature).
+# all; enum vp_scx_feature), VP_SCX_GUEST (default daemon: the guest
+# script tests/scx/<it>.sh run with the daemon, verdict "scx_<it>"; any
+# other one gets the TEST programs in /tests without running them, for
+# the script to run: isolcpus.sh, with KP_QEMU_APPEND=isolcpus=...).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/../../kvm-patches/lib.sh"
@@ -41,6 +44,10 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do
 	names+=("$(basename "$1")")
 	shift
 done
+guest="${VP_SCX_GUEST:-daemon}"
+[ -f "$here/$guest.sh" ] || { echo "boot.sh: no tests/scx/$guest.sh" >&2; exit 2; }
+# another guest script runs the programs itself, and only its verdict counts
+[ "$guest" = daemon ] || names=()
 echo "${names[*]}" >"$root/tests/list"
 
 # copy_dynamic BIN: BIN into /tests/bin, and every library it loads at its
@@ -68,15 +75,16 @@ if [ "${1:-}" = -- ]; then
 	cp -r "$here/../../policies" "$root/tests/policies"
 	python3 "$here/../integration/gen_testdriver.py" 2 2 "$root/tests/node.xml" \
 		--host-cpus "$(echo "${VP_QEMU_SMP:-8}" | cut -d, -f1)" >/dev/null
-	install -m 755 "$here/daemon.sh" "$root/tests/daemon.sh"
-	names+=(scx_daemon)
+	install -m 755 "$here/$guest.sh" "$root/tests/daemon.sh"
+	names+=("scx_$guest")
 fi
 echo "${VP_SCX_RUN_MS:-2500} ${VP_SCX_ROUNDS:-3} ${VP_SCX_FEATURES:-0x7f}" >"$root/tests/run_ms"
 kp_initramfs "$root" "$out/initramfs.cpio.gz" "$here/init.sh"
 
 console="$out/console.log"
 kp_log "booting $bzimage under QEMU TCG," \
-	"-smp ${VP_QEMU_SMP:-8,sockets=1,cores=4,threads=2} (console: $console)"
+	"-smp ${VP_QEMU_SMP:-8,sockets=1,cores=4,threads=2}" \
+	"${KP_QEMU_APPEND:+(+ $KP_QEMU_APPEND) }(console: $console)"
 t0=$(date +%s)
 kp_qemu "$bzimage" "$out/initramfs.cpio.gz" "$console" \
 	"${VP_SCX_QEMU_TIMEOUT:-900}"

@@ -96,7 +96,7 @@ state_expect(const char *want, const char *when)
 	char st[32];
 	int err;
 
-	err = scx_state_read(st, sizeof(st));
+	err = scx_state_read(NULL, st, sizeof(st));
 	if (err)
 		fail("%s: reading /sys/kernel/sched_ext/state: %s", when,
 		    strerror(-err));
@@ -115,7 +115,7 @@ wait_disabled(long t0, long limit_ms)
 	char st[32];
 
 	for (;;) {
-		if (scx_state_read(st, sizeof(st)) == 0 &&
+		if (scx_state_read(NULL, st, sizeof(st)) == 0 &&
 		    strcmp(st, "disabled") == 0)
 			return now_ms() - t0;
 		if (now_ms() - t0 > limit_ms)

@@ -926,6 +926,98 @@ def test_sched_ext_unavailable(ctx):
           "(userspace mode, SIS_CORE absent)" in text, text)
 
 
+def kernel_root(ctx, cmdline, isolated, release="7.3.4+deb13-amd64"):
+    """A fake root for --kernel-root: a kernel with sched_ext and BTF,
+    booted with @cmdline, whose isolated file says @isolated (None: a
+    directory there, unreadable)."""
+    root = tempfile.mkdtemp(prefix="vpkroot-", dir=ctx.tmp)
+    files = {"sys/kernel/sched_ext/state": "disabled\n",
+             "sys/kernel/btf/vmlinux": "",
+             "proc/sys/kernel/osrelease": release + "\n",
+             "proc/cmdline": cmdline + "\n"}
+    if isolated is not None:
+        files["sys/devices/system/cpu/isolated"] = isolated + "\n"
+    else:
+        os.makedirs(os.path.join(root, "sys/devices/system/cpu/isolated"))
+    for rel, text in files.items():
+        os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+        with open(os.path.join(root, rel), "w") as f:
+            f.write(text)
+    return root
+
+
+def test_sched_ext_isolcpus(ctx):
+    """A kernel booted with isolcpus= in the domain form refuses any BPF
+    scheduler: the daemon says so before loading (log, status, metrics,
+    vcpuplacectl status) and places in userspace mode; --sched-ext=on
+    does not start.  nohz_full= and isolcpus=nohz,... are no refusal (the
+    normal build then says not-built); an unreadable file is named."""
+    root = kernel_root(ctx, "BOOT_IMAGE=/vmlinuz ro isolcpus=domain,"
+                       "managed_irq,2-5 nohz_full=2-5", "2-5")
+    d = ctx.daemon(nvms=2, extra=("--kernel-root", root))
+    st = d.status()
+    sx = st["sched_ext"]
+    check(st["kernel_mode"] == "userspace" and sx["state"] ==
+          "unavailable" and sx["cause"] == "isolcpus" and
+          "isolcpus=domain,managed_irq,2-5 on the kernel command line; "
+          "CPUs 2-5 isolated" in sx["why"], "sched_ext %r" % sx)
+    iso = sx["isolation"]
+    check(iso["verdict"] == "isolcpus-domain" and iso["isolated"] == "2-5"
+          and iso["isolcpus"] == "domain,managed_irq,2-5" and
+          iso["isolcpus_domain"] and iso["nohz_full"] == "2-5" and
+          iso["unreadable"] == {}, "isolation %r" % iso)
+    check("kernel mode: userspace (sched-ext unavailable: %s)" % sx["why"]
+          in d.stderr(), "log lacks the mode line: " + d.stderr())
+    s = d.metrics()
+    check(s.get(("vcpuplace_sched_ext_state", frozenset(
+        {("state", "unavailable"), ("cause", "isolcpus")}))) == 1,
+        "sched_ext_state: %r" % [k for k in s
+                                 if k[0] == "vcpuplace_sched_ext_state"])
+    check(s.get(("vcpuplace_sched_ext_isolation", frozenset(
+        {("verdict", "isolcpus-domain")}))) == 1, "isolation metric: %r"
+        % [k for k in s if k[0] == "vcpuplace_sched_ext_isolation"])
+    r = ctx.ctl("status", "--socket", d.sock)
+    check(r.returncode == 0 and "kernel mode userspace; sched_ext "
+          "unavailable: %s\n" % sx["why"] in r.stdout,
+          "vcpuplacectl status: %r" % r.stdout[:600])
+    args = d.args[:d.args.index("--socket") + 1] + [
+        os.path.join(d.dir, "on.sock")]
+    p = subprocess.run(args + ["--kernel-root", root, "--sched-ext=on"],
+                       capture_output=True, text=True, timeout=WAIT_S)
+    check(p.returncode == 1 and "--sched-ext=on: cannot run the BPF "
+          "scheduler: the kernel refuses BPF schedulers under isolcpus= "
+          "domain isolation" in p.stderr,
+          "on: %d %r" % (p.returncode, p.stderr))
+    for bad in ("/nonexistent-root", os.path.join(root, "proc/cmdline")):
+        p = subprocess.run(args + ["--kernel-root", bad], capture_output=True,
+                           text=True, timeout=WAIT_S)
+        check(p.returncode == 2 and "--kernel-root %s: " % bad in p.stderr,
+              "%s: %d %r" % (bad, p.returncode, p.stderr))
+    d.stop()
+
+    # the nohz forms isolate without domain isolation: not refused
+    root = kernel_root(ctx, "ro isolcpus=nohz,managed_irq,2-5 "
+                       "nohz_full=2-5", "")
+    d = ctx.daemon(nvms=2, extra=("--kernel-root", root))
+    sx = d.status()["sched_ext"]
+    check(sx["cause"] == "not-built" and sx["isolation"]["verdict"] ==
+          "none" and not sx["isolation"]["isolcpus_domain"],
+          "nohz forms: %r" % sx)
+    check(d.metrics().get(("vcpuplace_sched_ext_isolation", frozenset(
+        {("verdict", "none")}))) == 1, "isolation metric not none")
+    d.stop()
+
+    # unreadable: named in the log and status, and no refusal made of it
+    root = kernel_root(ctx, "ro", None)
+    d = ctx.daemon(nvms=2, extra=("--kernel-root", root))
+    sx = d.status()["sched_ext"]
+    check(sx["cause"] == "not-built" and sx["isolation"]["unreadable"] ==
+          {"sys/devices/system/cpu/isolated": "Is a directory"},
+          "unreadable: %r" % sx)
+    check("sched-ext: %s/sys/devices/system/cpu/isolated: Is a directory"
+          % root in d.stderr(), "log: " + d.stderr())
+
+
 def test_sched_ext_options(ctx):
     """--sched-ext=on where the scheduler cannot run: no start, exit 1,
     the reason on stderr, no socket left behind; a bad value: exit 2
@@ -1360,7 +1452,7 @@ TESTS = [test_status, test_metrics_promtool, test_metrics_label_escaping,
          test_not_running,
          test_stale_and_busy_socket, test_status_table, test_sd_notify,
          test_reload_topology, test_top_tmux, test_sched_ext_unavailable,
-         test_sched_ext_options, test_uid_flood, test_root_reserve,
+         test_sched_ext_isolcpus, test_sched_ext_options, test_uid_flood, test_root_reserve,
          test_full_table_refuses, test_long_vm_name,
          test_log_one_line_per_message, test_signals_to_loop_only,
          test_alert_metrics]

@@ -2,6 +2,7 @@
  * testutil.c - helpers shared by the unit tests.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,4 +234,49 @@ void sched_features_remove(const char *root)
 	features_path(path, sizeof(path), root, "");
 	remove(path);
 	remove(root);
+}
+
+void tree_put(const char *root, const char *rel, const char *text)
+{
+	char path[4096], *slash;
+	FILE *f;
+
+	ck_assert_int_lt(snprintf(path, sizeof(path), "%s/%s", root, rel),
+	    (int)sizeof(path));
+	if (remove(path) < 0)		/* a file or an empty dir */
+		ck_assert_int_eq(errno, ENOENT);
+	if (!text)
+		return;
+	/* the folders on the way, each made if missing */
+	for (slash = strchr(path + strlen(root) + 1, '/'); slash;
+	    slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		ck_assert_msg(mkdir(path, 0700) == 0 || errno == EEXIST,
+		    "mkdir %s: %s", path, strerror(errno));
+		*slash = '/';
+	}
+	if (!strcmp(text, TREE_UNREADABLE)) {
+		ck_assert_int_eq(mkdir(path, 0700), 0);
+		return;
+	}
+	f = fopen(path, "w");
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	fputs(text, f);
+	fclose(f);
+}
+
+static int
+tree_rm_one(const char *path, const struct stat *st, int flag,
+    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+void tree_remove(const char *root)
+{
+	nftw(root, tree_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }

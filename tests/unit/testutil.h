@@ -82,4 +82,14 @@ void sched_features_put(const char *root, const char *line);
 /* Removes sched/features, sched and @root itself (a mkdtemp dir). */
 void sched_features_remove(const char *root);
 
+/*
+ * A fake root for adapters that take one (isolation.h, scx.h):
+ * <root>/@rel holding @text, its folders made; NULL removes it;
+ * TREE_UNREADABLE makes it a directory, which even root cannot read
+ * (EISDIR).  tree_remove() removes @root and all under it.
+ */
+#define TREE_UNREADABLE	SCHED_FEATURES_UNREADABLE
+void tree_put(const char *root, const char *rel, const char *text);
+void tree_remove(const char *root);
+
 #endif /* TESTUTIL_H */

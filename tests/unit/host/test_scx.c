@@ -37,8 +37,8 @@ START_TEST(test_state_read)
 	char st[32];
 	int err;
 
-	ck_assert_int_eq(scx_state_read(st, 0), -EINVAL);
-	err = scx_state_read(st, sizeof(st));
+	ck_assert_int_eq(scx_state_read(NULL, st, 0), -EINVAL);
+	err = scx_state_read(NULL, st, sizeof(st));
 	if (access("/sys/kernel/sched_ext/state", R_OK) != 0) {
 		ck_assert_int_eq(err, -ENOENT);
 		return;

@@ -70,6 +70,29 @@ static const struct {
 	{ "dry run", { .dry_run = true }, VP_SX_OFF, VP_SX_CAUSE_DRY_RUN },
 	{ "dry run, no BTF", { .dry_run = true, .supported = -ENODATA },
 	  VP_SX_UNAVAILABLE, VP_SX_CAUSE_NO_BTF },
+	/* isolcpus= domain isolation: the kernel refuses any scheduler */
+	{ "isolcpus", { .isol = ISOL_BOOT }, VP_SX_UNAVAILABLE,
+	  VP_SX_CAUSE_ISOLCPUS },
+	{ "isolated", { .isol = ISOL_DOMAIN }, VP_SX_UNAVAILABLE,
+	  VP_SX_CAUSE_ISOLCPUS },
+	/* ... before this binary's lack, after the kernel's */
+	{ "isolcpus, not built", { .supported = -EOPNOTSUPP,
+	  .isol = ISOL_BOOT }, VP_SX_UNAVAILABLE, VP_SX_CAUSE_ISOLCPUS },
+	{ "isolcpus, no sched_ext", { .supported = -ENOENT,
+	  .isol = ISOL_BOOT }, VP_SX_UNAVAILABLE, VP_SX_CAUSE_NO_SCHED_EXT },
+	{ "isolcpus, other", { .isol = ISOL_BOOT, .other = "x" },
+	  VP_SX_UNAVAILABLE, VP_SX_CAUSE_ISOLCPUS },
+	/* a cpuset partition is tried; only 7.0's EINVAL is put down to it */
+	{ "partition", { .isol = ISOL_PARTITION }, VP_SX_LOADED,
+	  VP_SX_CAUSE_NONE },
+	{ "partition, load -EINVAL", { .isol = ISOL_PARTITION,
+	  .load_err = -EINVAL }, VP_SX_UNAVAILABLE, VP_SX_CAUSE_ISOLCPUS },
+	{ "load -EINVAL", { .load_err = -EINVAL }, VP_SX_UNAVAILABLE,
+	  VP_SX_CAUSE_LOAD_FAILED },
+	{ "isolation unknown", { .isol = ISOL_UNKNOWN }, VP_SX_LOADED,
+	  VP_SX_CAUSE_NONE },
+	/* sched_ext enabling or disabling: scx_enable() says -EBUSY */
+	{ "busy", { .busy = "disabling" }, VP_SX_DECLINED, VP_SX_CAUSE_OTHER },
 };
 
 START_TEST(test_decide)
@@ -123,6 +146,15 @@ START_TEST(test_decide_words)
 	p = (struct vp_sx_probe){ .supported = -ENOENT };
 	schedext_decide(&p, &v);
 	ck_assert_ptr_nonnull(strstr(v.why, "sched_ext"));
+	p = (struct vp_sx_probe){ .isol = ISOL_BOOT,
+	    .isol_why = "isolcpus=2-5 on the kernel command line" };
+	schedext_decide(&p, &v);
+	ck_assert_msg(strstr(v.why, "refuses BPF schedulers under isolcpus= "
+	    "domain isolation (isolcpus=2-5 on the kernel command line)") !=
+	    NULL, "%s", v.why);
+	p = (struct vp_sx_probe){ .busy = "enabling" };
+	schedext_decide(&p, &v);
+	ck_assert_ptr_nonnull(strstr(v.why, "\"enabling\""));
 }
 END_TEST
 
@@ -221,7 +253,7 @@ START_TEST(test_start_here)
 		{ -ENODATA, VP_SX_CAUSE_NO_BTF },
 		{ -EOPNOTSUPP, VP_SX_CAUSE_NOT_BUILT },
 	};
-	int sup = scx_supported();
+	int sup = scx_supported(NULL);
 	struct vp_daemon d;
 	size_t i;
 
@@ -234,7 +266,11 @@ START_TEST(test_start_here)
 	ck_assert_int_eq(schedext_start(&d), 0);
 	ck_assert_int_eq(d.scx.state, VP_SX_UNAVAILABLE);
 	for (i = 0; i < sizeof(here) / sizeof(here[0]); i++)
-		if (here[i].supported == sup)
+		if (here[i].supported == sup &&
+		    /* a host booted with isolcpus= says that first */
+		    !(d.scx.cause == VP_SX_CAUSE_ISOLCPUS &&
+		    (d.scx.isol_verdict == ISOL_BOOT ||
+		    d.scx.isol_verdict == ISOL_DOMAIN)))
 			ck_assert_int_eq(d.scx.cause, here[i].cause);
 	ck_assert(d.scx.why[0]);
 	ck_assert_ptr_null(d.scx.sched);
@@ -289,11 +325,17 @@ flog(const char *fmt, int a, int b)
 	snprintf(F.log + n, sizeof(F.log) - n, fmt, a, b);
 }
 
-static int fake_supported(void) { return F.supported; }
+static int
+fake_supported(const char *root)
+{
+	(void)root;
+	return F.supported;
+}
 
 static int
-fake_loaded_ops(char *buf, size_t len)
+fake_loaded_ops(const char *root, char *buf, size_t len)
 {
+	(void)root;
 	const char *o = F.nload ? F.ops_after_load : F.ops;
 
 	if (!o)
@@ -462,6 +504,23 @@ static const struct vp_sx_loader fake_loader = {
 	.task_set_ext = fake_task_set_ext,
 };
 
+/*
+ * The kernel the lifecycle sees: a fake root (life_setup() makes one,
+ * isolation-free), so that a test host booted with isolcpus= does not
+ * change what these tests find.
+ */
+static char kroot[64];
+
+static void
+kroot_make(void)
+{
+	strcpy(kroot, "/tmp/vp-schedext-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(kroot));
+	tree_put(kroot, ISOL_RELEASE, "6.12.118-amd64\n");
+	tree_put(kroot, ISOL_CMDLINE, "BOOT_IMAGE=/vmlinuz ro quiet\n");
+	tree_put(kroot, ISOL_ISOLATED, "\n");
+}
+
 /* Two VMs of 2 vCPUs on g4dn.metal, homed and pinned, threads 101.. */
 #define LNVMS	2
 #define LNVCPUS	2
@@ -485,6 +544,8 @@ life_setup(struct life *w, enum vp_sx_opt opt)
 	w->d.virt = (struct vp_virt)VP_VIRT_INIT;
 	w->d.scx.ld = &fake_loader;
 	w->d.scx.opt = opt;
+	kroot_make();
+	w->d.scx.root = kroot;
 	for (i = 0; i < LNVMS; i++) {
 		struct vp_vm *vm = &w->vm[i];
 
@@ -515,6 +576,7 @@ life_teardown(struct life *w)
 	schedext_stop(&w->d);
 	free(w->d.scx.pushed);
 	topo_free(w->d.topo);
+	tree_remove(kroot);
 }
 
 /* Loaded, with the tables written and every vCPU in. */
@@ -621,6 +683,139 @@ START_TEST(test_life_declines)
 	ck_assert_int_eq(schedext_start(&w.d), 0);
 	ck_assert_int_eq(w.d.scx.state, VP_SX_OFF);
 	ck_assert_int_eq(F.nload, 0);
+	life_teardown(&w);
+}
+END_TEST
+
+/* Metrics and status text of @d, malloc'ed. */
+static char *
+metrics_text(struct vp_daemon *d)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_int_eq(metrics_write(d, f), 0);
+	fclose(f);
+	return text;
+}
+
+static char *
+status_text(const struct vp_daemon *d)
+{
+	struct json_object *st = status_json(d);
+	char *text = strdup(json_object_to_json_string_ext(st,
+	    JSON_C_TO_STRING_PLAIN));
+
+	json_object_put(st);
+	return text;
+}
+
+/*
+ * isolcpus= domain isolation: never loaded, said in the log's words,
+ * status and the metrics, and the other mode goes on; --sched-ext=on
+ * does not start.  The nohz forms load.
+ */
+START_TEST(test_life_isolcpus)
+{
+	struct life w;
+	char *text;
+
+	life_setup(&w, VP_SX_OPT_AUTO);
+	tree_put(kroot, ISOL_CMDLINE, "ro isolcpus=domain,managed_irq,2-5\n");
+	tree_put(kroot, ISOL_ISOLATED, "2-5\n");
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(F.nload, 0);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_UNAVAILABLE);
+	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_ISOLCPUS);
+	ck_assert_int_eq(w.d.scx.isol_verdict, ISOL_BOOT);
+	ck_assert_msg(strstr(w.d.scx.why, "(isolcpus=domain,managed_irq,2-5 on "
+	    "the kernel command line; CPUs 2-5 isolated)") != NULL, "%s",
+	    w.d.scx.why);
+	ck_assert_str_eq(schedext_mode_label(&w.d), kernelmode_label(&w.d));
+	schedext_tick(&w.d);		/* nothing loaded: nothing written */
+	ck_assert_int_eq(F.nmap, 0);
+	text = metrics_text(&w.d);
+	ck_assert_ptr_nonnull(strstr(text, "\nvcpuplace_sched_ext_state{"
+	    "state=\"unavailable\",cause=\"isolcpus\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\nvcpuplace_sched_ext_isolation{"
+	    "verdict=\"isolcpus-domain\"} 1\n"));
+	free(text);
+	text = status_text(&w.d);
+	ck_assert_msg(strstr(text, "\"cause\":\"isolcpus\"") &&
+	    strstr(text, "\"isolation\":{\"verdict\":\"isolcpus-domain\",") &&
+	    strstr(text, "\"isolated\":\"2-5\",\"isolcpus\":\"domain,"
+	    "managed_irq,2-5\",\"isolcpus_domain\":true"), "%s", text);
+	free(text);
+	w.d.scx.opt = VP_SX_OPT_ON;
+	ck_assert_int_eq(schedext_start(&w.d), -EINVAL);
+	ck_assert_int_eq(F.nload, 0);
+	life_teardown(&w);
+
+	/* nohz_full= and the nohz isolcpus= form: loaded */
+	life_setup(&w, VP_SX_OPT_AUTO);
+	tree_put(kroot, ISOL_CMDLINE, "isolcpus=nohz,managed_irq,2-5 "
+	    "nohz_full=2-5\n");
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	ck_assert_int_eq(w.d.scx.isol_verdict, ISOL_NONE);
+	text = status_text(&w.d);
+	ck_assert_msg(strstr(text, "\"isolated\":null,\"isolcpus\":\"nohz,"
+	    "managed_irq,2-5\",\"isolcpus_domain\":false,\"nohz_full\":"
+	    "\"2-5\",\"unreadable\":{}"), "%s", text);
+	free(text);
+	life_teardown(&w);
+
+	/* 7.x, a cpuset partition: tried; an EINVAL is put down to it */
+	life_setup(&w, VP_SX_OPT_AUTO);
+	tree_put(kroot, ISOL_RELEASE, "7.3.4+deb13-amd64\n");
+	tree_put(kroot, ISOL_ISOLATED, "4-7\n");
+	F.load_err = -EINVAL;
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(F.nload, 1);
+	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_ISOLCPUS);
+	ck_assert_ptr_nonnull(strstr(w.d.scx.why, "CPUs 4-7 in "));
+	life_teardown(&w);
+
+	/* nothing readable: the kernel decides, and the files are named */
+	life_setup(&w, VP_SX_OPT_AUTO);
+	tree_put(kroot, ISOL_CMDLINE, TREE_UNREADABLE);
+	tree_put(kroot, ISOL_ISOLATED, TREE_UNREADABLE);
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	ck_assert_int_eq(w.d.scx.isol_verdict, ISOL_UNKNOWN);
+	text = status_text(&w.d);
+	ck_assert_msg(strstr(text, "\"unreadable\":{\"proc\\/cmdline\":\"Is "
+	    "a directory\",\"sys\\/devices\\/system\\/cpu\\/isolated\":"
+	    "\"Is a directory\"}"), "%s", text);
+	free(text);
+	life_teardown(&w);
+}
+END_TEST
+
+/* sched_ext being enabled or disabled by someone else: declined. */
+static int
+fake_state_busy(const char *root, char *buf, size_t len)
+{
+	(void)root;
+	snprintf(buf, len, "%s", "enabling");
+	return 0;
+}
+
+START_TEST(test_life_busy)
+{
+	struct vp_sx_loader ld = fake_loader;
+	struct life w;
+
+	life_setup(&w, VP_SX_OPT_AUTO);
+	ld.state_read = fake_state_busy;
+	w.d.scx.ld = &ld;
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(F.nload, 0);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_DECLINED);
+	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_OTHER);
+	w.d.scx.opt = VP_SX_OPT_ON;
+	ck_assert_int_eq(schedext_start(&w.d), -EBUSY);
 	life_teardown(&w);
 }
 END_TEST
@@ -883,6 +1078,8 @@ schedext_suite(void)
 	tcase_add_test(tc, test_start_here);
 	tcase_add_loop_test(tl, test_life_load_writes_tables, 0, 3);
 	tcase_add_test(tl, test_life_declines);
+	tcase_add_test(tl, test_life_isolcpus);
+	tcase_add_test(tl, test_life_busy);
 	tcase_add_test(tl, test_life_sync);
 	tcase_add_test(tl, test_life_ejection);
 	tcase_add_test(tl, test_life_stop_and_reload);
