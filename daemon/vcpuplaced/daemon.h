@@ -174,6 +174,7 @@ struct vp_load {
 	double *cpu_util;		/* [npus], 0..1, work not our vCPUs' */
 	double *pu_util;		/* [npus], 0..1, all work */
 	struct vp_cpuset pu_busy;	/* pu_util above VP_BUSY_SHARE */
+	uint64_t sampled_ns;		/* clock_now_ns() of the last update */
 };
 
 /* The control socket: one listening fd and its non-blocking clients. */
@@ -385,6 +386,9 @@ int load_open(const struct vp_topo *t, struct vp_load *ret) VP_MUST_CHECK;
 void load_free(struct vp_load *l);	/* accepts a zeroed one */
 /* Reads per-PU busy time and per-vCPU run/wait time, fills host_busy. */
 int load_update(struct vp_daemon *d);
+/* The same at @now_ns (clock_now_ns()): a vCPU's busy share is its run
+ * time over the time since the last update, not over a nominal tick. */
+int load_update_at(struct vp_daemon *d, uint64_t now_ns);
 
 /* inventory.c: the managed VMs from libvirt's live state; reconnect */
 /* Connects if not connected and the backoff allows; 0 when connected. */

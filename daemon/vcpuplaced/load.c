@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/clock.h"
 #include "host/sampler.h"
 #include "vcpuplaced/daemon.h"
 
@@ -42,10 +43,11 @@ load_free(struct vp_load *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* One vCPU's run and wait over the tick; its PU loses that run time. */
+/* One vCPU's run and wait since the last update; its PU loses that run
+ * time. */
 static void
 account_vcpu(struct vp_daemon *d, const struct vp_vm *vm, struct vp_vcpu *v,
-    double tick_ns)
+    double interval_ns)
 {
 	struct vp_thread_sample s;
 	int pu;
@@ -58,7 +60,7 @@ account_vcpu(struct vp_daemon *d, const struct vp_vm *vm, struct vp_vcpu *v,
 	v->delay_ns = v->wait_ns && s.wait_ns >= v->wait_ns ?
 	    s.wait_ns - v->wait_ns : 0;
 	v->util = v->run_ns && s.run_ns >= v->run_ns ?
-	    (double)(s.run_ns - v->run_ns) / tick_ns : 0;
+	    (double)(s.run_ns - v->run_ns) / interval_ns : 0;
 	if (pu != VP_PU_NONE)
 		d->load.cpu_util[pu] -= v->util;
 	v->run_ns = s.run_ns;
@@ -68,16 +70,34 @@ account_vcpu(struct vp_daemon *d, const struct vp_vm *vm, struct vp_vcpu *v,
 int
 load_update(struct vp_daemon *d)
 {
-	double tick_ns = (double)d->tick_ms * 1e6;
+	return load_update_at(d, clock_now_ns());
+}
+
+/*
+ * The interval is the time since the last update, not tick_ms: a tick
+ * that waited on libvirtd (a stopped or busy daemon holds a call for
+ * seconds) would otherwise turn a vCPU's seconds of run time into a
+ * busy share of 10 or 20, and the planner would move VMs for it.  The
+ * PU figures need no such care: /proc/stat's deltas are over their own
+ * total.
+ */
+int
+load_update_at(struct vp_daemon *d, uint64_t now_ns)
+{
+	double interval_ns = (double)d->tick_ms * 1e6;
 	int i, k, pu, r;
 
+	if (d->load.sampled_ns && now_ns > d->load.sampled_ns)
+		interval_ns = (double)(now_ns - d->load.sampled_ns);
+	d->load.sampled_ns = now_ns;
 	if ((r = sampler_read_pus(d->load.sampler, d->load.cpu_util)) < 0)
 		return r;
 	memcpy(d->load.pu_util, d->load.cpu_util,
 	    d->topo->npus * sizeof(double));
 	for (i = 0; i < d->nvms; i++)
 		for (k = 0; k < d->vm[i].nvcpus; k++)
-			account_vcpu(d, &d->vm[i], &d->vm[i].vcpu[k], tick_ns);
+			account_vcpu(d, &d->vm[i], &d->vm[i].vcpu[k],
+			    interval_ns);
 	cpuset_zero(&d->host_busy);
 	cpuset_zero(&d->load.pu_busy);
 	for (pu = 0; pu < d->topo->npus; pu++) {

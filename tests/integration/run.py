@@ -249,18 +249,41 @@ def actual(name, nvcpus):
 
 def two_balanced_vms(ctx, d, tag_a, tag_b):
     """VMs @tag_a and @tag_b of the balanced profile, both placed by @d:
-    the one a test troubles and a bystander.  Returns them and the
-    bystander's allowed set."""
+    the one a test troubles and a bystander."""
     a = ctx.vm(tag_a, profile="balanced")
     b = ctx.vm(tag_b, profile="balanced")
     wait_placed(d, a, profile="balanced")
-    return a, b, allowed_of(wait_placed(d, b, profile="balanced"))[0]
+    wait_placed(d, b, profile="balanced")
+    return a, b
 
 
-def check_stayed(d, vm, before):
-    """@vm, of the balanced profile, is placed and still allowed @before."""
-    now = allowed_of(wait_placed(d, vm, profile="balanced"))[0]
-    check(now == before, "%s moved from %s to %s" % (vm.name, before, now))
+def check_kept_policy(d, vm, profile):
+    """@vm, whose metadata was just rejected, keeps its previous policy
+    (@profile), as the README promises: listed with the error, still of
+    @profile, and placed, libvirt and the kernel agreeing with the
+    status.  Not "on the same CPUs": the daemon keeps managing it under
+    the previous policy, load moves included."""
+    def kept(st):
+        e = vm_entry(st, vm.name)
+        if not e or not e.get("error") or \
+                (e.get("policy") or {}).get("profile") != profile:
+            return None
+        al = allowed_of(e)
+        return all(al.get(i) and pin == thr == al[i] for i, (pin, thr)
+                   in actual(vm.name, len(al)).items()) or None
+    d.wait(kept, WAIT_S, "%s listed with its error, still %s and placed"
+           % (vm.name, profile))
+
+
+def check_bystander(d, vm):
+    """@vm, of the balanced profile, is still managed: placed by the
+    daemon with its profile, and libvirt and the kernel agree with the
+    status.  Not "on the same CPUs as before": on two CPUs with TCG
+    guests the daemon rightly moves a vCPU when QEMU's own threads load
+    its CPU or when the troubled VM frees one, so where it sits depends
+    on the guests' timing, not on the trouble (qemu_gone failed once in
+    three runs so, the bystander moved by "idle-core" or "fallback")."""
+    wait_placed(d, vm, profile="balanced")
 
 
 def placement_problem(entry, name, nvcpus, profile=None, mode=None):
@@ -556,8 +579,7 @@ def test_invalid_metadata(ctx):
     unaffected."""
     ctx.need_daemon()
     d = ctx.daemon()
-    a, b, before_b = two_balanced_vms(ctx, d, "bad", "good")
-    before_a = actual(a.name, 1)[0][0]
+    a, b = two_balanced_vms(ctx, d, "bad", "good")
 
     for raw, words in (('<policy profile="nonexistent"/>', ("nonexistent",)),
                        ('<policy profile="balanced"><smt>sometimes</smt>'
@@ -575,10 +597,8 @@ def test_invalid_metadata(ctx):
         e = vm_entry(st, a.name)
         check(e is None or e.get("error"),
               "%s listed with error null after %s" % (a.name, raw))
-        pin, thr = actual(a.name, 1)[0]
-        check(pin == thr == before_a, "%s affinity vcpupin %s thread %s, "
-              "want unchanged %s" % (a.name, pin, thr, before_a))
-        check_stayed(d, b, before_b)
+        check_kept_policy(d, a, "balanced")
+        check_bystander(d, b)
     # Valid again: managed again.
     vmlib.set_policy(a.name, "balanced")
     wait_placed(d, a, profile="balanced")
@@ -1149,7 +1169,7 @@ def test_thread_names(ctx):
     socket answers throughout."""
     ctx.need_daemon()
     d = ctx.daemon()
-    a, b, before_b = two_balanced_vms(ctx, d, "fair-thr", "fair-thr-other")
+    a, b = two_balanced_vms(ctx, d, "fair-thr", "fair-thr-other")
     pid = vmlib.qemu_pid(a.name)
     real = vmlib.vcpu_threads(a.name)[0]
     d.wait(lambda st: vcpu_tid(st, a.name, 0) == real, WAIT_S,
@@ -1201,7 +1221,7 @@ def test_thread_names(ctx):
     d.wait(lambda st: vcpu_tid(st, a.name, 0) == real, WAIT_S,
            "%s vCPU 0 back at its thread %d" % (a.name, real))
     wait_placed(d, a, profile="balanced")
-    check_stayed(d, b, before_b)
+    check_bystander(d, b)
     d.stop_clean()
 
 
@@ -1216,7 +1236,7 @@ def test_thread_problem_twice(ctx):
     refresh (as before) fails the first check."""
     ctx.need_daemon()
     d = slow_tick_daemon(ctx, "thr2", extra=["--no-proc-events"])
-    a, b, before_b = two_balanced_vms(ctx, d, "fair-thr2", "fair-thr2-other")
+    a, b = two_balanced_vms(ctx, d, "fair-thr2", "fair-thr2-other")
     pid = vmlib.qemu_pid(a.name)
     real = vmlib.vcpu_threads(a.name)[0]
     d.wait(lambda st: vcpu_tid(st, a.name, 0) == real, WAIT_S,
@@ -1248,7 +1268,7 @@ def test_thread_problem_twice(ctx):
                           said, err0, errs))
     finally:
         write_comm(pid, real, "CPU 0/TCG")
-    check_stayed(d, b, before_b)
+    check_bystander(d, b)
     d.stop_clean()
 
 
@@ -1369,7 +1389,8 @@ def test_hostile_metadata(ctx):
     other VM stays where it was throughout."""
     ctx.need_daemon()
     d = ctx.daemon()
-    a, b, before_b = two_balanced_vms(ctx, d, "fair-meta", "fair-meta-other")
+    a, b = two_balanced_vms(ctx, d, "fair-meta", "fair-meta-other")
+    before_b = allowed_of(vm_entry(d.status(), b.name))[0]
     ent = "".join('<!ENTITY l%d "%s">' % (i, ("&l%d;" % (i - 1)) * 10
                                          if i else "lol" * 10)
                   for i in range(10))
@@ -1384,7 +1405,6 @@ def test_hostile_metadata(ctx):
          '"file:///etc/shadow">]><policy profile="&x;"/>', ()),
     )
     for what, raw, words in cases:
-        pin_a = actual(a.name, 1)[0][0]
         inv0 = d.status()["invalid_metadata"]
         try:
             vmlib.set_policy(a.name, raw=raw)
@@ -1407,9 +1427,7 @@ def test_hostile_metadata(ctx):
         print("    %s: %s" % (what, lines[-1].split(": invalid ")[-1][:120]))
         check(vm_entry(st, a.name)["error"], "%s: %s without an error"
               % (what, a.name))
-        pin, thr = actual(a.name, 1)[0]
-        check(pin == thr == pin_a, "%s: %s moved from %s to %s/%s" % (
-            what, a.name, pin_a, pin, thr))
+        check_kept_policy(d, a, "balanced")
         check(d.status()["invalid_metadata"] == inv0 + 1, "%s counted "
               "more than once" % what)
     # ours under another prefix, beside a foreign namespace's element
@@ -1503,7 +1521,7 @@ def test_qemu_gone(ctx):
     so does its socket (see the note printed)."""
     ctx.need_daemon()
     d = ctx.daemon()
-    a, b, before_b = two_balanced_vms(ctx, d, "fair-gone", "fair-gone-other")
+    a, b = two_balanced_vms(ctx, d, "fair-gone", "fair-gone-other")
     qpid = vmlib.qemu_pid(a.name)
     lpid = libvirtd_pid()
     os.kill(lpid, signal.SIGSTOP)
@@ -1533,7 +1551,7 @@ def test_qemu_gone(ctx):
     print("    the refresh %s the dead QEMU while libvirt listed it%s" % (
         "saw" if gone else "did not see",
         ": " + gone[0].split(": ", 1)[-1][:100] if gone else ""))
-    check_stayed(d, b, before_b)
+    check_bystander(d, b)
     e0, lines0 = st["libvirt_errors"], len(d.stderr().splitlines())
     st = d.wait_ticks(10)
     check(st["libvirt_errors"] == e0, "libvirt_errors still growing: "

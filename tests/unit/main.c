@@ -37,6 +37,7 @@ int main(void)
 	srunner_add_suite(sr, scxwake_suite());
 	srunner_add_suite(sr, command_suite());
 	srunner_add_suite(sr, tick_suite());
+	srunner_add_suite(sr, load_suite());
 	srunner_add_suite(sr, inventory_suite());
 	srunner_add_suite(sr, schedext_suite());
 	srunner_add_suite(sr, kernelmode_suite());

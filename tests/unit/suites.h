@@ -28,6 +28,7 @@ Suite *procevents_suite(void);
 Suite *scxwake_suite(void);
 Suite *command_suite(void);
 Suite *tick_suite(void);
+Suite *load_suite(void);
 Suite *inventory_suite(void);
 Suite *schedext_suite(void);
 Suite *kernelmode_suite(void);
