@@ -12,35 +12,10 @@
 #include <unistd.h>
 
 #include "host/isolation.h"
+#include "host/smallfile.h"
 
 /* The kernel's COMMAND_LINE_SIZE is 2048 on x86, 4096 on some others. */
 #define CMDLINE_MAX_BYTES	8192
-
-/* Reads at most @len - 1 bytes of @path, NUL-ended; bytes or -errno. */
-static ssize_t
-read_small_file(const char *path, char *buf, size_t len)
-{
-	ssize_t n, total = 0;
-	int fd, err;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	while ((size_t)total < len - 1) {
-		n = read(fd, buf + total, len - 1 - (size_t)total);
-		if (n < 0) {
-			err = -errno;
-			close(fd);
-			return err;
-		}
-		if (n == 0)
-			break;
-		total += n;
-	}
-	close(fd);
-	buf[total] = '\0';
-	return total;
-}
 
 /* @buf without leading and trailing white space, in place. */
 static char *

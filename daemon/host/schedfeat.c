@@ -10,36 +10,10 @@
 #include <unistd.h>
 
 #include "host/schedfeat.h"
+#include "host/smallfile.h"
 
 /* sched/features is one line of ~30 names (~700 bytes on 6.12). */
 #define FEATURES_MAX_BYTES	8192
-
-/* Reads at most @len - 1 bytes of @path, NUL-ended; bytes or -errno. */
-static ssize_t
-read_small_file(const char *path, char *buf, size_t len)
-{
-	ssize_t n, total = 0;
-	int fd, err;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	/* seq_file may hand out a line in several reads */
-	while ((size_t)total < len - 1) {
-		n = read(fd, buf + total, len - 1 - (size_t)total);
-		if (n < 0) {
-			err = -errno;
-			close(fd);
-			return err;
-		}
-		if (n == 0)
-			break;
-		total += n;
-	}
-	close(fd);
-	buf[total] = '\0';
-	return total;
-}
 
 enum vp_sis_core
 schedfeat_parse(char *buf)
