@@ -37,7 +37,8 @@ check_pu(struct sim *s, int pu, unsigned char *seen)
 	}
 	if ((p->cur >= 0) != cpuset_test(&s->running, pu))
 		fail(s, "running set disagrees with PU", pu, p->cur);
-	if ((p->cur >= 0 || p->nq || p->inflight) != cpuset_test(&s->busy, pu))
+	if ((p->cur >= 0 || p->nq || p->inflight || p->kicked) !=
+	    cpuset_test(&s->busy, pu))
 		fail(s, "busy set disagrees with PU", pu, p->nq);
 	if (p->cur < 0 && p->nq)
 		fail(s, "idle PU with a non-empty queue", pu, p->nq);

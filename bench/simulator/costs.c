@@ -146,8 +146,9 @@ int
 costs_parse(const char *list)
 {
 	static const char *const names[] = {
-		"migration", "cstates", "turbo", "poll", "upkeep",
+		"migration", "cstates", "turbo", "poll", "upkeep", "scx",
 	};
+	const int nnames = (int)(sizeof(names) / sizeof(names[0]));
 	const char *p = list;
 	int mask = 0, i;
 
@@ -158,10 +159,10 @@ costs_parse(const char *list)
 	while (*p) {
 		size_t n = strcspn(p, ",");
 
-		for (i = 0; i < 5; i++)
+		for (i = 0; i < nnames; i++)
 			if (strlen(names[i]) == n && !strncmp(p, names[i], n))
 				break;
-		if (i == 5)
+		if (i == nnames)
 			return -1;
 		mask |= 1 << i;
 		p += n + (p[n] == ',');

@@ -50,7 +50,8 @@ struct cpu_model {
 #define COST_TURBO	0x04
 #define COST_POLL	0x08
 #define COST_UPKEEP	0x10
-#define COST_ALL	0x1f
+#define COST_SCX	0x20	/* sched_ext's own: kick, DSQ lock, walk */
+#define COST_ALL	0x3f
 
 /* cpus.c */
 extern const struct cpu_model cpu_models[];
@@ -65,7 +66,7 @@ const struct cpu_model *cpus_identify(const char *path, double *l1d,
 int costs_init(struct sim *s);
 void costs_release(struct sim *s);
 /* Parses "all", "none" or a comma list (migration,cstates,turbo,poll,
- * upkeep) into a mask; -1 when a name is unknown. */
+ * upkeep,scx) into a mask; -1 when a name is unknown. */
 int costs_parse(const char *list);
 /* ns of work a vCPU pays to start on @to after running on @from. */
 double costs_migration_ns(const struct sim *s, int from, int to);

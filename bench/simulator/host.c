@@ -240,7 +240,7 @@ static void
 update_busy(struct sim *s, int pu)
 {
 	struct sim_pu *p = &s->pu[pu];
-	bool b = p->cur >= 0 || p->nq > 0 || p->inflight > 0;
+	bool b = p->cur >= 0 || p->nq > 0 || p->inflight > 0 || p->kicked;
 	int64_t d;
 
 	if (b == cpuset_test(&s->busy, pu))
@@ -479,6 +479,45 @@ arrive(struct sim *s, int pu, int thi)
 	update_busy(s, pu);
 }
 
+/*
+ * sched_ext's kick of an idle PU picked for a queued thread (6.12
+ * scx_bpf_kick_cpu(SCX_KICK_IDLE)): the pick took it out of the idle
+ * masks (scx_pick_idle_cpu() clears its bit), and it looks at the
+ * shared queue only once the kick has reached it (the irq_work, its
+ * runqueue lock and resched_curr(): scx_kick_ns) and it has left its
+ * C-state.  Meanwhile a PU that frees up may take the thread first.
+ */
+static void
+kick(struct sim *s, int pu)
+{
+	uint64_t up;
+
+	if (!(s->p.costs & COST_SCX)) {
+		dispatch(s, pu);
+		return;
+	}
+	up = s->p.scx_kick_ns + costs_wake_delay(s, pu);
+	s->pu[pu].kicked = true;
+	update_busy(s, pu);
+	if (s->measuring)
+		s->st.kick_ns += up;
+	push(s, s->now_ns + up, EV_KICK, pu, 0);
+}
+
+/* The kick has landed: ops.dispatch, or idle again if it was taken. */
+static void
+on_kick(struct sim *s, int pu)
+{
+	struct sim_pu *p = &s->pu[pu];
+
+	p->kicked = false;
+	if (p->cur >= 0 || p->nq || p->inflight) {
+		update_busy(s, pu);
+		return;
+	}
+	dispatch(s, pu);
+}
+
 static void
 on_enqueue(struct sim *s, int thi)
 {
@@ -504,7 +543,7 @@ on_enqueue(struct sim *s, int thi)
 		if (freed)
 			dispatch(s, pu);
 		if (kicked >= 0 && kicked != pu)
-			dispatch(s, kicked);
+			kick(s, kicked);
 		return;
 	}
 	s->pu[pu].inflight--;
@@ -724,6 +763,9 @@ handle(struct sim *s, const struct event *e)
 		break;
 	case EV_ENQUEUE:
 		on_enqueue(s, e->arg);
+		break;
+	case EV_KICK:
+		on_kick(s, e->arg);
 		break;
 	case EV_UTIL:
 		on_util(s);

@@ -81,6 +81,16 @@ params_default(struct sim_params *ret)
 	 * x86 is 1-3 us), so 4 us, before the migration's own cost.
 	 */
 	ret->stopper_ns = 4000;
+	/*
+	 * sched_ext's kick (6.12 scx_bpf_kick_cpu()): the kicking CPU
+	 * queues an irq_work on itself (a self-IPI), whose handler
+	 * (kick_cpus_irq_workfn() -> kick_one_cpu()) takes the idle CPU's
+	 * runqueue lock and calls resched_curr() on it: a reschedule IPI,
+	 * or a store to the polled flag of an mwait idle.  No published
+	 * figure for the whole; the same ~1 us as an IPI above.  The
+	 * kicked CPU's C-state exit comes on top (costs_wake_delay()).
+	 */
+	ret->scx_kick_ns = 1000;
 	/* sysctl_sched_migration_cost: newidle balance only when the CPU
 	 * expects to stay idle longer than this (rq->avg_idle) */
 	ret->migration_cost_ns = 500000;

@@ -43,6 +43,7 @@ enum ev_type {
 	EV_UTIL,	/* SIS_UTIL: refresh util and nr_idle_scan */
 	EV_BALANCE,	/* the scheduler tick's balance work (balance.c) */
 	EV_TICK,	/* the daemon's planning tick */
+	EV_KICK,	/* sched_ext: a kicked idle PU is up (strategy_scx) */
 };
 
 struct event {
@@ -80,6 +81,7 @@ struct sim_params {
 	uint64_t probe_ns;	/* one remote runqueue probe */
 	uint64_t bpf_step_ns;	/* one CPU looked at by the BPF scan */
 	uint64_t stopper_ns;	/* active balance's stopper round trip */
+	uint64_t scx_kick_ns;	/* scx_bpf_kick_cpu() to the PU's wake-up */
 	double poll_smt_weight;	/* a halt-polling sibling, as busy threads */
 	uint64_t migration_cost_ns;	/* newidle gate on avg_idle */
 	uint64_t util_period_ns;	/* SIS_UTIL refresh period */
@@ -119,6 +121,7 @@ struct sim_stats {
 	double cstate_ns;
 	double poll_ns;		/* halt-poll spin: neither useful nor over */
 	double idle_upkeep_ns;
+	double kick_ns;		/* scx: kicks in flight, summed */
 	uint64_t poll_hits;	/* wake-ups caught while polling: not in lat[] */
 	uint64_t lat[LAT_BUCKETS];	/* wake-ups that went through a wake path */
 	uint64_t nlat;
@@ -211,6 +214,8 @@ struct sim_pu {
 	bool in_idle;		/* rq->curr is the idle task: from finding
 				 * nothing to run to the next start */
 	uint64_t upkeep_until_ns;	/* idle-entry upkeep runs until */
+	bool kicked;		/* sched_ext: picked and kicked, not yet up;
+				 * out of the idle masks (busy) meanwhile */
 };
 
 struct sim;

@@ -9,7 +9,11 @@
 #     72 * 52 / 20 = 187 slices (with the 3 ms EEVDF slice, ~1100);
 #   - with threads waiting (128arm, no SMT: 192 hogs on 128 PUs) a slice
 #     end requeues, and freed PUs consume the queue;
-#   - a queued wake-up kicks an idle PU of its allowed set (dense, 150 %).
+#   - a queued wake-up kicks an idle PU of its allowed set (dense, 150 %);
+#   - a kick is not free (6.12 scx_bpf_kick_cpu(): an irq_work, the idle
+#     CPU's runqueue lock, resched_curr(), then its C-state exit): every
+#     kick is in flight at least --scx-kick-ns, and without COST_SCX
+#     (--costs none) none is.
 #
 #   scx.sh SIM TOPODIR
 set -eu
@@ -17,14 +21,19 @@ sim=$1
 dir=$2
 fail=0
 err=$(mktemp)
-trap 'rm -f "$err"' EXIT
 
-# stats TOPOLOGY WORKLOAD: "direct N queued N kick N consume N kept N ..."
+out=$(mktemp)
+trap 'rm -f "$err" "$out"' EXIT
+
+# stats TOPOLOGY WORKLOAD [OPTION...]: "direct N queued N kick N ..."
+# (the JSON line in $out)
 stats() {
-	if ! VP_SIM_SCX_STATS=1 "$sim" --topology "$dir/$1" --workload "$2" \
+	t=$1 w=$2
+	shift 2
+	if ! VP_SIM_SCX_STATS=1 "$sim" --topology "$dir/$t" --workload "$w" \
 	    --load 150 --strategy scx --seed 7 --check --warmup-ms 2 \
-	    --measure-ms 50 2>"$err" >/dev/null; then
-		echo "FAIL: scx invariant: $1 $2: $(cat "$err")" >&2
+	    --measure-ms 50 "$@" 2>"$err" >"$out"; then
+		echo "FAIL: scx invariant: $t $w: $(cat "$err")" >&2
 		fail=1
 	fi
 	sed -n 's/^scx: //p' "$err"
@@ -57,6 +66,21 @@ expect "consumed at least what was requeued" "$(field "$s" consume)" \
 s=$(stats g4dnmetal.xml dense)
 expect "queued wake-ups" "$(field "$s" queued)" ge 1
 expect "idle PUs kicked" "$(field "$s" kick)" ge 1
+
+# the kicks' time in flight, from the JSON line (no warm-up: the
+# counters cover the whole run): at least 50 us each
+# with --scx-kick-ns 50000 (the C-state exit comes on top), none free
+s=$(stats g4dnmetal.xml dense --scx-kick-ns 50000 --warmup-ms 0)
+kicks=$(field "$s" kick)
+kns=$(sed 's/.*"kick_ns":\([0-9.e+-]*\).*/\1/' "$out")
+if ! awk -v n="$kns" -v k="$kicks" 'BEGIN { exit !(k > 0 && n >= k * 50000) }'
+then
+	echo "FAIL: scx: $kicks kicks in flight $kns ns in all, not >= 50 us each"
+	fail=1
+fi
+s=$(stats g4dnmetal.xml dense --scx-kick-ns 50000 --warmup-ms 0 --costs none)
+kns=$(sed 's/.*"kick_ns":\([0-9.e+-]*\).*/\1/' "$out")
+expect "kick time without COST_SCX" "${kns%.*}" eq 0
 
 [ $fail = 0 ] && echo "check-sim: scx queueing rules hold"
 exit $fail
