@@ -101,15 +101,17 @@ costs_init(struct sim *s)
 	s->pkg_first = calloc(t->npackages, sizeof(*s->pkg_first));
 	s->pkg_npus = calloc(t->npackages, sizeof(*s->pkg_npus));
 	s->pkg_ncores = calloc(t->npackages, sizeof(*s->pkg_ncores));
-	s->line_last_ns = calloc(2 * t->nllcs + 1,
+	/* per LLC: its shared line and its SIS_CORE mask; host-wide: the
+	 * scx idle masks and the shared DSQ's lock */
+	s->line_last_ns = calloc(2 * t->nllcs + 2,
 	    sizeof(*s->line_last_ns));
-	s->line_gap_ns = calloc(2 * t->nllcs + 1, sizeof(*s->line_gap_ns));
+	s->line_gap_ns = calloc(2 * t->nllcs + 2, sizeof(*s->line_gap_ns));
 	if (!s->pkg_active || !s->pkg_speed || !s->pkg_first ||
 	    !s->pkg_npus || !s->pkg_ncores || !s->line_last_ns ||
 	    !s->line_gap_ns)
 		return -ENOMEM;
 	/* untouched lines: as if last touched long ago */
-	for (i = 0; i < 2 * t->nllcs + 1; i++)
+	for (i = 0; i < 2 * t->nllcs + 2; i++)
 		s->line_gap_ns[i] = 1e9;
 	/* PUs are sorted by package: each is one range */
 	for (i = t->npus - 1; i >= 0; i--) {
@@ -194,14 +196,10 @@ enum line_kind { LINE_LLC_SHARED, LINE_SIS_CORE, LINE_SCX };
  * not a measurement.
  */
 static double
-line_op(struct sim *s, int pu, enum line_kind k)
+queued_op(struct sim *s, int id, double c)
 {
-	int nl = s->t->nllcs, id = k == LINE_SCX ? 2 * nl :
-	    (k == LINE_SIS_CORE ? nl : 0) + s->t->pu[pu].llc;
-	double c = s->p.probe_ns, gap, rho;
+	double gap, rho;
 
-	if (k == LINE_SCX && s->t->npackages > 1)
-		c = (s->p.probe_ns + s->p.line_ns[3]) / 2;
 	gap = (double)(s->now_ns - s->line_last_ns[id]);
 	s->line_last_ns[id] = s->now_ns;
 	s->line_gap_ns[id] += (gap - s->line_gap_ns[id]) / 8;
@@ -209,6 +207,46 @@ line_op(struct sim *s, int pu, enum line_kind k)
 	if (rho > 0.9)
 		rho = 0.9;
 	return c * (1 + rho / (2 * (1 - rho)));
+}
+
+/* A host-wide line's transfer: half of them remote on 2+ packages. */
+static double
+host_line_ns(const struct sim *s)
+{
+	if (s->t->npackages > 1)
+		return (s->p.probe_ns + s->p.line_ns[3]) / 2;
+	return s->p.probe_ns;
+}
+
+static double
+line_op(struct sim *s, int pu, enum line_kind k)
+{
+	int nl = s->t->nllcs, id = k == LINE_SCX ? 2 * nl :
+	    (k == LINE_SIS_CORE ? nl : 0) + s->t->pu[pu].llc;
+
+	return queued_op(s, id, k == LINE_SCX ? host_line_ns(s) :
+	    s->p.probe_ns);
+}
+
+/*
+ * One operation on the shared DSQ under its lock (6.12
+ * dispatch_enqueue(), consume_dispatch_q(): raw_spin_lock(&dsq->lock)):
+ * the lock's line comes from whoever took it last (a host-wide line),
+ * and the lock is held that long plus @held_ns of work under it (the
+ * consume walk).  Every CPU takes the same lock, so the hold is the
+ * service time of one M/D/1 server, as the idle-mask lines above.
+ */
+double
+costs_dsq_op(struct sim *s, double held_ns)
+{
+	double ns;
+
+	if (!(s->p.costs & COST_SCX))
+		return 0;
+	ns = queued_op(s, 2 * s->t->nllcs + 1, host_line_ns(s) + held_ns);
+	if (s->measuring)
+		s->st.dsq_lock_ns += ns;
+	return ns;
 }
 
 static bool

@@ -70,6 +70,9 @@ void costs_release(struct sim *s);
 int costs_parse(const char *list);
 /* ns of work a vCPU pays to start on @to after running on @from. */
 double costs_migration_ns(const struct sim *s, int from, int to);
+/* ns one operation on the shared DSQ costs the CPU doing it, with
+ * @held_ns of work under the lock (0 without COST_SCX). */
+double costs_dsq_op(struct sim *s, double held_ns);
 /* The exit latency of the C-state idle @pu sits in (no side effect). */
 double costs_cstate_exit_ns(const struct sim *s, int pu);
 /* ns before a wake-up on idle @pu can run: C-state exit + upkeep. */

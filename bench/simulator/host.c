@@ -358,6 +358,17 @@ host_pull(struct sim *s, int src, int thi, int dst, double cost_ns)
 static void dispatch(struct sim *s, int pu);
 
 void
+host_charge(struct sim *s, int pu, double ns)
+{
+	if (ns <= 0 || pu < 0 || s->pu[pu].cur < 0 ||
+	    s->th[s->pu[pu].cur].polling)
+		return;
+	settle(s, pu);
+	s->th[s->pu[pu].cur].over_ns += ns;
+	resched(s, pu);
+}
+
+void
 host_push_running(struct sim *s, int src, int dst, double cost_ns)
 {
 	int thi = s->pu[src].cur;

@@ -122,6 +122,7 @@ struct sim_stats {
 	double poll_ns;		/* halt-poll spin: neither useful nor over */
 	double idle_upkeep_ns;
 	double kick_ns;		/* scx: kicks in flight, summed */
+	double dsq_lock_ns;	/* scx: shared-DSQ operations, summed */
 	uint64_t poll_hits;	/* wake-ups caught while polling: not in lat[] */
 	uint64_t lat[LAT_BUCKETS];	/* wake-ups that went through a wake path */
 	uint64_t nlat;
@@ -328,6 +329,9 @@ void host_pull(struct sim *s, int src, int th, int dst, double cost_ns);
 /* Active balance: @src's running thread is preempted by the stopper
  * and moved to idle @dst; @cost_ns delays it. */
 void host_push_running(struct sim *s, int src, int dst, double cost_ns);
+/* @ns of kernel work on @pu, done by the thread running there (not by
+ * a halt-polling one: the poll loop does not run scheduler code). */
+void host_charge(struct sim *s, int pu, double ns);
 
 /* ---------------------------------------------------------------- */
 /* balance.c: Linux 6.12's load balance, newidle and periodic */

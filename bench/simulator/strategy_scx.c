@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "host/scxfeed.h"
+#include "costs.h"
 #include "sim.h"
 
 /* SCX_SLICE_DFL of Linux 6.12 (include/linux/sched/ext.h): 20 ms. */
@@ -65,9 +66,11 @@ struct scx_sim {
 	int *dsq;		/* the shared queue, in vtime order */
 	int ndsq;
 	uint64_t vtime_now;
+	double *owed_ns;	/* per dense PU: its requeue's DSQ insert,
+				 * paid by the next thread it consumes */
 	/* whole run, printed at the end when $VP_SIM_SCX_STATS is set */
 	unsigned long n_direct, n_queued, n_kick, n_consume, n_kept,
-	    n_requeue;
+	    n_requeue, n_walked;
 };
 
 /* The wake decision's context: the simulator instead of a task. */
@@ -328,6 +331,9 @@ scx_enqueue(struct sim *s, int thi)
 
 	x->th[thi].queued = false;
 	dsq_insert(x, thi);
+	/* the waker's CPU runs ops.enqueue and takes the DSQ's lock */
+	if (th->waker_pu >= 0)
+		host_charge(s, th->waker_pu, costs_dsq_op(s, 0));
 	/* kick an idle PU of its allowed set, a whole idle core first */
 	cpu = scx_pick_idle(s, thi, caller, true);
 	if (cpu < 0)
@@ -344,9 +350,21 @@ scx_consume(struct sim *s, int pu)
 	struct scx_sim *x = s->scx;
 	int i, thi;
 
+	double ns;
+
 	/* a PU claimed by a wake-up in flight waits for it */
 	if (s->pu[pu].inflight)
 		return -1;
+	/* consume_dispatch_q() tests an empty queue without the lock */
+	if (!x->ndsq)
+		return -1;
+	/*
+	 * Under the DSQ's lock, in vtime order, each task that may not run
+	 * here is skipped (nldsq_for_each_task(), task_can_run_on_remote_rq():
+	 * its task_struct, a line of another CPU's); a task of another
+	 * CPU's runqueue is then moved under both runqueue locks
+	 * (consume_remote_task()): one more remote line.
+	 */
 	for (i = 0; i < x->ndsq; i++) {
 		thi = x->dsq[i];
 		if (!cpuset_test(&s->allowed[s->th[thi].allowed], pu))
@@ -355,8 +373,18 @@ scx_consume(struct sim *s, int pu)
 		    (x->ndsq - i - 1) * sizeof(int));
 		x->ndsq--;
 		x->n_consume++;
+		x->n_walked += i;
+		ns = costs_dsq_op(s, (double)i * s->p.probe_ns) +
+		    x->owed_ns[pu];
+		if (ns > 0 && s->th[thi].pu != pu)
+			ns += s->p.probe_ns;
+		x->owed_ns[pu] = 0;
+		s->th[thi].over_ns += ns;
 		return thi;
 	}
+	/* the whole walk, for nothing: the lock was held all the same */
+	x->n_walked += i;
+	(void)costs_dsq_op(s, (double)i * s->p.probe_ns);
 	return -1;
 }
 
@@ -387,6 +415,7 @@ scx_slice_end(struct sim *s, int pu, int thi)
 	/* to the back of its vtime; its own PU dispatches next, no kick */
 	s->th[thi].state = TH_WAKING;
 	dsq_insert(x, thi);
+	x->owed_ns[pu] += costs_dsq_op(s, 0);
 	x->n_requeue++;
 	return false;
 }
@@ -431,7 +460,9 @@ scx_setup(struct sim *s)
 	x->cursor = calloc(s->t->npus, sizeof(*x->cursor));
 	x->th = calloc(s->nth, sizeof(*x->th));
 	x->dsq = calloc(s->nth, sizeof(*x->dsq));
-	if (!x->doms || !x->runs || !x->cursor || !x->th || !x->dsq)
+	x->owed_ns = calloc(s->t->npus, sizeof(*x->owed_ns));
+	if (!x->doms || !x->runs || !x->cursor || !x->th || !x->dsq ||
+	    !x->owed_ns)
 		return -ENOMEM;
 	/* the daemon's own writer: every PU and every domain of every level */
 	feed_target = x;
@@ -454,13 +485,15 @@ scx_release(struct sim *s)
 	/* for tests/sim/scx.sh: the queueing rules at work */
 	if (getenv("VP_SIM_SCX_STATS"))
 		fprintf(stderr, "scx: direct %lu queued %lu kick %lu consume "
-		    "%lu kept %lu requeue %lu\n", x->n_direct, x->n_queued,
-		    x->n_kick, x->n_consume, x->n_kept, x->n_requeue);
+		    "%lu kept %lu requeue %lu walked %lu\n", x->n_direct,
+		    x->n_queued, x->n_kick, x->n_consume, x->n_kept,
+		    x->n_requeue, x->n_walked);
 	free(x->doms);
 	free(x->runs);
 	free(x->cursor);
 	free(x->th);
 	free(x->dsq);
+	free(x->owed_ns);
 	free(x);
 	s->scx = NULL;
 }

@@ -13,7 +13,12 @@
 #   - a kick is not free (6.12 scx_bpf_kick_cpu(): an irq_work, the idle
 #     CPU's runqueue lock, resched_curr(), then its C-state exit): every
 #     kick is in flight at least --scx-kick-ns, and without COST_SCX
-#     (--costs none) none is.
+#     (--costs none) none is;
+#   - the shared DSQ has a lock and a walk (6.12 consume_dispatch_q():
+#     under dsq->lock, each task that may not run here skipped): every
+#     consume costs at least one line transfer (50 ns) plus 50 ns per
+#     task walked past (128arm dense: VMs' allowed sets differ), and
+#     nothing without COST_SCX.
 #
 #   scx.sh SIM TOPODIR
 set -eu
@@ -81,6 +86,22 @@ fi
 s=$(stats g4dnmetal.xml dense --scx-kick-ns 50000 --warmup-ms 0 --costs none)
 kns=$(sed 's/.*"kick_ns":\([0-9.e+-]*\).*/\1/' "$out")
 expect "kick time without COST_SCX" "${kns%.*}" eq 0
+
+s=$(stats 128arm-2pa2n8cluster4co.xml dense --warmup-ms 0 --measure-ms 20)
+consumed=$(field "$s" consume)
+walked=$(field "$s" walked)
+lns=$(sed 's/.*"dsq_lock_ns":\([0-9.e+-]*\).*/\1/' "$out")
+expect "tasks walked past" "$walked" ge 1
+if ! awk -v n="$lns" -v c="$consumed" -v w="$walked" \
+    'BEGIN { exit !(n >= (c + w) * 50) }'; then
+	echo "FAIL: scx: DSQ lock $lns ns for $consumed consumes," \
+	    "$walked walked past: not >= 50 ns each"
+	fail=1
+fi
+s=$(stats 128arm-2pa2n8cluster4co.xml dense --warmup-ms 0 --measure-ms 20 \
+    --costs none)
+lns=$(sed 's/.*"dsq_lock_ns":\([0-9.e+-]*\).*/\1/' "$out")
+expect "DSQ lock time without COST_SCX" "${lns%.*}" eq 0
 
 [ $fail = 0 ] && echo "check-sim: scx queueing rules hold"
 exit $fail
