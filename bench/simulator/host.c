@@ -699,14 +699,21 @@ on_pu(struct sim *s, int pu)
 		resched(s, pu);
 		return;
 	}
-	if (s->strat == STRAT_SCX && scx_slice_end(s, pu, thi)) {
-		resched(s, pu);		/* kept: nobody waits */
-		return;
-	}
-	if (s->strat == STRAT_SCX) {	/* in the shared queue now */
-		set_running(s, pu, -1);
-		dispatch(s, pu);
-		return;
+	if (s->strat == STRAT_SCX) {
+		switch (scx_slice_end(s, pu, thi)) {
+		case SCX_SLICE_KEPT:	/* nobody waits */
+			resched(s, pu);
+			return;
+		case SCX_SLICE_LOCAL:	/* behind the local DSQ's waiter */
+			set_running(s, pu, -1);
+			rq_push(s, pu, thi);
+			dispatch(s, pu);
+			return;
+		case SCX_SLICE_SHARED:	/* in the shared queue now */
+			set_running(s, pu, -1);
+			dispatch(s, pu);
+			return;
+		}
 	}
 	if (!p->nq) {
 		p->slice_end_ns = s->now_ns + s->p.slice_ns;

@@ -6,7 +6,7 @@
  *       [--feature [-]NAME] [--policy-FIELD VALUE] [--check]
  *       [--costs all|none|LIST] [--no-cstates] [--no-turbo]
  *       [--migration-us X] [--halt-poll-ns N] [--cluster-line-ns X]
- *       [--bpf-step-ns N] [--scx-kick-ns N]
+ *       [--bpf-step-ns N] [--scx-kick-ns N] [--scx-resched-ns N]
  *       [--cstate-scale X] [--poll-smt-weight X]
  *       [--vm-mix PROFILE[,PROFILE...]] [--profiles DIR]
  *       runs one point; --vm-mix gives VM v the profile v mod n of the
@@ -40,7 +40,7 @@ usage(void)
 	    "[--no-cstates] [--no-turbo] [--migration-us X] "
 	    "[--halt-poll-ns N] [--cluster-line-ns X] [--cstate-scale X] "
 	    "[--poll-smt-weight X]\n"
-	    "       [--bpf-step-ns N] [--scx-kick-ns N] "
+	    "       [--bpf-step-ns N] [--scx-kick-ns N] [--scx-resched-ns N] "
 	    "[--vm-mix PROFILE[,...]] [--profiles DIR]\n"
 	    "       vcpuplace-sim --sweep TOPODIR OUTDIR [--jobs N]\n");
 	exit(1);
@@ -117,6 +117,8 @@ parse_opt(const char *a, const char *v, struct run_cfg *c,
 		o->p.halt_poll_ns = (int64_t)num(v, 0, 1e9);
 	else if (!strcmp(a, "--scx-kick-ns"))
 		o->p.scx_kick_ns = (uint64_t)num(v, 0, 1e6);
+	else if (!strcmp(a, "--scx-resched-ns"))
+		o->p.scx_resched_ns = (uint64_t)num(v, 0, 1e6);
 	else if (!strcmp(a, "--bpf-step-ns"))
 		o->p.bpf_step_ns = (uint64_t)num(v, 0, 10000);
 	else if (!strcmp(a, "--cluster-line-ns"))

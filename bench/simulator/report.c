@@ -108,6 +108,7 @@ report_json(const struct sim *s, const struct run_cfg *c)
 	add_d(o, "idle_upkeep_ns", st->idle_upkeep_ns);
 	add_d(o, "kick_ns", st->kick_ns);
 	add_d(o, "dsq_lock_ns", st->dsq_lock_ns);
+	add_d(o, "resched_ns", st->resched_ns);
 	add_d(o, "poll_hit_share", share(st->poll_hits, st->wakes));
 	add_classes(o, s);
 	if (s->cores)

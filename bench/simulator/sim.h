@@ -82,6 +82,7 @@ struct sim_params {
 	uint64_t bpf_step_ns;	/* one CPU looked at by the BPF scan */
 	uint64_t stopper_ns;	/* active balance's stopper round trip */
 	uint64_t scx_kick_ns;	/* scx_bpf_kick_cpu() to the PU's wake-up */
+	uint64_t scx_resched_ns;	/* a schedule() pass that keeps prev */
 	double poll_smt_weight;	/* a halt-polling sibling, as busy threads */
 	uint64_t migration_cost_ns;	/* newidle gate on avg_idle */
 	uint64_t util_period_ns;	/* SIS_UTIL refresh period */
@@ -123,6 +124,7 @@ struct sim_stats {
 	double idle_upkeep_ns;
 	double kick_ns;		/* scx: kicks in flight, summed */
 	double dsq_lock_ns;	/* scx: shared-DSQ operations, summed */
+	double resched_ns;	/* scx: ENQ_LAST round trips, summed */
 	uint64_t poll_hits;	/* wake-ups caught while polling: not in lat[] */
 	uint64_t lat[LAT_BUCKETS];	/* wake-ups that went through a wake path */
 	uint64_t nlat;
@@ -460,8 +462,13 @@ bool scx_rq_waiting(const struct sim *s, int pu);
 int scx_consume(struct sim *s, int pu);
 /* ops.running: @th starts on @pu (run record, vtime, its slice). */
 void scx_running(struct sim *s, int pu, int th);
-/* @th's slice ended on @pu: true if kept, else queued. */
-bool scx_slice_end(struct sim *s, int pu, int th);
+/* Where a thread whose slice ended on its PU goes (scx_slice_end()). */
+enum scx_slice_fate {
+	SCX_SLICE_KEPT,		/* runs on, a new slice */
+	SCX_SLICE_LOCAL,	/* behind the PU's local waiters */
+	SCX_SLICE_SHARED,	/* into the shared queue */
+};
+enum scx_slice_fate scx_slice_end(struct sim *s, int pu, int th);
 /* The shared queue's invariants hold. */
 bool scx_check(const struct sim *s);
 

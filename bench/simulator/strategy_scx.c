@@ -400,24 +400,41 @@ scx_rq_waiting(const struct sim *s, int pu)
 	return false;
 }
 
-bool
+enum scx_slice_fate
 scx_slice_end(struct sim *s, int pu, int thi)
 {
 	struct scx_sim *x = s->scx;
+	double ns;
 
 	stopping(&x->th[thi], s->now_ns);
 	if (!x->ndsq) {
-		/* VP_SCX_KEPT: nobody waits, it keeps its PU, a new slice */
+		/*
+		 * VP_SCX_KEPT: nobody waits in the shared queue, so
+		 * vp_enqueue() dispatches it to SCX_DSQ_LOCAL, at the tail:
+		 * behind a thread already in the PU's local DSQ, if any.
+		 * Alone, it runs on, after the ENQ_LAST round trip
+		 * (params.c, scx_resched_ns), a new slice from ops.running.
+		 */
 		x->n_kept++;
+		if (s->pu[pu].nq) {
+			s->th[thi].state = TH_WAKING;
+			return SCX_SLICE_LOCAL;
+		}
+		if (s->p.costs & COST_SCX) {
+			ns = (double)s->p.scx_resched_ns;
+			s->th[thi].over_ns += ns;
+			if (s->measuring)
+				s->st.resched_ns += ns;
+		}
 		scx_running(s, pu, thi);
-		return true;
+		return SCX_SLICE_KEPT;
 	}
 	/* to the back of its vtime; its own PU dispatches next, no kick */
 	s->th[thi].state = TH_WAKING;
 	dsq_insert(x, thi);
 	x->owed_ns[pu] += costs_dsq_op(s, 0);
 	x->n_requeue++;
-	return false;
+	return SCX_SLICE_SHARED;
 }
 
 /* The daemon's table writer, pointed at our copies. */

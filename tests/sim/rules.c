@@ -29,6 +29,10 @@
  *                stale cores met on the way are dropped, and the next
  *                wake-up, finding no idle core left, takes its prev;
  *                with the feature off (daemon) prev wins
+ *   scx_local    (sched_ext) a thread whose slice runs out while
+ *                another waits in its PU's local DSQ, the shared queue
+ *                empty: vp_enqueue() sends it to SCX_DSQ_LOCAL's tail,
+ *                so the waiter runs and it waits, not kept running
  *
  *   sim-rules TOPOLOGY.xml [HYBRID.xml]   (a 2-way SMT host, e.g.
  *       g4dnmetal.xml; a hybrid with SMT P-cores for asym, e.g.
@@ -52,14 +56,14 @@ static int fails;
 } while (0)
 
 static void
-setup(struct sim *s, const struct vp_topo *t)
+setup_as(struct sim *s, const struct vp_topo *t, enum strategy st)
 {
 	memset(s, 0, sizeof(*s));
 	s->t = t;
 	params_default(&s->p);
 	features_default(&s->feat);
 	policy_default(&s->policy);
-	s->strat = STRAT_STOCK;
+	s->strat = st;
 	s->wl = WL_HACKBENCH;
 	if (host_init(s) < 0 || workload_create(s, 200, 1) < 0 ||
 	    strategy_setup(s) < 0) {
@@ -67,6 +71,12 @@ setup(struct sim *s, const struct vp_topo *t)
 		fails++;
 	}
 	s->now_ns = 1000000000;
+}
+
+static void
+setup(struct sim *s, const struct vp_topo *t)
+{
+	setup_as(s, t, STRAT_STOCK);
 }
 
 static void
@@ -288,6 +298,36 @@ test_halt_len(const struct vp_topo *t)
 	teardown(&s);
 }
 
+static void
+test_scx_local(const struct vp_topo *t)
+{
+	struct sim s;
+	int pu = 4, a = 0, b = 1;
+	uint64_t t0;
+
+	setup_as(&s, t, STRAT_SCX);
+	/* a may run on @pu only, with 50 ms of work: it takes idle @pu */
+	cpuset_zero(&s.allowed[s.th[a].allowed]);
+	cpuset_set(&s.allowed[s.th[a].allowed], pu);
+	s.th[a].last_pu = pu;
+	t0 = s.now_ns;
+	host_burst(&s, a, 50000000);
+	host_wake(&s, a, VP_PU_NONE);
+	host_advance(&s, t0 + 1000000);
+	EXPECT(s.pu[pu].cur == a, "scx_local: a not running on its PU");
+	/* b in @pu's local DSQ (a direct dispatch that found it taken) */
+	put_queued(&s, b, pu);
+	s.th[b].last_pu = pu;
+	host_burst(&s, b, 50000000);
+	/* a's 20 ms slice (SCX_SLICE_DFL) ends; nothing in the shared queue */
+	host_advance(&s, t0 + 25000000);
+	EXPECT(s.pu[pu].cur == b && s.th[a].state == TH_QUEUED &&
+	    s.th[a].pu == pu, "scx_local: at a's slice end %d runs, a %s "
+	    "(want b running, a queued behind it on PU %d)", s.pu[pu].cur,
+	    s.th[a].state == TH_QUEUED ? "queued" : "not queued", pu);
+	teardown(&s);
+}
+
 /*
  * Every PU of LLC 0 busy but @prev and the core @idle_core; @prev's
  * sibling busy.  The mask as a rebuild left it (every bit set), less
@@ -382,6 +422,7 @@ main(int argc, char **argv)
 	test_halt_len(t);
 	test_sis_core(t, STRAT_SIS_CORE);
 	test_sis_core(t, STRAT_DAEMON);
+	test_scx_local(t);
 	topo_free(t);
 	if (argc == 3) {
 		if (hwtopo_load_xml(argv[2], &t) < 0) {

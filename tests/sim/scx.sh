@@ -18,7 +18,9 @@
 #     under dsq->lock, each task that may not run here skipped): every
 #     consume costs at least one line transfer (50 ns) plus 50 ns per
 #     task walked past (128arm dense: VMs' allowed sets differ), and
-#     nothing without COST_SCX.
+#     nothing without COST_SCX;
+#   - a kept slice is not free: SCX_OPS_ENQ_LAST's round trip through
+#     ops.enqueue, --scx-resched-ns per kept slice (g4dn.metal hogs).
 #
 #   scx.sh SIM TOPODIR
 set -eu
@@ -102,6 +104,15 @@ s=$(stats 128arm-2pa2n8cluster4co.xml dense --warmup-ms 0 --measure-ms 20 \
     --costs none)
 lns=$(sed 's/.*"dsq_lock_ns":\([0-9.e+-]*\).*/\1/' "$out")
 expect "DSQ lock time without COST_SCX" "${lns%.*}" eq 0
+
+s=$(stats g4dnmetal.xml hogs --warmup-ms 0 --scx-resched-ns 20000)
+kept=$(field "$s" kept)
+rns=$(sed 's/.*"resched_ns":\([0-9.e+-]*\).*/\1/' "$out")
+if ! awk -v n="$rns" -v k="$kept" 'BEGIN { exit !(k > 0 && n == k * 20000) }'
+then
+	echo "FAIL: scx: $kept kept slices cost $rns ns, not 20 us each"
+	fail=1
+fi
 
 [ $fail = 0 ] && echo "check-sim: scx queueing rules hold"
 exit $fail
