@@ -200,7 +200,7 @@ main(int argc, char **argv)
 			jobs = (int)num(argv[5], 1, 64);
 		else if (argc != 4)
 			usage();
-		return sweep_main(argv[2], argv[3], jobs) < 0;
+		return sweep_main(argv[2], argv[3], jobs, profiles_dir) < 0;
 	}
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--check")) {

@@ -28,6 +28,10 @@
  *   poll weight what a halt-polling SMT sibling takes of its core
  *               (poll_smt_weight, unmeasured), 0..1, every SMT
  *               topology, 125 %
+ *   mix         every workload at 125 % with VMs alternating between
+ *               the latency and the balanced profile (--vm-mix): each
+ *               class's own p99 and throughput (issue 24), so that the
+ *               latency profile's promise is checked on its own VMs
  *
  * A partial sweep runs only the points of some strategies and families:
  * VP_SWEEP_STRATS=stock,sis-core VP_SWEEP_FAMILIES=standard,nopoll.  It
@@ -70,6 +74,9 @@ const int ncluster_curve = NELEM(cluster_curve);
 #define NOPOLL_STRATS	(HELDOUT_STRATS & ~BIT(STRAT_GREEDY))
 /* pinned is a baseline for the tuning set only: it never wins there */
 #define HELDOUT_STRATS	(ALL_STRATS & ~BIT(STRAT_PINNED))
+/* the greedy heuristic has no profiles of its own to keep */
+#define MIX_STRATS	(NOPOLL_STRATS)
+#define MIX_PROFILES	"latency,balanced"
 
 static const double smt_x[] = { 0.5, 0.6, 0.7, 0.8, 0.9 };
 static const double migration_x[] = { 1, 2, 4, 7, 10, 15, 20 };
@@ -119,7 +126,7 @@ static const char *const family_names[] = {
 	[FAM_STANDARD] = "standard", [FAM_SEED] = "seed",
 	[FAM_CLUSTER] = "cluster", [FAM_SMT] = "smt",
 	[FAM_MIGRATION] = "migration", [FAM_BPF] = "bpf",
-	[FAM_NOPOLL] = "nopoll", [FAM_POLLW] = "pollw",
+	[FAM_NOPOLL] = "nopoll", [FAM_POLLW] = "pollw", [FAM_MIX] = "mix",
 };
 
 /* Is @name in the comma list of environment variable @var (unset:
@@ -312,6 +319,21 @@ add_nopoll(struct plist *l, int t)
 	}
 }
 
+/* Every workload at 125 % with VMs of two profiles. */
+static void
+add_mix(struct plist *l, int t)
+{
+	struct point p = { .topo = t, .warm_scale = -1, .load_pct = 125,
+	    .fam = FAM_MIX, .variant = "mix", .poll_smt_weight = -1,
+	    .vm_mix = MIX_PROFILES };
+	int w;
+
+	for (w = 0; w < WL_COUNT; w++) {
+		p.wl = w;
+		add_all(l, p, MIX_STRATS);
+	}
+}
+
 void
 points_topos(struct sweep *sw)
 {
@@ -331,6 +353,7 @@ points_build(struct sweep *sw)
 	for (t = 0; t < NTOPOS; t++) {
 		add_curves(&l, t, has_smt(sw->t[t]));
 		add_nopoll(&l, t);
+		add_mix(&l, t);
 	}
 	if (l.err) {
 		free(l.pt);
@@ -369,6 +392,7 @@ points_opts(const struct point *p, struct run_opts *o)
 		o->p.poll_smt_weight = p->poll_smt_weight;
 	if (p->feature_off)
 		o->feat.on[features_lookup(p->feature_off)] = false;
+	o->vm_mix = p->vm_mix;
 	/* a rehearsal of the whole pipeline in a minute: short runs */
 	if ((env = getenv("VP_SWEEP_MEASURE_MS")) && atoi(env) > 0) {
 		o->p.measure_ns = (uint64_t)atoi(env) * 1000000;

@@ -45,6 +45,8 @@ results_find(const struct sweep *sw, int topo, int wl, int load, int strat,
 		a.xllc += r->xllc;
 		a.mig += r->mig;
 		a.bound += r->bound;
+		a.poll_share += r->poll_share;
+		a.lat_p99 += r->lat_p99;
 	}
 	if (a.n) {
 		a.thr /= a.n;
@@ -56,6 +58,8 @@ results_find(const struct sweep *sw, int topo, int wl, int load, int strat,
 		a.xllc /= a.n;
 		a.mig /= a.n;
 		a.bound /= a.n;
+		a.poll_share /= a.n;
+		a.lat_p99 /= a.n;
 	}
 	return a;
 }

@@ -583,6 +583,7 @@ enum family {
 	FAM_BPF,		/* scx: cost of a BPF scan step curve */
 	FAM_NOPOLL,		/* KVM halt polling off */
 	FAM_POLLW,		/* a polling sibling's weight curve */
+	FAM_MIX,		/* VMs of two profiles: each class's figures */
 };
 
 struct point {
@@ -602,12 +603,15 @@ struct point {
 	double poll_smt_weight;	/* < 0: the default (0 is a value) */
 	const char *feature_off;	/* a feature turned off, or NULL */
 	const char *locality;	/* the VMs' locality, or NULL: default */
+	const char *vm_mix;	/* --vm-mix, or NULL: one class */
 };
 
 struct result {
 	bool ok;
 	double thr, p50, p99, probes, bs, xcl, xllc, mig;
 	double bound;		/* bound.c's, for the bound check */
+	double poll_share;	/* wake-ups that were halt-poll hits */
+	double lat_p99;		/* p99 of the latency-profile VMs, or 0 */
 };
 
 struct sweep {
@@ -623,6 +627,7 @@ struct sweep {
 	struct point *pt;	/* [npt] */
 	struct result *res;	/* [npt] */
 	int npt;
+	const struct vp_profiles *profiles;	/* for FAM_MIX's --vm-mix */
 };
 
 /*
@@ -658,7 +663,8 @@ void points_topos(struct sweep *sw);
 int points_build(struct sweep *sw) VP_MUST_CHECK;
 /* The run options of point @p. */
 void points_opts(const struct point *p, struct run_opts *o);
-int sweep_main(const char *topodir, const char *outdir, int jobs);
+int sweep_main(const char *topodir, const char *outdir, int jobs,
+    const char *profiles_dir);
 
 /* ---------------------------------------------------------------- */
 /* results.c: the sweep's figures, averaged over seeds */
@@ -666,7 +672,7 @@ int sweep_main(const char *topodir, const char *outdir, int jobs);
 struct agg {
 	int n;
 	double thr, thr_lo, thr_hi, p50, p99, p99_lo, p99_hi;
-	double probes, bs, xcl, xllc, mig, bound;
+	double probes, bs, xcl, xllc, mig, bound, poll_share, lat_p99;
 };
 
 /* Mean over the seeds of one (topology, workload, load, strategy,
@@ -687,6 +693,30 @@ int tables_write(const struct sweep *sw) VP_MUST_CHECK;
 int summary_write(const struct sweep *sw) VP_MUST_CHECK;
 /* Runs above their bound, plus runs that have no bound to check. */
 int summary_bound_violations(const struct sweep *sw);
+
+/*
+ * headroom.c: how much a strategy could still gain, and how far the
+ * bound is from what any strategy reached; the per-class and polling
+ * figures of the last line.  Each over one set at @load, the standard
+ * model, geometric means over its topology-workload pairs (0: none).
+ */
+struct headroom {
+	int n;
+	double bound_stock;	/* bound / stock */
+	double best_stock;	/* the best strategy / stock: reached */
+	double best_bound;	/* the best strategy / bound: tightness */
+};
+struct headroom headroom_of(const struct sweep *sw, bool heldout, int load,
+    int wl);	/* @wl < 0: every workload */
+/* The same for one topology @t and workload @w (n = 0: not run). */
+struct headroom headroom_pair(const struct sweep *sw, int t, int w,
+    int load);
+/* Arithmetic mean of @strat's poll-hit share over the set's pairs. */
+double headroom_poll_share(const struct sweep *sw, bool heldout, int load,
+    int strat);
+/* @strat's p99 over stock's, latency-profile VMs only (FAM_MIX runs). */
+double headroom_latency_vm_ratio(const struct sweep *sw, bool heldout,
+    int load, int strat);
 
 /* curves.c: gain against SMT yield and migration cost, break-even */
 int curves_write(const struct sweep *sw) VP_MUST_CHECK;

@@ -4,12 +4,17 @@
  * and the line `make bench` ends with:
  *
  *   heldout_scx_vs_stock_throughput_at_125=X heldout_p99_ratio_at_125=Y
- *   breakeven_migration_us=M bound_violations=K
+ *   breakeven_migration_us=M bound_violations=K headroom_at_125=H
+ *   poll_share_stock=A poll_share_scx=B latency_vm_p99_ratio_at_125=L
  *
  * X and Y are geometric means over every held-out topology and workload
  * at 125 % (each the mean of its 3 seeds); summary.md gives their range.
  * K counts the runs, of any strategy and family, whose throughput is
- * above bound.c's bound for the same run.
+ * above bound.c's bound for the same run.  H is bound / stock over the
+ * held-out pairs at 125 % (headroom.c; best / stock and best / bound
+ * beside it in summary.md), A and B the mean share of wake-ups that were
+ * halt-poll hits there, L scx's p99 over stock's for the latency-profile
+ * VMs of the mix runs (FAM_MIX) only.
  */
 #include <math.h>
 #include <stdio.h>
@@ -140,11 +145,19 @@ write_set(const struct sweep *sw, FILE *f, bool heldout)
 	points_loads(heldout, &loads, &n);
 	for (m = 0; m < 2; m++) {
 		fprintf(f, "\n### %s against stock, geometric mean over "
-		    "topologies and workloads (min..max)\n\n| load |",
-		    m ? "p99 wake-to-run latency" : "Throughput");
-		cmp_header(f, "|---:|");
+		    "topologies and workloads (min..max)\n\n| load |%s",
+		    m ? "p99 wake-to-run latency" : "Throughput",
+		    m ? "" : " bound / stock | best / stock |");
+		cmp_header(f, m ? "|---:|" : "|---:|---:|---:|");
 		for (i = 0; i < n; i++) {
 			fprintf(f, "| %d %% |", loads[i]);
+			if (!m) {
+				struct headroom h = headroom_of(sw, heldout,
+				    loads[i], -1);
+
+				fprintf(f, " %.3f | %.3f |", h.bound_stock,
+				    h.best_stock);
+			}
 			for (k = 0; k < NCMP; k++) {
 				struct span s = set_span(sw, heldout, loads[i],
 				    cmp[k], m);
@@ -164,8 +177,8 @@ write_points(const struct sweep *sw, FILE *f, bool heldout)
 
 	fprintf(f, "\n### Each topology and workload at 125 %%: throughput "
 	    "ratio to stock / p99 ratio to stock\n\n| topology | workload "
-	    "| stock (cores) | bound |");
-	cmp_header(f, "|---|---|---:|---:|");
+	    "| stock (cores) | bound | bound / stock | best / bound |");
+	cmp_header(f, "|---|---|---:|---:|---:|---:|");
 	for (t = 0; t < sw->ntopo; t++) {
 		if (sw->topo[t].heldout != heldout)
 			continue;
@@ -173,9 +186,11 @@ write_points(const struct sweep *sw, FILE *f, bool heldout)
 			struct agg b = results_find(sw, t, w, 125,
 			    STRAT_STOCK, "");
 
-			fprintf(f, "| %s | %s | %.2f | %.2f |",
+			struct headroom h = headroom_pair(sw, t, w, 125);
+
+			fprintf(f, "| %s | %s | %.2f | %.2f | %.3f | %.3f |",
 			    sw->topo[t].label, workload_name(w), b.thr,
-			    b.bound);
+			    b.bound, h.bound_stock, h.best_bound);
 			for (k = 0; k < NCMP; k++) {
 				struct agg a = results_find(sw, t, w, 125,
 				    cmp[k], "");
@@ -241,6 +256,70 @@ write_bound_check(const struct sweep *sw, FILE *f)
 	    k, sw->npt, nb);
 }
 
+/*
+ * Per workload at each load of the set: the bound's headroom over stock,
+ * what the best strategy reached, and so how tight the bound is at least
+ * (headroom.c).
+ */
+static void
+write_headroom(const struct sweep *sw, FILE *f, bool heldout)
+{
+	const int *loads;
+	int n, i, w;
+
+	points_loads(heldout, &loads, &n);
+	fprintf(f, "\n### Headroom: bound / stock, best / stock, best / bound "
+	    "(%s set)\n\nThe true headroom lies between best / stock (some "
+	    "strategy reached it) and bound / stock (none can pass it).\n\n"
+	    "| workload |", heldout ? "held-out" : "tuning");
+	for (i = 0; i < n; i++)
+		fprintf(f, " %d %% |", loads[i]);
+	fputs("\n|---|", f);
+	for (i = 0; i < n; i++)
+		fputs("---|", f);
+	fputc('\n', f);
+	for (w = -1; w < WL_COUNT; w++) {
+		fprintf(f, "| %s |", w < 0 ? "all" : workload_name(w));
+		for (i = 0; i < n; i++) {
+			struct headroom h = headroom_of(sw, heldout, loads[i],
+			    w);
+
+			if (!h.n)
+				fputs(" - |", f);
+			else
+				fprintf(f, " %.3f / %.3f / %.3f |",
+				    h.bound_stock, h.best_stock, h.best_bound);
+		}
+		fputc('\n', f);
+	}
+}
+
+/* The mix runs: latency-profile VMs' p99 against stock's, both sets. */
+static void
+write_mix(const struct sweep *sw, FILE *f)
+{
+	int k, h;
+
+	fprintf(f, "\n## VMs of two profiles (latency, balanced), 125 %%\n\n"
+	    "p99 of the latency-profile VMs only, over stock's on the same "
+	    "seeds; geometric mean over topologies and workloads.\n\n"
+	    "| set |");
+	cmp_header(f, "|---|");
+	for (h = 1; h >= 0; h--) {
+		fprintf(f, "| %s |", h ? "held-out" : "tuning");
+		for (k = 0; k < NCMP; k++) {
+			double r = headroom_latency_vm_ratio(sw, h, 125,
+			    cmp[k]);
+
+			if (r > 0)
+				fprintf(f, " %.3f |", r);
+			else
+				fputs(" - |", f);
+		}
+		fputc('\n', f);
+	}
+}
+
 /* Runs where another strategy beat the greedy heuristic, counted. */
 static void
 write_greedy_beaten(const struct sweep *sw, FILE *f)
@@ -275,6 +354,7 @@ summary_write(const struct sweep *sw)
 {
 	struct span thr = set_span(sw, true, 125, STRAT_SCX, false);
 	struct span p99 = set_span(sw, true, 125, STRAT_SCX, true);
+	struct headroom room = headroom_of(sw, true, 125, -1);
 	double be = curves_breakeven(sw);
 	double lo = migration_curve.x[0];
 	double hi = migration_curve.x[migration_curve.n - 1];
@@ -287,25 +367,35 @@ summary_write(const struct sweep *sw)
 	    "Held-out: topologies and seeds no rule was tuned on.\n\n"
 	    "## Held-out set\n");
 	write_set(sw, f, true);
+	write_headroom(sw, f, true);
 	write_points(sw, f, true);
 	fprintf(f, "\n## Tuning set (g4dnmetal, Kunpeng 920)\n");
 	write_set(sw, f, false);
+	write_headroom(sw, f, false);
 	write_points(sw, f, false);
 	write_nopoll(sw, f);
+	write_mix(sw, f);
 	write_bound_check(sw, f);
 	k = summary_bound_violations(sw);
 	write_greedy_beaten(sw, f);
 	fprintf(f, "\nHeadline: held-out scx/stock throughput at 125 %% "
 	    "%.3f (range %.3f..%.3f over %d topology-workload pairs), p99 "
-	    "ratio %.3f (%.3f..%.3f).\n", span_geo(&thr), thr.lo, thr.hi,
-	    thr.n, span_geo(&p99), p99.lo, p99.hi);
+	    "ratio %.3f (%.3f..%.3f); headroom (bound / stock) %.3f, of "
+	    "which the best strategy reached %.3f.\n", span_geo(&thr),
+	    thr.lo, thr.hi, thr.n, span_geo(&p99), p99.lo, p99.hi,
+	    room.bound_stock, room.best_stock);
 	fclose(f);
 	printf("bench: tables and plots in %s/\n", sw->outdir);
 	printf("heldout_scx_vs_stock_throughput_at_125=%.3f "
 	    "heldout_p99_ratio_at_125=%.3f breakeven_migration_us=%s%.1f "
-	    "bound_violations=%d\n", span_geo(&thr), span_geo(&p99),
+	    "bound_violations=%d headroom_at_125=%.3f poll_share_stock=%.3f "
+	    "poll_share_scx=%.3f latency_vm_p99_ratio_at_125=%.3f\n",
+	    span_geo(&thr), span_geo(&p99),
 	    be < lo ? "<" : be > hi ? ">" : "",
-	    be < lo ? lo : be > hi ? hi : be, k);
+	    be < lo ? lo : be > hi ? hi : be, k, room.bound_stock,
+	    headroom_poll_share(sw, true, 125, STRAT_STOCK),
+	    headroom_poll_share(sw, true, 125, STRAT_SCX),
+	    headroom_latency_vm_ratio(sw, true, 125, STRAT_SCX));
 	fflush(stdout);
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include <json-c/json.h>
 
 #include "host/hwtopo.h"
+#include "host/policy_xml.h"
 #include "sim.h"
 #include "costs.h"
 
@@ -43,6 +44,7 @@ worker(const struct sweep *sw, int k, int jobs)
 		char *line;
 
 		points_opts(p, &o);
+		o.profiles = sw->profiles;
 		o.p.cpu = sw->cpu[p->topo].model;
 		o.p.l1d_bytes = sw->cpu[p->topo].l1d_bytes;
 		o.p.l2_bytes = sw->cpu[p->topo].l2_bytes;
@@ -62,6 +64,25 @@ get_d(json_object *o, const char *k)
 
 	return json_object_object_get_ex(o, k, &v) ?
 	    json_object_get_double(v) : 0;
+}
+
+/* The p99 of the VMs of class "latency" in @o's vm_classes, or 0. */
+static double
+latency_class_p99(json_object *o)
+{
+	json_object *a, *c, *name;
+	size_t i;
+
+	if (!json_object_object_get_ex(o, "vm_classes", &a) ||
+	    !json_object_is_type(a, json_type_array))
+		return 0;
+	for (i = 0; i < json_object_array_length(a); i++) {
+		c = json_object_array_get_idx(a, i);
+		if (json_object_object_get_ex(c, "class", &name) &&
+		    !strcmp(json_object_get_string(name), "latency"))
+			return get_d(c, "p99_ns");
+	}
+	return 0;
 }
 
 /* Parses one "index<TAB>json" line into sw->res; the index or -1. */
@@ -88,6 +109,8 @@ parse_line(struct sweep *sw, const char *line, const char **ret_json)
 		.xllc = get_d(o, "cross_llc_share"),
 		.mig = get_d(o, "migrations_per_s"),
 		.bound = get_d(o, "bound"),
+		.poll_share = get_d(o, "poll_share"),
+		.lat_p99 = latency_class_p99(o),
 	};
 	json_object_put(o);
 	*ret_json = tab + 1;
@@ -188,9 +211,12 @@ free_topos(struct sweep *sw)
 }
 
 int
-sweep_main(const char *topodir, const char *outdir, int jobs)
+sweep_main(const char *topodir, const char *outdir, int jobs,
+    const char *profiles_dir)
 {
 	struct sweep sw = { .outdir = outdir };
+	struct vp_profiles *pr = NULL;
+	char err[1024] = "";
 	char path[4096];
 	struct timespec t0, t1;
 	int k, st, got, r = -1, failed = 0;
@@ -199,6 +225,13 @@ sweep_main(const char *topodir, const char *outdir, int jobs)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	snprintf(path, sizeof(path), "%s/raw", outdir);
 	points_topos(&sw);
+	/* the profiles FAM_MIX's VMs take (policies/ of the checkout) */
+	if (profiles_load(profiles_dir, &pr, err, sizeof(err)) < 0) {
+		fprintf(stderr, "sweep: profiles in %s: %s\n", profiles_dir,
+		    err);
+		goto out;
+	}
+	sw.profiles = pr;
 	if (!pids || load_topos(&sw, topodir) < 0 || points_build(&sw) < 0 ||
 	    !(sw.res = calloc(sw.npt, sizeof(*sw.res))) ||
 	    (mkdir(outdir, 0755) < 0 && errno != EEXIST) ||
@@ -226,6 +259,7 @@ sweep_main(const char *topodir, const char *outdir, int jobs)
 	    "");
 	r = got == sw.npt && !failed ? tables_write(&sw) : -1;
 out:
+	profiles_free(pr);
 	free(sw.res);
 	free(sw.pt);
 	free_topos(&sw);

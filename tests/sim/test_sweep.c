@@ -2,9 +2,13 @@
  * test_sweep.c - the sweep's own arithmetic, which the last line of
  * `make bench` rests on: where a curve crosses 1.0 (the break-even
  * migration cost) and which runs count against the bound; and the
- * poll_smt_weight curve (issue 24): 0 to 1, each value reaching its run.
+ * poll_smt_weight curve (issue 24): 0 to 1, each value reaching its run;
+ * and the headroom figures of the last line (headroom.c): bound / stock,
+ * best / stock and best / bound, the poll-hit share, and the latency
+ * VMs' p99 ratio read from the mix runs only.
  */
 #include <check.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "../../bench/simulator/sim.h"
@@ -71,6 +75,96 @@ START_TEST(test_pollw_curve)
 }
 END_TEST
 
+/*
+ * A sweep of one held-out topology, two workloads at 125 %: hackbench
+ * with stock 10 cores (bound 40), scx 12, greedy 20; hogs with stock 30
+ * (bound 33), scx 27.  Mix runs: stock's latency VMs 100 us, scx's 150.
+ */
+static const struct sweep_topo one_topo[] = { { "x.xml", "x", true } };
+static struct point pts[] = {
+	{ .wl = WL_HACKBENCH, .load_pct = 125, .strat = STRAT_STOCK,
+	    .variant = "" },
+	{ .wl = WL_HACKBENCH, .load_pct = 125, .strat = STRAT_SCX,
+	    .variant = "" },
+	{ .wl = WL_HACKBENCH, .load_pct = 125, .strat = STRAT_GREEDY,
+	    .variant = "" },
+	{ .wl = WL_HOGS, .load_pct = 125, .strat = STRAT_STOCK,
+	    .variant = "" },
+	{ .wl = WL_HOGS, .load_pct = 125, .strat = STRAT_SCX, .variant = "" },
+	{ .wl = WL_HOGS, .load_pct = 125, .strat = STRAT_STOCK,
+	    .variant = "mix", .fam = FAM_MIX },
+	{ .wl = WL_HOGS, .load_pct = 125, .strat = STRAT_SCX,
+	    .variant = "mix", .fam = FAM_MIX },
+};
+static struct result res[] = {
+	{ .ok = true, .thr = 10, .bound = 40, .poll_share = 0.2 },
+	{ .ok = true, .thr = 12, .bound = 40, .poll_share = 0.6 },
+	{ .ok = true, .thr = 20, .bound = 40 },
+	{ .ok = true, .thr = 30, .bound = 33, .poll_share = 0.4 },
+	{ .ok = true, .thr = 27, .bound = 33, .poll_share = 0.2 },
+	/* the mix runs' throughput is not the standard model's: unread */
+	{ .ok = true, .thr = 99, .bound = 33, .lat_p99 = 100000 },
+	{ .ok = true, .thr = 99, .bound = 33, .lat_p99 = 150000 },
+};
+
+static struct sweep
+small_sweep(void)
+{
+	struct sweep sw = { .topo = one_topo, .ntopo = 1, .pt = pts,
+	    .res = res, .npt = (int)(sizeof(pts) / sizeof(*pts)) };
+
+	return sw;
+}
+
+START_TEST(test_headroom_pair)
+{
+	struct sweep sw = small_sweep();
+	struct headroom h = headroom_pair(&sw, 0, WL_HACKBENCH, 125);
+
+	ck_assert_int_eq(h.n, 1);
+	ck_assert_double_eq_tol(h.bound_stock, 4.0, 1e-9);
+	/* greedy's 20 is the best reached, not scx's 12 */
+	ck_assert_double_eq_tol(h.best_stock, 2.0, 1e-9);
+	ck_assert_double_eq_tol(h.best_bound, 0.5, 1e-9);
+	/* hogs: stock's own 30 is the best; the mix's 99 is not read */
+	h = headroom_pair(&sw, 0, WL_HOGS, 125);
+	ck_assert_double_eq_tol(h.best_stock, 1.0, 1e-9);
+	ck_assert_double_eq_tol(h.bound_stock, 1.1, 1e-9);
+	h = headroom_pair(&sw, 0, WL_TBENCH, 125);
+	ck_assert_int_eq(h.n, 0);
+}
+END_TEST
+
+START_TEST(test_headroom_set)
+{
+	struct sweep sw = small_sweep();
+	struct headroom h = headroom_of(&sw, true, 125, -1);
+
+	ck_assert_int_eq(h.n, 2);
+	/* geometric means of 4.0 and 1.1, of 2.0 and 1.0 */
+	ck_assert_double_eq_tol(h.bound_stock, sqrt(4.0 * 1.1), 1e-9);
+	ck_assert_double_eq_tol(h.best_stock, sqrt(2.0), 1e-9);
+	/* the tuning set has no topology here */
+	ck_assert_int_eq(headroom_of(&sw, false, 125, -1).n, 0);
+}
+END_TEST
+
+START_TEST(test_headroom_poll_and_latency)
+{
+	struct sweep sw = small_sweep();
+
+	ck_assert_double_eq_tol(headroom_poll_share(&sw, true, 125,
+	    STRAT_STOCK), 0.3, 1e-9);
+	ck_assert_double_eq_tol(headroom_poll_share(&sw, true, 125,
+	    STRAT_SCX), 0.4, 1e-9);
+	ck_assert_double_eq_tol(headroom_latency_vm_ratio(&sw, true, 125,
+	    STRAT_SCX), 1.5, 1e-9);
+	/* no mix run of daemon: no figure, not a ratio of zeros */
+	ck_assert_double_eq(headroom_latency_vm_ratio(&sw, true, 125,
+	    STRAT_DAEMON), 0);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -83,6 +177,9 @@ main(void)
 	tcase_add_test(tc, test_crossing_out_of_range);
 	tcase_add_test(tc, test_bound_violations);
 	tcase_add_test(tc, test_pollw_curve);
+	tcase_add_test(tc, test_headroom_pair);
+	tcase_add_test(tc, test_headroom_set);
+	tcase_add_test(tc, test_headroom_poll_and_latency);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
