@@ -189,6 +189,7 @@ curves_write(const struct sweep *sw)
 	    "sens-migration-scx");
 	r |= write_curve(sw, f, &bpf_curve, STRAT_SCX, "sens-bpf-scx");
 	r |= write_curve(sw, f, &pollw_curve, STRAT_SCX, "sens-pollw-scx");
+	r |= write_curve(sw, f, &kick_curve, STRAT_SCX, "sens-kick-scx");
 	fclose(f);
 	return r;
 }

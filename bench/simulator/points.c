@@ -28,6 +28,9 @@
  *   poll weight what a halt-polling SMT sibling takes of its core
  *               (poll_smt_weight, unmeasured), 0..1, every SMT
  *               topology, 125 %
+ *   kick        what sched_ext's kick of an idle CPU costs before the
+ *               CPU leaves its C-state (no published figure), 0..4 us,
+ *               scx only, every topology, 125 %
  *   mix         every workload at 125 % with VMs alternating between
  *               the latency and the balanced profile (--vm-mix): each
  *               class's own p99 and throughput (issue 24), so that the
@@ -83,6 +86,8 @@ static const double migration_x[] = { 1, 2, 4, 7, 10, 15, 20 };
 static const double bpf_x[] = { 2, 10, 20, 50 };
 /* 0: PAUSE leaves the core to the sibling; 1: as a thread at work */
 static const double pollw_x[] = { 0, 0.25, 0.5, 0.75, 1 };
+/* 0: the kick as the model had it before issue 24; 1 us: the model's */
+static const double kick_x[] = { 0, 250, 1000, 4000 };
 
 const struct curve smt_curve = {
 	FAM_SMT, "SMT yield", "smt=%.2f", smt_x, NELEM(smt_x),
@@ -96,6 +101,10 @@ const struct curve migration_curve = {
 const struct curve pollw_curve = {
 	FAM_POLLW, "polling sibling's weight", "pollw=%.2f", pollw_x,
 	NELEM(pollw_x), CURVE_STRATS, true,
+};
+const struct curve kick_curve = {
+	FAM_KICK, "scx kick (ns)", "kick=%gns", kick_x, NELEM(kick_x),
+	BIT(STRAT_SCX), false,
 };
 const struct curve bpf_curve = {
 	FAM_BPF, "scx scan step (ns)", "bpf=%gns", bpf_x, NELEM(bpf_x),
@@ -127,6 +136,7 @@ static const char *const family_names[] = {
 	[FAM_CLUSTER] = "cluster", [FAM_SMT] = "smt",
 	[FAM_MIGRATION] = "migration", [FAM_BPF] = "bpf",
 	[FAM_NOPOLL] = "nopoll", [FAM_POLLW] = "pollw", [FAM_MIX] = "mix",
+	[FAM_KICK] = "kick",
 };
 
 /* Is @name in the comma list of environment variable @var (unset:
@@ -278,6 +288,7 @@ add_curves(struct plist *l, int t, bool smt)
 {
 	static const struct curve *const all[] = {
 		&smt_curve, &migration_curve, &bpf_curve, &pollw_curve,
+		&kick_curve,
 	};
 	char buf[64];
 	int w, c, k;
@@ -289,7 +300,7 @@ add_curves(struct plist *l, int t, bool smt)
 				struct point p = { .topo = t, .wl = w,
 				    .warm_scale = -1, .load_pct = 125,
 				    .fam = all[c]->fam,
-				    .poll_smt_weight = -1 };
+				    .poll_smt_weight = -1, .scx_kick_ns = -1 };
 
 				if (all[c]->fam == FAM_SMT)
 					p.smt_yield = all[c]->x[k];
@@ -297,6 +308,8 @@ add_curves(struct plist *l, int t, bool smt)
 					p.migration_us = all[c]->x[k];
 				else if (all[c]->fam == FAM_POLLW)
 					p.poll_smt_weight = all[c]->x[k];
+				else if (all[c]->fam == FAM_KICK)
+					p.scx_kick_ns = all[c]->x[k];
 				else
 					p.bpf_step_ns = all[c]->x[k];
 				curve_tag(all[c], k, buf, sizeof(buf));
@@ -390,6 +403,8 @@ points_opts(const struct point *p, struct run_opts *o)
 		o->p.halt_poll_ns = 0;
 	if (p->fam == FAM_POLLW && p->poll_smt_weight >= 0)
 		o->p.poll_smt_weight = p->poll_smt_weight;
+	if (p->fam == FAM_KICK && p->scx_kick_ns >= 0)
+		o->p.scx_kick_ns = (uint64_t)p->scx_kick_ns;
 	if (p->feature_off)
 		o->feat.on[features_lookup(p->feature_off)] = false;
 	o->vm_mix = p->vm_mix;

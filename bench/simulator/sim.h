@@ -584,6 +584,7 @@ enum family {
 	FAM_NOPOLL,		/* KVM halt polling off */
 	FAM_POLLW,		/* a polling sibling's weight curve */
 	FAM_MIX,		/* VMs of two profiles: each class's figures */
+	FAM_KICK,		/* scx: cost of a kick curve */
 };
 
 struct point {
@@ -601,6 +602,7 @@ struct point {
 	double bpf_step_ns;	/* 0: the default */
 	bool no_poll;		/* halt_poll_ns = 0 */
 	double poll_smt_weight;	/* < 0: the default (0 is a value) */
+	double scx_kick_ns;	/* < 0: the default (0 is a value) */
 	const char *feature_off;	/* a feature turned off, or NULL */
 	const char *locality;	/* the VMs' locality, or NULL: default */
 	const char *vm_mix;	/* --vm-mix, or NULL: one class */
@@ -646,7 +648,7 @@ struct curve {
 };
 
 extern const struct curve smt_curve, migration_curve, bpf_curve,
-    pollw_curve;
+    pollw_curve, kick_curve;
 /* The variant tag of value @k of @c, into @buf. */
 void curve_tag(const struct curve *c, int k, char *buf, size_t len);
 /* The loads of a set: the held-out set runs fewer. */

@@ -165,6 +165,30 @@ START_TEST(test_headroom_poll_and_latency)
 }
 END_TEST
 
+START_TEST(test_kick_curve)
+{
+	struct point p = { .fam = FAM_KICK, .warm_scale = -1,
+	    .poll_smt_weight = -1 };
+	struct run_opts o;
+	int k;
+
+	/* from a free kick (the model before issue 24) to 4 us */
+	ck_assert_double_eq(kick_curve.x[0], 0);
+	ck_assert_double_ge(kick_curve.x[kick_curve.n - 1], 4000);
+	for (k = 0; k < kick_curve.n; k++) {
+		p.scx_kick_ns = kick_curve.x[k];
+		points_opts(&p, &o);
+		ck_assert_uint_eq(o.p.scx_kick_ns,
+		    (uint64_t)kick_curve.x[k]);
+	}
+	/* another family keeps the model's 1 us */
+	p.fam = FAM_BPF;
+	p.scx_kick_ns = 0;
+	points_opts(&p, &o);
+	ck_assert_uint_eq(o.p.scx_kick_ns, 1000);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -177,6 +201,7 @@ main(void)
 	tcase_add_test(tc, test_crossing_out_of_range);
 	tcase_add_test(tc, test_bound_violations);
 	tcase_add_test(tc, test_pollw_curve);
+	tcase_add_test(tc, test_kick_curve);
 	tcase_add_test(tc, test_headroom_pair);
 	tcase_add_test(tc, test_headroom_set);
 	tcase_add_test(tc, test_headroom_poll_and_latency);
