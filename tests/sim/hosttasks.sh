@@ -64,7 +64,11 @@ fi
 # on, every strategy: they run, under --check, with their own latency
 for st in $strats; do
 	l=$(run --check --topology "$g4" --workload hackbench --load 125 \
-	    --strategy "$st")
+	    --strategy "$st" 2>&1) || {
+		echo "FAIL: hosttasks: $st: --check: $(printf '%s\n' "$l" |
+		    head -1)"
+		fail=1
+	}
 	check "$st: no error under --check" "$(field errors "$l") == 0"
 	# g4dnmetal: 96 PUs, 30 VMs
 	check "$st: 96 kthreads + 2 x 30 VM threads" \
