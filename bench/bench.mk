@@ -44,6 +44,7 @@ check-sim: $(B)/vcpuplace-sim $(B)/test-sim $(B)/sim-rules
 	    tests/topologies/Intel-RaptorLake-Corei7-1370P.xml
 	sh tests/sim/run.sh $(B)/vcpuplace-sim tests/topologies
 	sh tests/sim/costs.sh $(B)/vcpuplace-sim tests/topologies
+	sh tests/sim/hosttasks.sh $(B)/vcpuplace-sim tests/topologies
 	sh tests/sim/stock.sh $(B)/vcpuplace-sim tests/topologies
 	sh tests/sim/numbering.sh $(B)/vcpuplace-sim tests/topologies
 	sh tests/sim/classes.sh $(B)/vcpuplace-sim tests/topologies

@@ -103,7 +103,7 @@ concurrency(const struct sim *s, const struct wl_def *d)
 	int v, n = 0, tok;
 
 	if (!d->tokens)
-		return s->nth;
+		return s->nvcpu;
 	/* workload_start() starts a message on vCPUs 0, 2, ... of each VM;
 	 * send() and next_pending() never make a new one */
 	for (v = 0; v < s->nvm; v++) {

@@ -76,6 +76,12 @@ check_state(struct sim *s)
 		if (th->state != TH_SLEEP &&
 		    !cpuset_test(&s->allowed[th->allowed], th->pu))
 			fail(s, "thread outside its allowed set", i, th->pu);
+		/* a per-CPU kthread (kthread_bind()) never leaves its PU */
+		if (th->kind == TH_KTHREAD && th->state != TH_SLEEP &&
+		    th->pu != th->bind_pu)
+			fail(s, "kthread off its PU", i, th->pu);
+		if (th->kind != TH_VCPU && th->polling)
+			fail(s, "host task halt-polling", i, th->pu);
 		if (th->work_ns < -1e-6 || th->over_ns < -1e-6)
 			fail(s, "negative work", i, 0);
 	}

@@ -87,6 +87,29 @@ pu_speed(const struct sim *s, int pu)
 }
 
 /* Accounts @pu's running thread's progress up to now. */
+/* A host task's progress: its own figures, never the VMs' useful work. */
+static void
+settle_host(struct sim *s, int pu, struct sim_thread *th)
+{
+	struct sim_pu *p = &s->pu[pu];
+	double prog = (double)(s->now_ns - p->settled_ns) * p->speed, o;
+
+	if (s->measuring)
+		s->host_run_ns += (double)(s->now_ns - p->settled_ns);
+	p->settled_ns = s->now_ns;
+	o = prog < th->over_ns ? prog : th->over_ns;
+	th->over_ns -= o;
+	prog -= o;
+	if (prog > th->work_ns)
+		prog = th->work_ns;
+	th->work_ns -= prog;
+	s->done_ns += prog;
+	if (s->measuring) {
+		s->host_st.overhead_ns += o;
+		s->host_st.useful_ns += prog;
+	}
+}
+
 static void
 settle(struct sim *s, int pu)
 {
@@ -99,6 +122,10 @@ settle(struct sim *s, int pu)
 		return;
 	}
 	th = &s->th[p->cur];
+	if (th->kind != TH_VCPU) {
+		settle_host(s, pu, th);
+		return;
+	}
 	if (th->polling) {
 		/* a halt-poll spin does no work: counted apart */
 		if (s->measuring)
@@ -266,9 +293,13 @@ static void
 start_run(struct sim *s, int pu, int thi)
 {
 	struct sim_thread *th = &s->th[thi];
-	double m = costs_migration_ns(s, th->last_pu, pu);
+	/* costs.c's migration is a vCPU's (its L1d/L2 state, the VMCS or
+	 * its arch's equivalent, the TLB): host tasks do not pay it */
+	double m = th->kind == TH_VCPU ?
+	    costs_migration_ns(s, th->last_pu, pu) : 0;
 
-	if (th->last_pu >= 0 && th->last_pu != pu && s->measuring) {
+	if (th->kind == TH_VCPU && th->last_pu >= 0 && th->last_pu != pu &&
+	    s->measuring) {
 		s->st.migrations++;
 		s->st.migr_cost_ns += m;
 	}
@@ -277,8 +308,12 @@ start_run(struct sim *s, int pu, int thi)
 		/* kvm_vcpu_halt() times the halt around kvm_vcpu_block(),
 		 * which returns once the vCPU thread runs again: the halt
 		 * that adapts the poll window ends here, wait included */
-		costs_halt_end(s, thi);
-		if (s->measuring) {
+		if (th->kind == TH_VCPU)
+			costs_halt_end(s, thi);
+		if (th->kind != TH_VCPU && s->measuring) {
+			stats_add_latency(&s->host_st, s->now_ns - th->wake_t_ns);
+			s->host_wait_ns += (double)(s->now_ns - th->wake_t_ns);
+		} else if (s->measuring) {
 			struct sim_stats *cs = classes_stats(s, thi);
 
 			stats_add_latency(&s->st, s->now_ns - th->wake_t_ns);
@@ -418,8 +453,12 @@ static bool
 poll_start(struct sim *s, int pu, int thi)
 {
 	struct sim_pu *p = &s->pu[pu];
-	uint64_t w = costs_poll_window(s, thi);
+	uint64_t w;
 
+	/* KVM's halt polling is a vCPU's; a host task just sleeps */
+	if (th_is_host(s, thi))
+		return false;
+	w = costs_poll_window(s, thi);
 	if (!w || p->nq || p->inflight)
 		return false;
 	/* under sched_ext a thread waiting in the shared queue may count
@@ -555,6 +594,12 @@ on_enqueue(struct sim *s, int thi)
 			dispatch(s, pu);
 		if (kicked >= 0 && kicked != pu)
 			kick(s, kicked);
+		/* a per-CPU kthread's own idle PU: its timer fired there,
+		 * so that PU is awake and its resched_curr() is local
+		 * (6.12 kick_one_cpu() on this_rq): it dispatches now */
+		else if (kicked == pu && !freed && th_is_host(s, thi) &&
+		    s->pu[pu].cur < 0 && !s->pu[pu].nq && !s->pu[pu].inflight)
+			dispatch(s, pu);
 		return;
 	}
 	s->pu[pu].inflight--;
@@ -588,6 +633,11 @@ count_wake(struct sim *s, int thi, int pu, unsigned long probes)
 
 	if (!s->measuring)
 		return;
+	if (th->kind != TH_VCPU) {	/* host tasks: their own figures */
+		s->host_st.wakes++;
+		s->host_st.probes += probes;
+		return;
+	}
 	if (classes_stats(s, thi))
 		classes_stats(s, thi)->wakes++;
 	s->st.wakes++;
@@ -630,7 +680,8 @@ host_wake(struct sim *s, int thi, int waker_pu)
 	th->ss_since_ns = s->now_ns;
 	th->waker_pu = waker_pu;
 	th->timer_gen++;		/* a pending timer is now moot */
-	pu = s->select(s, thi, waker_pu, &probes);
+	pu = th->kind == TH_VCPU ? s->select(s, thi, waker_pu, &probes) :
+	    s->select_host(s, thi, waker_pu, &probes);
 	count_wake(s, thi, pu, probes);
 	/* the waker's CPU does the scan: it pays, and the wakee waits */
 	delay = (s->strat == STRAT_SCX ? scx_scan_ns(s) :

@@ -8,6 +8,10 @@
  *       [--migration-us X] [--halt-poll-ns N] [--cluster-line-ns X]
  *       [--bpf-step-ns N] [--scx-kick-ns N] [--scx-resched-ns N]
  *       [--cstate-scale X] [--poll-smt-weight X]
+ *       [--host-tasks 0|1] [--kthread-ns N] [--kthread-period-ns N]
+ *       [--vhost-ns N] [--vhost-every N] [--iothread-ns N]
+ *       [--iothread-period-ns N]   host tasks (hosttasks.c; 0 turns a
+ *       kind off)
  *       [--vm-mix PROFILE[,PROFILE...]] [--profiles DIR]
  *       runs one point; --vm-mix gives VM v the profile v mod n of the
  *       list (from DIR, default policies/) and reports each class
@@ -42,6 +46,9 @@ usage(void)
 	    "[--poll-smt-weight X]\n"
 	    "       [--bpf-step-ns N] [--scx-kick-ns N] [--scx-resched-ns N] "
 	    "[--vm-mix PROFILE[,...]] [--profiles DIR]\n"
+	    "       [--host-tasks 0|1] [--kthread-ns N] "
+	    "[--kthread-period-ns N] [--vhost-ns N] [--vhost-every N] "
+	    "[--iothread-ns N] [--iothread-period-ns N]\n"
 	    "       vcpuplace-sim --sweep TOPODIR OUTDIR [--jobs N]\n");
 	exit(1);
 }
@@ -127,7 +134,23 @@ parse_opt(const char *a, const char *v, struct run_cfg *c,
 		o->p.cstate_scale = num(v, 0, 10);
 	else if (!strcmp(a, "--poll-smt-weight"))
 		o->p.poll_smt_weight = num(v, 0, 1);
-	else if (!strcmp(a, "--vm-mix"))
+	else if (!strcmp(a, "--kthread-ns"))
+		o->p.kthread_ns = (uint64_t)num(v, 0, 1e7);
+	else if (!strcmp(a, "--kthread-period-ns"))
+		o->p.kthread_period_ns = (uint64_t)num(v, 0, 1e9);
+	else if (!strcmp(a, "--vhost-ns"))
+		o->p.vhost_ns = (uint64_t)num(v, 0, 1e7);
+	else if (!strcmp(a, "--vhost-every"))
+		o->p.vhost_every = (unsigned int)num(v, 0, 1e6);
+	else if (!strcmp(a, "--iothread-ns"))
+		o->p.iothread_ns = (uint64_t)num(v, 0, 1e7);
+	else if (!strcmp(a, "--iothread-period-ns"))
+		o->p.iothread_period_ns = (uint64_t)num(v, 0, 1e9);
+	else if (!strcmp(a, "--host-tasks")) {
+		/* --host-tasks 0: none at all, the model before them */
+		if (!num(v, 0, 1))
+			o->p.kthread_ns = o->p.vhost_ns = o->p.iothread_ns = 0;
+	} else if (!strcmp(a, "--vm-mix"))
 		o->vm_mix = v;
 	else if (!strcmp(a, "--profiles"))
 		profiles_dir = v;

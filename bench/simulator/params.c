@@ -73,6 +73,29 @@ params_default(struct sim_params *ret)
 	 */
 	ret->poll_smt_weight = 0.5;
 	/*
+	 * Host tasks (hosttasks.c).  No published figure for any of these
+	 * on a KVM host; each is an option to sweep.
+	 *   Per-CPU kthreads: work due once a tick (CONFIG_HZ=250, Debian's
+	 *   and Ubuntu's generic kernels: 4 ms; vmstat_update, RCU,
+	 *   ksoftirqd's timer softirqs), 5 us a burst; range 1-50 us, 1-10
+	 *   ms.  0.125 % of each PU.
+	 *   vhost: one kick every 16 burst ends of a vCPU (a virtio queue
+	 *   notification: a guest doing I/O or network), 5 us a kick;
+	 *   range every 1-256, 1-50 us.  On hackbench's 20 us bursts that
+	 *   is 5 / 320 = 1.6 % of the vCPUs' demand, on 10 ms hogs nothing.
+	 *   QEMU main loop / I/O thread: a wake-up every 2 ms on average
+	 *   (its timers, the monitor, block I/O completions), 10 us each;
+	 *   range 0.1-20 ms, 1-100 us.  0.5 % of a core per VM.
+	 * Together 1-2 % of the host's PU time on the seeds' workloads
+	 * (host_share in each JSON line).
+	 */
+	ret->kthread_ns = 5000;
+	ret->kthread_period_ns = 4000000;
+	ret->vhost_ns = 5000;
+	ret->vhost_every = 16;
+	ret->iothread_ns = 10000;
+	ret->iothread_period_ns = 2000000;
+	/*
 	 * Active balance's stopper (6.12 stop_one_cpu_nowait() ->
 	 * active_load_balance_cpu_stop()): an IPI to the busiest CPU, a
 	 * switch to its stopper thread, which detaches the preempted task,

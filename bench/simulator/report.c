@@ -58,6 +58,29 @@ add_classes(json_object *o, const struct sim *s)
 	json_object_object_add(o, "vm_classes", a);
 }
 
+/*
+ * The host tasks' own figures (hosttasks.c), for every strategy: their
+ * share of the host's PU time, their wake-ups, the latency of those
+ * wake-ups, and the share of their time from wake-up to the end of their
+ * burst spent waiting for a PU.
+ */
+static void
+add_host(json_object *o, const struct sim *s)
+{
+	const struct sim_stats *h = &s->host_st;
+	double secs = (double)s->p.measure_ns / 1e9;
+	double pu_ns = (double)s->p.measure_ns * s->t->npus;
+
+	json_object_object_add(o, "host_tasks",
+	    json_object_new_int(s->nth - s->nvcpu));
+	add_d(o, "host_share", pu_ns > 0 ? s->host_run_ns / pu_ns : 0);
+	add_d(o, "host_wakes_per_s", (double)h->wakes / secs);
+	add_d(o, "host_p50_ns", stats_quantile(h, 0.50));
+	add_d(o, "host_p99_ns", stats_quantile(h, 0.99));
+	add_d(o, "host_wait_share", s->host_wait_ns + s->host_run_ns > 0 ?
+	    s->host_wait_ns / (s->host_wait_ns + s->host_run_ns) : 0);
+}
+
 char *
 report_json(const struct sim *s, const struct run_cfg *c)
 {
@@ -83,7 +106,7 @@ report_json(const struct sim *s, const struct run_cfg *c)
 	json_object_object_add(o, "cpu_table", json_object_new_string(
 	    s->p.cpu ? s->p.cpu->name : cpu_models[ncpu_models - 1].name));
 	json_object_object_add(o, "vms", json_object_new_int(s->nvm));
-	json_object_object_add(o, "vcpus", json_object_new_int(s->nth));
+	json_object_object_add(o, "vcpus", json_object_new_int(s->nvcpu));
 	add_d(o, "throughput", st->useful_ns / (double)s->p.measure_ns);
 	add_d(o, "bound", s->bound);
 	add_d(o, "overhead", st->overhead_ns / (double)s->p.measure_ns);
@@ -114,6 +137,7 @@ report_json(const struct sim *s, const struct run_cfg *c)
 	if (s->cores)
 		json_object_object_add(o, "grants",
 		    json_object_new_int(cores_granted(s)));
+	add_host(o, s);
 	json_object_object_add(o, "errors", json_object_new_int(s->errors));
 	line = strdup(json_object_to_json_string_ext(o,
 	    JSON_C_TO_STRING_PLAIN));

@@ -84,6 +84,14 @@ struct sim_params {
 	uint64_t scx_kick_ns;	/* scx_bpf_kick_cpu() to the PU's wake-up */
 	uint64_t scx_resched_ns;	/* a schedule() pass that keeps prev */
 	double poll_smt_weight;	/* a halt-polling sibling, as busy threads */
+	/* host tasks (hosttasks.c); a burst or a rate of 0 turns that kind
+	 * off, all three off is the model before host tasks */
+	uint64_t kthread_ns;	/* a per-CPU kthread's burst */
+	uint64_t kthread_period_ns;	/* its period (the tick's) */
+	uint64_t vhost_ns;	/* a vhost worker's burst per kick */
+	unsigned int vhost_every;	/* a vCPU kicks it every Nth burst end */
+	uint64_t iothread_ns;	/* a QEMU main-loop/I/O thread's burst */
+	uint64_t iothread_period_ns;	/* its mean time between wake-ups */
 	uint64_t migration_cost_ns;	/* newidle gate on avg_idle */
 	uint64_t util_period_ns;	/* SIS_UTIL refresh period */
 	double util_halflife_ns;	/* PELT half-life */
@@ -143,6 +151,14 @@ double stats_quantile_with(const struct sim_stats *s, double q,
 
 enum th_state { TH_SLEEP, TH_WAKING, TH_QUEUED, TH_RUNNING };
 
+/* What a simulated thread is: a vCPU, or a host task (hosttasks.c). */
+enum th_kind {
+	TH_VCPU,	/* a QEMU vCPU thread */
+	TH_KTHREAD,	/* a per-CPU kthread (kworker, ksoftirqd, rcu) */
+	TH_VHOST,	/* a VM's vhost worker, kicked by its vCPUs */
+	TH_IOTHREAD,	/* a VM's QEMU main-loop / I/O thread */
+};
+
 /*
  * What decides where a vCPU runs (strategy.c).  Each is the code that
  * really runs somewhere: the stock kernel, an admin's pins, the daemon in
@@ -162,8 +178,11 @@ enum workload {
 };
 
 struct sim_thread {
-	int vm;
-	int idx;		/* vCPU number inside its VM */
+	enum th_kind kind;
+	int vm;			/* its VM; -1 for a per-CPU kthread */
+	int idx;		/* vCPU number inside its VM; host task: -1 */
+	int bind_pu;		/* TH_KTHREAD: the one PU it may run on */
+	unsigned int kicks;	/* vCPU: burst ends, for vhost kicks */
 	enum th_state state;
 	int pu;			/* where it runs, queues or is headed */
 	int last_pu;		/* where it last ran: the kernel's prev */
@@ -243,11 +262,13 @@ struct sim {
 	enum strategy strat;
 	enum workload wl;
 	select_fn select;
+	select_fn select_host;	/* a host task's wake-up (not a vCPU's) */
 	uint64_t now_ns;
 	struct evq q;
 	struct sim_pu *pu;	/* [t->npus] */
 	struct sim_thread *th;	/* [nth] */
-	int nth;
+	int nth;		/* vCPUs, then host tasks */
+	int nvcpu;		/* th[0 .. nvcpu) are the vCPUs */
 	struct sim_vm *vm;	/* [nvm] */
 	int nvm;
 	struct vp_cpuset *allowed;	/* [nallowed] */
@@ -268,7 +289,12 @@ struct sim {
 	struct vp_cpuset sis_idle_cores;
 	unsigned int sis_writes;
 	bool measuring;
-	struct sim_stats st;
+	struct sim_stats st;	/* vCPUs only */
+	/* host tasks' own figures: useful_ns is their CPU time at full
+	 * speed, lat[] their wake-up latencies; host_wait_ns the sum of
+	 * those latencies, host_run_ns their time on a PU */
+	struct sim_stats host_st;
+	double host_wait_ns, host_run_ns;
 	struct cores_state *cores;	/* strategy_cores.c, or NULL */
 	struct vp_policy policy;	/* the run's default (--policy-*) */
 	/* VM classes (classes.c): each VM's profile, and each class's own
@@ -449,6 +475,10 @@ int scx_setup(struct sim *s) VP_MUST_CHECK;
 void scx_release(struct sim *s);
 /* select_cpu: the PU claimed, or where it waits if scx_queued(). */
 int scx_select(struct sim *s, int th, int waker_pu, unsigned long *probes);
+/* select_cpu of a task that is not a managed vCPU (a host task):
+ * HOST_PACK's select_host_pack(), else scx_bpf_select_cpu_dfl(). */
+int scx_select_host(struct sim *s, int th, int waker_pu,
+    unsigned long *probes);
 /* The last decision sent @th to the shared queue, not to a PU. */
 bool scx_queued(const struct sim *s, int th);
 /* What the last scx_select() cost its waker, in ns. */
@@ -506,6 +536,30 @@ struct wl_def {
 void workload_def(enum workload w, struct wl_def *ret);
 
 /* ---------------------------------------------------------------- */
+/* hosttasks.c: per-CPU kthreads, vhost workers, QEMU I/O threads */
+
+static inline bool
+th_is_host(const struct sim *s, int thi)
+{
+	return s->th[thi].kind != TH_VCPU;
+}
+/* Host tasks to add after @nvcpu vCPUs in @nvm VMs. */
+int hosttasks_count(const struct sim *s);
+/* Fills th[s->nvcpu .. s->nth) (after the vCPUs are made). */
+void hosttasks_create(struct sim *s, uint64_t seed);
+/* Their first timers, at t = 0. */
+void hosttasks_start(struct sim *s);
+/* Host task @thi finished its burst: continue (true) or sleep. */
+bool hosttasks_burst_end(struct sim *s, int thi);
+/* Host task @thi's timer fired. */
+void hosttasks_timer(struct sim *s, int thi);
+/* vCPU @thi ended a burst on its PU: every vhost_every-th kicks its
+ * VM's vhost worker (an ioeventfd write). */
+void hosttasks_vcpu_burst_end(struct sim *s, int thi);
+/* The allowed set of each host task, after the strategy's setup. */
+void hosttasks_allow(struct sim *s);
+
+/* ---------------------------------------------------------------- */
 /* bound.c: a true upper bound on throughput, from the definitions */
 
 /* Cores' worth of useful work no strategy can exceed on this run;
@@ -524,6 +578,8 @@ void classes_release(struct sim *s);
 static inline struct sim_stats *
 classes_stats(const struct sim *s, int thi)
 {
+	if (s->th[thi].kind != TH_VCPU)
+		return NULL;
 	return s->cls_st ? &s->cls_st[s->vm[s->th[thi].vm].cls] : NULL;
 }
 

@@ -241,6 +241,11 @@ setup_sets(struct sim *s, const int *o)
 {
 	int i, r;
 
+	/* a host task takes the kernel's own wake path (stock.c; with
+	 * SIS_CORE's rules under sis-core): the daemon strategies only
+	 * change vCPUs' affinity; sched_ext's is its unmanaged path */
+	s->select_host = s->strat == STRAT_SCX ? scx_select_host :
+	    stock_select;
 	switch (s->strat) {
 	case STRAT_STOCK:
 		s->select = stock_select;
@@ -250,7 +255,7 @@ setup_sets(struct sim *s, const int *o)
 		return 0;
 	case STRAT_PINNED:
 		s->select = pinned_select;
-		for (i = 0; i < s->nth; i++) {
+		for (i = 0; i < s->nvcpu; i++) {
 			cpuset_zero(&s->allowed[i]);
 			cpuset_set(&s->allowed[i], o[i % s->t->npus]);
 		}
@@ -304,7 +309,11 @@ fork_threads(struct sim *s)
 			s->th[s->vm[v].first + i].last_pu = pu;
 			nr[pu]++;
 		}
-		/* the main thread sleeps in its loop once the vCPUs run */
+		/* the main thread sleeps in its loop once the vCPUs run;
+		 * its vhost worker and I/O thread start where it is */
+		for (i = s->nvcpu; i < s->nth; i++)
+			if (s->th[i].vm == v)
+				s->th[i].last_pu = qemu;
 		nr[qemu]--;
 		parent = qemu;
 	}
@@ -339,6 +348,8 @@ strategy_setup(struct sim *s)
 	}
 	r = setup_sets(s, o);
 	free(o);
+	if (r == 0)
+		hosttasks_allow(s);
 	return r;
 }
 

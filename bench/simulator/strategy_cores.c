@@ -135,7 +135,7 @@ cores_granted(const struct sim *s)
 
 	if (!s->cores)
 		return -1;
-	for (i = 0; i < s->nth; i++)
+	for (i = 0; i < s->nvcpu; i++)
 		n += s->cores->core[i] >= 0;
 	return n;
 }
@@ -146,7 +146,8 @@ cores_tick(struct sim *s)
 	struct cores_state *c = s->cores;
 	int i, r;
 
-	for (i = 0; i < s->nth; i++) {
+	/* the daemon grants cores to vCPUs only, never to host tasks */
+	for (i = 0; i < s->nvcpu; i++) {
 		const struct sim_thread *th = &s->th[i];
 		uint64_t run = th->ss_run_ns;
 
@@ -163,6 +164,6 @@ cores_tick(struct sim *s)
 	c->cfg.tick_ns = s->now_ns - c->last_ns;
 	c->last_ns = s->now_ns;
 	r = coregrant_plan(s->t, &c->cfg, c->st, c->by_vm ? c->vm : NULL,
-	    c->pool, s->nth, c->core, c->next);
+	    c->pool, s->nvcpu, c->core, c->next);
 	return r < 0 ? r : 0;
 }

@@ -25,8 +25,9 @@
  * SMT bit iff host_core_idle(); a claimed PU is busy at once (host.c
  * counts the wake-up in flight on it).
  *
- * HOST_PACK acts on host tasks only; the simulator has none, so it has
- * nothing to do here.  Every simulated thread is a managed vCPU.
+ * Host tasks (hosttasks.c) are not managed vCPUs: scx_select_host(), at
+ * the end of this file, is vp_select_cpu()'s unmanaged path, HOST_PACK
+ * included; the shared queue, kicks and slices are the same for them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -225,7 +226,8 @@ scx_running(struct sim *s, int pu, int thi)
 	t->open = true;
 	x->runs[pu].since = s->now_ns;
 	x->runs[pu].expect_ns = t->avg_run_ns;
-	x->runs[pu].vcpu = true;
+	/* vp_running(): a host task's record says host work (HOST_PACK) */
+	x->runs[pu].vcpu = !th_is_host(s, thi);
 	s->pu[pu].slice_end_ns = s->now_ns + SCX_SLICE_NS;
 }
 
@@ -340,7 +342,10 @@ scx_enqueue(struct sim *s, int thi)
 		cpu = scx_pick_idle(s, thi, caller, false);
 	if (cpu < 0)
 		return -1;
-	x->n_kick++;
+	/* its own task_cpu is no remote kick: host.c sends none there (a
+	 * per-CPU kthread's timer fires on its own PU, already awake) */
+	if (dense(s, cpu) != th->pu)
+		x->n_kick++;
 	return dense(s, cpu);
 }
 
@@ -539,4 +544,163 @@ scx_check(const struct sim *s)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * Host tasks (hosttasks.c) are not in vp_vcpus, so vp_select_cpu() takes
+ * its unmanaged path: select_host_pack() when HOST_PACK is on, else
+ * sched_ext's own scx_bpf_select_cpu_dfl(); an idle PU found is claimed
+ * and the task dispatched to its local DSQ (note_claim(cpu, p, false):
+ * the run record says host work is coming), else it goes through
+ * vp_enqueue() to the shared queue like any wake-up.  Modelled from the
+ * BPF source, not compiled from it: the functions below follow
+ * vcpuplace.bpf.c's host_work_beside() and select_host_pack(), and
+ * 6.12's scx_select_cpu_dfl() (kernel/sched/ext.c).
+ *
+ * host_pack_move() acts when a host task's slice ends; the host tasks
+ * modelled here run bursts of microseconds and never reach the 20 ms
+ * SCX_SLICE_DFL, so it has nothing to do and is not modelled.
+ */
+
+/* host_work_beside(): a busy SMT sibling of @pu whose run record says
+ * host work (vp_cpu_runs[sib].vcpu false). */
+static bool
+host_work_beside(const struct sim *s, int pu)
+{
+	const struct vp_core *c = &s->t->core[s->t->pu[pu].core];
+	int sib;
+
+	for (sib = c->first_pu; sib < c->first_pu + c->npus; sib++) {
+		if (sib == pu || host_idle(s, sib))
+			continue;
+		s->scx->run_reads++;
+		if (!s->scx->runs[sib].vcpu)
+			return true;
+	}
+	return false;
+}
+
+static bool
+host_pack_ok(const struct sim *s, int thi, int pu)
+{
+	return cpuset_test(&s->allowed[s->th[thi].allowed], pu) &&
+	    host_idle(s, pu) && host_work_beside(s, pu);
+}
+
+/* select_host_pack(): prev, then up to 64 PUs of prev's LLC domain from
+ * one that depends on the task (p->pid % n: here its thread index). */
+#define SCX_HOST_PACK_PROBES	64
+
+static int
+host_pack(struct sim *s, int thi, int prev, unsigned long *probes)
+{
+	const struct vp_scx_pu *ppu;
+	const struct vp_scx_dom *d;
+	unsigned int i, n, k;
+	int pu;
+
+	if (!(s->scx_features & VP_SCX_FEAT_HOST_PACK) || prev < 0)
+		return VP_PU_NONE;
+	ppu = scx_pu(s, (__s32)s->t->pu[prev].os_index);
+	if (!ppu || !ppu->valid || !(d = scx_dom(s, ppu->llc_dom)))
+		return VP_PU_NONE;
+	(*probes)++;
+	if (host_pack_ok(s, thi, prev))
+		return prev;
+	n = d->ncpus;
+	for (i = 0; i < SCX_HOST_PACK_PROBES && i < n; i++) {
+		k = ((unsigned int)thi % n + i) % n;
+		if (k >= VP_SCX_DOM_CPUS)
+			break;
+		(*probes)++;
+		pu = dense(s, d->cpu[k]);
+		if (pu != VP_PU_NONE && host_pack_ok(s, thi, pu))
+			return pu;
+	}
+	return VP_PU_NONE;
+}
+
+static bool
+idle_allowed(const struct sim *s, int thi, int pu, bool core)
+{
+	return pu >= 0 && cpuset_test(&s->allowed[s->th[thi].allowed], pu) &&
+	    (core ? host_core_idle(s, pu) : host_idle(s, pu));
+}
+
+/*
+ * 6.12 scx_select_cpu_dfl(): with SMT,
+ * prev if its whole core is idle, then any whole idle core; then prev if
+ * idle, then any idle PU; else prev, not claimed (queued).  Its WF_SYNC
+ * branch is left out: a kthread's timer, an ioeventfd kick and a QEMU
+ * timer are not synchronous wake-ups.
+ */
+static int
+select_dfl(struct sim *s, int thi, int caller, bool *found)
+{
+	const struct sim_thread *th = &s->th[thi];
+	int prev = th->last_pu;
+	__s32 cpu;
+
+	*found = true;
+	if (s->t->npus > s->t->ncores) {
+		if (idle_allowed(s, thi, prev, true))
+			return prev;
+		if ((cpu = distribute(s, thi, caller, 2)) >= 0)
+			return dense(s, cpu);
+	}
+	if (idle_allowed(s, thi, prev, false))
+		return prev;
+	if ((cpu = distribute(s, thi, caller, 1)) >= 0)
+		return dense(s, cpu);
+	*found = false;
+	return prev >= 0 && cpuset_test(&s->allowed[th->allowed], prev) ?
+	    prev : cpuset_first(&s->allowed[th->allowed]);
+}
+
+int
+scx_select_host(struct sim *s, int thi, int waker_pu, unsigned long *probes)
+{
+	struct scx_sim *x = s->scx;
+	struct sim_thread *th = &s->th[thi];
+	struct scx_th *t = &x->th[thi];
+	int caller = waker_pu >= 0 ? waker_pu : th->last_pu >= 0 ?
+	    th->last_pu : 0;
+	unsigned long steps = 0;
+	bool found;
+	int pu;
+
+	stopping(t, th->sleep_t_ns);
+	x->run_reads = 0;
+	/*
+	 * 6.12 select_task_rq() (kernel/sched/core.c) calls the class's
+	 * select_task_rq() only when p->nr_cpus_allowed > 1: a per-CPU
+	 * kthread never reaches ops.select_cpu, costs its waker no scan,
+	 * and goes through vp_enqueue() to the shared queue, which kicks
+	 * its PU if that is idle.
+	 */
+	if (cpuset_count(&s->allowed[th->allowed]) == 1) {
+		x->scan_ns = 0;
+		t->queued = true;
+		x->n_queued++;
+		return cpuset_first(&s->allowed[th->allowed]);
+	}
+	pu = host_pack(s, thi, th->last_pu, &steps);
+	found = pu != VP_PU_NONE;
+	if (!found)
+		pu = select_dfl(s, thi, caller, &found);
+	*probes += steps;
+	/* the idle masks' lines, a loop step per PU host_pack looked at,
+	 * and each sibling's run record it read */
+	x->scan_ns = 2 * s->p.probe_ns + steps * s->p.bpf_step_ns +
+	    x->run_reads * s->p.probe_ns;
+	t->queued = !found;
+	if (found) {
+		x->n_direct++;
+		x->runs[pu].since = s->now_ns;
+		x->runs[pu].expect_ns = t->avg_run_ns;
+		x->runs[pu].vcpu = false;
+	} else {
+		x->n_queued++;
+	}
+	return pu;
 }

@@ -143,6 +143,9 @@ workload_create(struct sim *s, int load_pct, uint64_t seed)
 	s->vm = calloc(nvm, sizeof(*s->vm));
 	for (v = 0, s->nth = 0; v < nvm; v++)
 		s->nth += sz[v];
+	/* the host's own tasks after the vCPUs (hosttasks.c) */
+	s->nvcpu = s->nth;
+	s->nth += hosttasks_count(s);
 	s->th = calloc(s->nth, sizeof(*s->th));
 	if (!s->vm || !s->th) {
 		free(sz);
@@ -168,6 +171,7 @@ workload_create(struct sim *s, int load_pct, uint64_t seed)
 		}
 	}
 	free(sz);
+	hosttasks_create(s, seed);
 	return 0;
 }
 
@@ -216,6 +220,7 @@ workload_start(struct sim *s)
 				break;
 			}
 		}
+	hosttasks_start(s);
 }
 
 /* Gives @thi a burst and wakes it, or leaves it a message pending. */
@@ -287,6 +292,9 @@ workload_burst_end(struct sim *s, int thi)
 	struct sim_thread *th = &s->th[thi];
 	int v, i;
 
+	if (th_is_host(s, thi))
+		return hosttasks_burst_end(s, thi);
+	hosttasks_vcpu_burst_end(s, thi);
 	switch (s->wl) {
 	case WL_HACKBENCH:
 	case WL_TBENCH:
@@ -315,6 +323,10 @@ workload_timer(struct sim *s, int thi)
 {
 	struct sim_thread *th = &s->th[thi];
 
+	if (th_is_host(s, thi)) {
+		hosttasks_timer(s, thi);
+		return;
+	}
 	if (s->wl == WL_DENSE && !th->on) {
 		th->on = true;
 		th->phase_end_ns = s->now_ns +

@@ -4,7 +4,9 @@
 # VP_SIM_SCX_STATS=1, on short --check runs (the shared queue's vtime
 # order is one of --check's invariants, scx_check()):
 #   - KEPT: with nobody waiting, a thread whose slice ends keeps its PU
-#     (g4dn.metal, hogs at 150 %: 72 threads on 96 PUs, never a requeue);
+#     (g4dn.metal, hogs at 150 %: 72 threads on 96 PUs and no host tasks,
+#     never a requeue); with host tasks a per-CPU kthread waits for its
+#     PU, and the hog there is requeued;
 #   - the slice is SCX_SLICE_DFL, 20 ms: 72 hogs over 52 ms end at most
 #     72 * 52 / 20 = 187 slices (with the 3 ms EEVDF slice, ~1100);
 #   - with threads waiting (128arm, no SMT: 192 hogs on 128 PUs) a slice
@@ -60,10 +62,15 @@ expect() {
 	fi
 }
 
-s=$(stats g4dnmetal.xml hogs)
+s=$(stats g4dnmetal.xml hogs --host-tasks 0)
 expect "kept, nobody waiting" "$(field "$s" kept)" ge 1
 expect "requeued, nobody waiting" "$(field "$s" requeue)" eq 0
 expect "slices of 20 ms" "$(field "$s" kept)" le 187
+# with host tasks a per-CPU kthread waits in the shared queue for its
+# busy PU (no ops.select_cpu for it, no kick): that hog's slice end
+# finds somebody waiting and requeues it
+s=$(stats g4dnmetal.xml hogs)
+expect "requeued behind a waiting kthread" "$(field "$s" requeue)" ge 1
 
 s=$(stats 128arm-2pa2n8cluster4co.xml hogs)
 expect "requeued, threads waiting" "$(field "$s" requeue)" ge 1
@@ -105,7 +112,8 @@ s=$(stats 128arm-2pa2n8cluster4co.xml dense --warmup-ms 0 --measure-ms 20 \
 lns=$(sed 's/.*"dsq_lock_ns":\([0-9.e+-]*\).*/\1/' "$out")
 expect "DSQ lock time without COST_SCX" "${lns%.*}" eq 0
 
-s=$(stats g4dnmetal.xml hogs --warmup-ms 0 --scx-resched-ns 20000)
+s=$(stats g4dnmetal.xml hogs --warmup-ms 0 --scx-resched-ns 20000 \
+    --host-tasks 0)
 kept=$(field "$s" kept)
 rns=$(sed 's/.*"resched_ns":\([0-9.e+-]*\).*/\1/' "$out")
 if ! awk -v n="$rns" -v k="$kept" 'BEGIN { exit !(k > 0 && n == k * 20000) }'
