@@ -106,11 +106,13 @@ headroom_poll_share(const struct sweep *sw, bool heldout, int load,
 	return n ? sum / n : 0;
 }
 
-double
-headroom_latency_vm_ratio(const struct sweep *sw, bool heldout, int load,
-    int strat)
+/* Geometric mean of @strat's figure over stock's, one variant's runs;
+ * @host: the host tasks' p99, else the latency-profile VMs'. */
+static double
+p99_ratio(const struct sweep *sw, bool heldout, int load, int strat,
+    const char *variant, bool host)
 {
-	double lsum = 0;
+	double lsum = 0, x, y;
 	int t, w, n = 0;
 
 	for (t = 0; t < sw->ntopo; t++) {
@@ -118,15 +120,31 @@ headroom_latency_vm_ratio(const struct sweep *sw, bool heldout, int load,
 			continue;
 		for (w = 0; w < WL_COUNT; w++) {
 			struct agg b = results_find(sw, t, w, load,
-			    STRAT_STOCK, "mix");
+			    STRAT_STOCK, variant);
 			struct agg a = results_find(sw, t, w, load, strat,
-			    "mix");
+			    variant);
 
-			if (!a.n || !b.n || a.lat_p99 <= 0 || b.lat_p99 <= 0)
+			x = host ? a.host_p99 : a.lat_p99;
+			y = host ? b.host_p99 : b.lat_p99;
+			if (!a.n || !b.n || x <= 0 || y <= 0)
 				continue;
-			lsum += log(a.lat_p99 / b.lat_p99);
+			lsum += log(x / y);
 			n++;
 		}
 	}
 	return n ? exp(lsum / n) : 0;
+}
+
+double
+headroom_latency_vm_ratio(const struct sweep *sw, bool heldout, int load,
+    int strat)
+{
+	return p99_ratio(sw, heldout, load, strat, "mix", false);
+}
+
+double
+headroom_host_p99_ratio(const struct sweep *sw, bool heldout, int load,
+    int strat)
+{
+	return p99_ratio(sw, heldout, load, strat, "", true);
 }

@@ -47,6 +47,7 @@ results_find(const struct sweep *sw, int topo, int wl, int load, int strat,
 		a.bound += r->bound;
 		a.poll_share += r->poll_share;
 		a.lat_p99 += r->lat_p99;
+		a.host_p99 += r->host_p99;
 	}
 	if (a.n) {
 		a.thr /= a.n;
@@ -60,6 +61,7 @@ results_find(const struct sweep *sw, int topo, int wl, int load, int strat,
 		a.bound /= a.n;
 		a.poll_share /= a.n;
 		a.lat_p99 /= a.n;
+		a.host_p99 /= a.n;
 	}
 	return a;
 }

@@ -670,6 +670,7 @@ struct result {
 	double bound;		/* bound.c's, for the bound check */
 	double poll_share;	/* wake-ups that were halt-poll hits */
 	double lat_p99;		/* p99 of the latency-profile VMs, or 0 */
+	double host_p99;	/* p99 of the host tasks' wake-ups, or 0 */
 };
 
 struct sweep {
@@ -731,6 +732,7 @@ struct agg {
 	int n;
 	double thr, thr_lo, thr_hi, p50, p99, p99_lo, p99_hi;
 	double probes, bs, xcl, xllc, mig, bound, poll_share, lat_p99;
+	double host_p99;
 };
 
 /* Mean over the seeds of one (topology, workload, load, strategy,
@@ -772,6 +774,9 @@ struct headroom headroom_pair(const struct sweep *sw, int t, int w,
 /* Arithmetic mean of @strat's poll-hit share over the set's pairs. */
 double headroom_poll_share(const struct sweep *sw, bool heldout, int load,
     int strat);
+/* @strat's host-task p99 over stock's, the standard runs. */
+double headroom_host_p99_ratio(const struct sweep *sw, bool heldout,
+    int load, int strat);
 /* @strat's p99 over stock's, latency-profile VMs only (FAM_MIX runs). */
 double headroom_latency_vm_ratio(const struct sweep *sw, bool heldout,
     int load, int strat);

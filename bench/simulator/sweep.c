@@ -111,6 +111,7 @@ parse_line(struct sweep *sw, const char *line, const char **ret_json)
 		.bound = get_d(o, "bound"),
 		.poll_share = get_d(o, "poll_share"),
 		.lat_p99 = latency_class_p99(o),
+		.host_p99 = get_d(o, "host_p99_ns"),
 	};
 	json_object_put(o);
 	*ret_json = tab + 1;

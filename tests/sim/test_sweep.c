@@ -97,11 +97,15 @@ static struct point pts[] = {
 	    .variant = "mix", .fam = FAM_MIX },
 };
 static struct result res[] = {
-	{ .ok = true, .thr = 10, .bound = 40, .poll_share = 0.2 },
-	{ .ok = true, .thr = 12, .bound = 40, .poll_share = 0.6 },
+	{ .ok = true, .thr = 10, .bound = 40, .poll_share = 0.2,
+	    .host_p99 = 100000 },
+	{ .ok = true, .thr = 12, .bound = 40, .poll_share = 0.6,
+	    .host_p99 = 800000 },
 	{ .ok = true, .thr = 20, .bound = 40 },
-	{ .ok = true, .thr = 30, .bound = 33, .poll_share = 0.4 },
-	{ .ok = true, .thr = 27, .bound = 33, .poll_share = 0.2 },
+	{ .ok = true, .thr = 30, .bound = 33, .poll_share = 0.4,
+	    .host_p99 = 100000 },
+	{ .ok = true, .thr = 27, .bound = 33, .poll_share = 0.2,
+	    .host_p99 = 50000 },
 	/* the mix runs' throughput is not the standard model's: unread */
 	{ .ok = true, .thr = 99, .bound = 33, .lat_p99 = 100000 },
 	{ .ok = true, .thr = 99, .bound = 33, .lat_p99 = 150000 },
@@ -159,6 +163,9 @@ START_TEST(test_headroom_poll_and_latency)
 	    STRAT_SCX), 0.4, 1e-9);
 	ck_assert_double_eq_tol(headroom_latency_vm_ratio(&sw, true, 125,
 	    STRAT_SCX), 1.5, 1e-9);
+	/* host tasks: 8x on hackbench, 0.5x on hogs: a mean of 2 */
+	ck_assert_double_eq_tol(headroom_host_p99_ratio(&sw, true, 125,
+	    STRAT_SCX), 2.0, 1e-9);
 	/* no mix run of daemon: no figure, not a ratio of zeros */
 	ck_assert_double_eq(headroom_latency_vm_ratio(&sw, true, 125,
 	    STRAT_DAEMON), 0);
