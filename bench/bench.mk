@@ -22,9 +22,16 @@ $(B)/vcpuplace-sim: $(call obj,$(B),$(SIM_SRCS)) $(B)/libvphost.a \
 	$(LINK) $^ $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) -lm $(LDLIBS)
 
 # Two workers: this machine has 2 CPUs (about 30 minutes here).
+# bench/results/MODEL.md names the commit of the model that made the
+# tables (issue 24: every table says which judge produced it); a tree
+# with uncommitted changes says so ("-dirty").
 bench: $(B)/vcpuplace-sim
 	@sh tests/deps/install.sh bench
 	$(B)/vcpuplace-sim --sweep tests/topologies bench/results --jobs 2
+	@{ echo "# The model behind these tables"; echo; \
+	  echo "Made by \`make bench\` at commit" \
+	    "\`$$(git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)\`" \
+	    "on $$(date -u +%Y-%m-%d)."; } > bench/results/MODEL.md
 
 # The sweep's arithmetic (break-even, bound check), with Check.
 $(B)/test-sim: $(call obj,$(B),tests/sim/test_sweep.c \
