@@ -99,7 +99,7 @@ const struct curve migration_curve = {
 };
 /* stock runs no BPF: curves.c reads stock's standard run against it */
 const struct curve pollw_curve = {
-	FAM_POLLW, "polling sibling's weight", "pollw=%.2f", pollw_x,
+	FAM_POLLW, "polling sibling weight", "pollw=%.2f", pollw_x,
 	NELEM(pollw_x), CURVE_STRATS, true,
 };
 const struct curve kick_curve = {
