@@ -688,11 +688,7 @@ host_wake(struct sim *s, int thi, int waker_pu)
 	    probes * s->p.probe_ns) + costs_waker_upkeep(s, pu);
 	/* an idle PU first leaves its C-state and idle upkeep */
 	exit = host_idle(s, pu) ? costs_wake_delay(s, pu) : 0;
-	if (delay && waker_pu >= 0 && s->pu[waker_pu].cur >= 0) {
-		settle(s, waker_pu);
-		s->th[s->pu[waker_pu].cur].over_ns += (double)delay;
-		resched(s, waker_pu);
-	}
+	host_charge(s, waker_pu, (double)delay);
 	th->state = TH_WAKING;
 	th->pu = pu;
 	if (!(s->strat == STRAT_SCX && scx_queued(s, thi))) {

@@ -48,6 +48,11 @@ stats() {
 	sed -n 's/^scx: //p' "$err"
 }
 
+# json NAME: the number field NAME of the last run's JSON line
+json() {
+	sed "s/.*\"$1\":\([0-9.e+-]*\).*/\1/" "$out"
+}
+
 # field STATS NAME
 field() {
 	echo "$1" | awk -v k="$2" '{ for (i = 1; i < NF; i += 2)
@@ -86,20 +91,20 @@ expect "idle PUs kicked" "$(field "$s" kick)" ge 1
 # with --scx-kick-ns 50000 (the C-state exit comes on top), none free
 s=$(stats g4dnmetal.xml dense --scx-kick-ns 50000 --warmup-ms 0)
 kicks=$(field "$s" kick)
-kns=$(sed 's/.*"kick_ns":\([0-9.e+-]*\).*/\1/' "$out")
+kns=$(json kick_ns)
 if ! awk -v n="$kns" -v k="$kicks" 'BEGIN { exit !(k > 0 && n >= k * 50000) }'
 then
 	echo "FAIL: scx: $kicks kicks in flight $kns ns in all, not >= 50 us each"
 	fail=1
 fi
 s=$(stats g4dnmetal.xml dense --scx-kick-ns 50000 --warmup-ms 0 --costs none)
-kns=$(sed 's/.*"kick_ns":\([0-9.e+-]*\).*/\1/' "$out")
+kns=$(json kick_ns)
 expect "kick time without COST_SCX" "${kns%.*}" eq 0
 
 s=$(stats 128arm-2pa2n8cluster4co.xml dense --warmup-ms 0 --measure-ms 20)
 consumed=$(field "$s" consume)
 walked=$(field "$s" walked)
-lns=$(sed 's/.*"dsq_lock_ns":\([0-9.e+-]*\).*/\1/' "$out")
+lns=$(json dsq_lock_ns)
 expect "tasks walked past" "$walked" ge 1
 if ! awk -v n="$lns" -v c="$consumed" -v w="$walked" \
     'BEGIN { exit !(n >= (c + w) * 50) }'; then
@@ -109,13 +114,13 @@ if ! awk -v n="$lns" -v c="$consumed" -v w="$walked" \
 fi
 s=$(stats 128arm-2pa2n8cluster4co.xml dense --warmup-ms 0 --measure-ms 20 \
     --costs none)
-lns=$(sed 's/.*"dsq_lock_ns":\([0-9.e+-]*\).*/\1/' "$out")
+lns=$(json dsq_lock_ns)
 expect "DSQ lock time without COST_SCX" "${lns%.*}" eq 0
 
 s=$(stats g4dnmetal.xml hogs --warmup-ms 0 --scx-resched-ns 20000 \
     --host-tasks 0)
 kept=$(field "$s" kept)
-rns=$(sed 's/.*"resched_ns":\([0-9.e+-]*\).*/\1/' "$out")
+rns=$(json resched_ns)
 if ! awk -v n="$rns" -v k="$kept" 'BEGIN { exit !(k > 0 && n == k * 20000) }'
 then
 	echo "FAIL: scx: $kept kept slices cost $rns ns, not 20 us each"
