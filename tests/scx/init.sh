@@ -4,6 +4,9 @@
 # off.  boot.sh reads the lines that start with SCXTEST: or scx_ from the
 # console.
 /bin/busybox --install -s /bin
+# a line of its own: Debian's kernel leaves the boot stub's output and a
+# terminal reset on the console's current line
+echo
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
