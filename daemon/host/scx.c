@@ -113,8 +113,9 @@ scx_task_set_ext(int tid, bool ext)
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-/* struct user_exit_info, which the skeleton's .data section holds */
-#include <scx/common.h>
+#include "host/scx_btf.h"
+/* the skeleton declares the BPF side's globals with vmlinux.h's names */
+typedef __u32 u32;
 #include "vcpuplace.skel.h"
 
 /*
@@ -124,30 +125,31 @@ scx_task_set_ext(int tid, bool ext)
  */
 #define SCX_DUMP_LEN 32768u
 
-_Static_assert(sizeof(((struct scx_exit *)0)->reason) == UEI_REASON_LEN &&
-    sizeof(((struct scx_exit *)0)->msg) == UEI_MSG_LEN,
-    "struct scx_exit mirrors struct user_exit_info");
+_Static_assert(sizeof(((struct scx_exit *)0)->reason) ==
+    VP_SCX_EXIT_REASON_LEN &&
+    sizeof(((struct scx_exit *)0)->msg) == VP_SCX_EXIT_MSG_LEN,
+    "struct scx_exit mirrors struct vp_scx_exit_rec");
 
 struct scx_sched {
-	struct vcpuplace *skel;	/* owned; its .data holds uei */
+	struct vcpuplace *skel;	/* owned; its .bss holds vp_exit_rec */
 	struct bpf_link *link;	/* owned; NULL once detached */
 };
 
-/* The UEI dump buffer is a 1-byte array until resized before load. */
+/* The exit dump buffer is a 1-byte array until resized before load. */
 static int
 dump_resize(struct vcpuplace *skel, uint32_t len)
 {
 	size_t sz;
 	int err;
 
-	err = bpf_map__set_value_size(skel->maps.data_uei_dump, len);
+	err = bpf_map__set_value_size(skel->maps.data_vp_exit_dump, len);
 	if (err)
 		return err;
-	skel->data_uei_dump = bpf_map__initial_value(skel->maps.data_uei_dump,
-	    &sz);
-	if (!skel->data_uei_dump || sz < len)
+	skel->data_vp_exit_dump =
+	    bpf_map__initial_value(skel->maps.data_vp_exit_dump, &sz);
+	if (!skel->data_vp_exit_dump || sz < len)
 		return -ENOMEM;
-	skel->rodata->uei_dump_len = len;
+	skel->rodata->vp_exit_dump_len = len;
 	return 0;
 }
 
@@ -161,6 +163,7 @@ int
 scx_load(struct scx_sched **ret_sched, unsigned int flags)
 {
 	struct scx_sched *s;
+	uint64_t ops_flags;
 	int err;
 
 	s = calloc(1, sizeof(*s));
@@ -174,10 +177,11 @@ scx_load(struct scx_sched **ret_sched, unsigned int flags)
 	err = dump_resize(s->skel, SCX_DUMP_LEN);
 	if (err)
 		goto fail;
-	/* the value comes from the running kernel's BTF (compat.h) */
-	if (flags & SCX_LOAD_PARTIAL)
-		s->skel->struct_ops.vcpuplace_ops->flags |=
-		    SCX_OPS_SWITCH_PARTIAL;
+	/* the flags' values are the running kernel's (host/scx_btf.h) */
+	err = scx_btf_ops_flags(flags & SCX_LOAD_PARTIAL, &ops_flags);
+	if (err)
+		goto fail;
+	s->skel->struct_ops.vcpuplace_ops->flags = ops_flags;
 	err = vcpuplace__load(s->skel);
 	if (err)
 		goto fail;
@@ -337,23 +341,24 @@ bool
 scx_exited(const struct scx_sched *s)
 {
 	/* ops.exit() stores kind last, with a full barrier */
-	return __atomic_load_n(&s->skel->data->uei.kind, __ATOMIC_ACQUIRE) != 0;
+	return __atomic_load_n(&s->skel->bss->vp_exit_rec.kind, __ATOMIC_ACQUIRE) !=
+	    0;
 }
 
 int
 scx_exit_read(const struct scx_sched *s, struct scx_exit *ret_exit)
 {
-	const struct user_exit_info *uei = &s->skel->data->uei;
+	const struct vp_scx_exit_rec *rec = &s->skel->bss->vp_exit_rec;
 	struct scx_exit e;
 
 	if (!scx_exited(s))
 		return -EAGAIN;
 	memset(&e, 0, sizeof(e));
-	e.kind = uei->kind;
-	e.exit_code = uei->exit_code;
+	e.kind = rec->kind;
+	e.exit_code = rec->exit_code;
 	/* the kernel NUL-terminates them; the last byte stays 0 regardless */
-	memcpy(e.reason, uei->reason, sizeof(e.reason) - 1);
-	memcpy(e.msg, uei->msg, sizeof(e.msg) - 1);
+	memcpy(e.reason, rec->reason, sizeof(e.reason) - 1);
+	memcpy(e.msg, rec->msg, sizeof(e.msg) - 1);
 	*ret_exit = e;
 	return 0;
 }
@@ -361,7 +366,7 @@ scx_exit_read(const struct scx_sched *s, struct scx_exit *ret_exit)
 const char *
 scx_exit_dump(const struct scx_sched *s)
 {
-	const char *d = s->skel->data_uei_dump->uei_dump;
+	const char *d = s->skel->data_vp_exit_dump->vp_exit_dump;
 
 	return scx_exited(s) && d[0] ? d : NULL;
 }

@@ -25,12 +25,19 @@
  * starve the other (daemon/scx/README.md says why the daemon loads it
  * that way, and what partial mode measured).
  */
-#include <scx/common.bpf.h>
+#include "vp_scx/compat.bpf.h"
 #include "vcpuplace_scx.h"
 
 char _license[] SEC("license") = "GPL";
 
-UEI_DEFINE(uei);
+/*
+ * How the kernel ejected the scheduler, written by ops.exit() for the
+ * loader (scx_exit_read()).  The dump has one byte until the loader
+ * resizes its map to vp_exit_dump_len before loading.
+ */
+struct vp_scx_exit_rec vp_exit_rec;
+char vp_exit_dump[1] SEC(".data.vp_exit_dump");
+const volatile u32 vp_exit_dump_len;
 
 /* The daemon's switches (enum vp_scx_feature), written through the
  * skeleton's mmap of .data: a wake-up reads whichever value is there. */
@@ -142,7 +149,7 @@ static u64 slept_at_of(struct task_struct *p)
 #define vpw_cpu_run(w, cpu)	cpu_run_of(cpu)
 #define vpw_slept_at(w)		slept_at_of((w)->p)
 #define vpw_pick_idle(w, core)	scx_bpf_pick_idle_cpu((w)->p->cpus_ptr, \
-					(core) ? SCX_PICK_IDLE_CORE : 0)
+					(core) ? VP_PICK_IDLE_CORE : 0)
 #define vpw_any_allowed(w)	bpf_cpumask_any_distribute((w)->p->cpus_ptr)
 #define vpw_for(i, from, to)	bpf_for(i, from, to)
 #include "vcpuplace_wake.h"
@@ -262,7 +269,7 @@ static s32 select_vcpu(struct task_struct *p, s32 prev_cpu,
 		stat_inc(w.sib_busy ? VP_SCX_WAKE_IDLE_PU :
 			 VP_SCX_WAKE_IDLE_CORE);
 		stat_inc(VP_SCX_DIRECT);
-		scx_bpf_dispatch(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, 0);
+		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_DFL, 0);
 	} else {
 		stat_inc(VP_SCX_WAKE_QUEUED);
 	}
@@ -372,7 +379,7 @@ static s32 host_pack_move(struct task_struct *p)
 	return alone ? select_host_pack(p, cpu) : -1;
 }
 
-s32 BPF_STRUCT_OPS(vp_select_cpu, struct task_struct *p, s32 prev_cpu,
+s32 VP_SCX_OP(vp_select_cpu, struct task_struct *p, s32 prev_cpu,
 		   u64 wake_flags)
 {
 	const struct vp_scx_vcpu *v;
@@ -387,7 +394,8 @@ s32 BPF_STRUCT_OPS(vp_select_cpu, struct task_struct *p, s32 prev_cpu,
 	if (t)
 		t->vcpu = v != NULL;
 	if (v && vp_force_error)
-		scx_bpf_error("vp_force_error set by the loader (test hook)");
+		vp_scx_error("vp_force_error set by the loader (test hook), tid %d",
+			     p->pid);
 	if (v && vcpu_sane(v))
 		return select_vcpu(p, prev_cpu, v);
 	if (v)
@@ -405,7 +413,7 @@ s32 BPF_STRUCT_OPS(vp_select_cpu, struct task_struct *p, s32 prev_cpu,
 	if (idle) {
 		note_claim(cpu, p, false);
 		stat_inc(VP_SCX_DIRECT);
-		scx_bpf_dispatch(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, 0);
+		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_DFL, 0);
 	}
 	return cpu;
 }
@@ -415,7 +423,7 @@ static bool vtime_before(u64 a, u64 b)
 	return (s64)(a - b) < 0;
 }
 
-void BPF_STRUCT_OPS(vp_enqueue, struct task_struct *p, u64 enq_flags)
+void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	u64 vtime = p->scx.dsq_vtime;
 	s32 cpu;
@@ -428,29 +436,29 @@ void BPF_STRUCT_OPS(vp_enqueue, struct task_struct *p, u64 enq_flags)
 	 * take it, and a host hog would then hop onto the whole idle core a
 	 * vCPU is about to need, every slice.
 	 */
-	if (!(enq_flags & SCX_ENQ_WAKEUP) &&
+	if (!(enq_flags & VP_ENQ_WAKEUP) &&
 	    !scx_bpf_dsq_nr_queued(VP_SCX_DSQ_SHARED)) {
 		cpu = host_pack_move(p);
 		if (cpu >= 0) {
 			note_claim(cpu, p, false);
 			stat_inc(VP_SCX_HOST_MOVED);
-			scx_bpf_dispatch(p, SCX_DSQ_LOCAL_ON | cpu,
-					 SCX_SLICE_DFL, enq_flags);
-			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+			vp_dsq_insert(p, VP_DSQ_LOCAL_ON | cpu,
+					 VP_SLICE_DFL, enq_flags);
+			scx_bpf_kick_cpu(cpu, VP_KICK_IDLE);
 			return;
 		}
 		stat_inc(VP_SCX_KEPT);
-		scx_bpf_dispatch(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, enq_flags);
+		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_DFL, enq_flags);
 		return;
 	}
 	stat_inc(VP_SCX_QUEUED);
 	/* a sleeper banks at most one slice of credit */
-	if (vtime_before(vtime, vtime_now - SCX_SLICE_DFL))
-		vtime = vtime_now - SCX_SLICE_DFL;
-	scx_bpf_dispatch_vtime(p, VP_SCX_DSQ_SHARED, SCX_SLICE_DFL, vtime,
+	if (vtime_before(vtime, vtime_now - VP_SLICE_DFL))
+		vtime = vtime_now - VP_SLICE_DFL;
+	vp_dsq_insert_vtime(p, VP_SCX_DSQ_SHARED, VP_SLICE_DFL, vtime,
 			       enq_flags);
 	/* its own PU dispatches next anyway: no PU to wake for it */
-	if (!(enq_flags & SCX_ENQ_WAKEUP))
+	if (!(enq_flags & VP_ENQ_WAKEUP))
 		return;
 	/*
 	 * An idle PU sleeps until something wakes it: without a kick the task
@@ -459,21 +467,21 @@ void BPF_STRUCT_OPS(vp_enqueue, struct task_struct *p, u64 enq_flags)
 	 * onto a busy core's sibling.  The PU picked is claimed, so two
 	 * enqueues do not kick the same one.
 	 */
-	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, SCX_PICK_IDLE_CORE);
+	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, VP_PICK_IDLE_CORE);
 	if (cpu < 0)
 		cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
 	if (cpu >= 0) {
 		stat_inc(VP_SCX_KICK_IDLE);
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		scx_bpf_kick_cpu(cpu, VP_KICK_IDLE);
 	}
 }
 
-void BPF_STRUCT_OPS(vp_dispatch, s32 cpu, struct task_struct *prev)
+void VP_SCX_OP(vp_dispatch, s32 cpu, struct task_struct *prev)
 {
-	scx_bpf_consume(VP_SCX_DSQ_SHARED);
+	vp_dsq_move_to_local(VP_SCX_DSQ_SHARED);
 }
 
-void BPF_STRUCT_OPS(vp_running, struct task_struct *p)
+void VP_SCX_OP(vp_running, struct task_struct *p)
 {
 	u32 cpu = bpf_get_smp_processor_id();
 	struct vp_cpu_run *r;
@@ -494,14 +502,14 @@ void BPF_STRUCT_OPS(vp_running, struct task_struct *p)
 	r->vcpu = t->vcpu;
 }
 
-void BPF_STRUCT_OPS(vp_stopping, struct task_struct *p, bool runnable)
+void VP_SCX_OP(vp_stopping, struct task_struct *p, bool runnable)
 {
 	u32 tid = p->pid;
 	struct vp_task *t;
 	u64 now;
 
 	/* the time it ran, scaled by the inverse of its weight (nice) */
-	p->scx.dsq_vtime += (SCX_SLICE_DFL - p->scx.slice) * 100 / p->scx.weight;
+	p->scx.dsq_vtime += (VP_SLICE_DFL - p->scx.slice) * 100 / p->scx.weight;
 	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
 	if (!t)
 		return;
@@ -513,7 +521,7 @@ void BPF_STRUCT_OPS(vp_stopping, struct task_struct *p, bool runnable)
 }
 
 /* Every task's storage is made here, where allocating may sleep. */
-s32 BPF_STRUCT_OPS(vp_init_task, struct task_struct *p,
+s32 VP_SCX_OP(vp_init_task, struct task_struct *p,
 		   struct scx_init_task_args *args)
 {
 	if (!bpf_task_storage_get(&vp_task_store, p, 0,
@@ -522,23 +530,39 @@ s32 BPF_STRUCT_OPS(vp_init_task, struct task_struct *p,
 	return 0;
 }
 
-void BPF_STRUCT_OPS(vp_enable, struct task_struct *p)
+void VP_SCX_OP(vp_enable, struct task_struct *p)
 {
 	p->scx.dsq_vtime = vtime_now;
 }
 
-s32 BPF_STRUCT_OPS_SLEEPABLE(vp_init)
+s32 VP_SCX_OP_SLEEPABLE(vp_init)
 {
 	/* -1: the queue's memory on any NUMA node */
 	return scx_bpf_create_dsq(VP_SCX_DSQ_SHARED, -1);
 }
 
-void BPF_STRUCT_OPS(vp_exit, struct scx_exit_info *ei)
+void VP_SCX_OP(vp_exit, struct scx_exit_info *ei)
 {
-	UEI_RECORD(uei, ei);
+	struct vp_scx_exit_rec *r = &vp_exit_rec;
+
+	bpf_probe_read_kernel_str(r->reason, sizeof(r->reason), ei->reason);
+	bpf_probe_read_kernel_str(r->msg, sizeof(r->msg), ei->msg);
+	if (vp_exit_dump_len)
+		bpf_probe_read_kernel_str(vp_exit_dump, vp_exit_dump_len,
+					  ei->dump);
+	r->exit_code = ei->exit_code;
+	/* last, and a full barrier: a loader that sees kind sees the rest */
+	__sync_lock_test_and_set(&r->kind, ei->kind);
 }
 
-SCX_OPS_DEFINE(vcpuplace_ops,
+/*
+ * .flags is the loader's: it reads SCX_OPS_ENQ_LAST (ops.enqueue when the
+ * last task of a PU runs out of slice, otherwise sched_ext refreshes its
+ * slice and a lone host hog never passes through host_pack_move()) and,
+ * for partial mode, SCX_OPS_SWITCH_PARTIAL from the running kernel's BTF
+ * (daemon/host/scx_btf.c), so no flag this kernel does not know is set.
+ */
+VP_SCX_OPS_DEFINE(vcpuplace_ops,
 	       .select_cpu	= (void *)vp_select_cpu,
 	       .enqueue		= (void *)vp_enqueue,
 	       .dispatch	= (void *)vp_dispatch,
@@ -548,10 +572,4 @@ SCX_OPS_DEFINE(vcpuplace_ops,
 	       .init_task	= (void *)vp_init_task,
 	       .init		= (void *)vp_init,
 	       .exit		= (void *)vp_exit,
-	       /*
-		* Call enqueue when the last task of a PU runs out of slice:
-		* otherwise sched_ext refreshes its slice and a lone host hog
-		* never passes through host_pack_move().
-		*/
-	       .flags		= SCX_OPS_ENQ_LAST,
 	       .name		= VP_SCX_NAME);

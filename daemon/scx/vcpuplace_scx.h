@@ -151,4 +151,21 @@ enum vp_scx_feature {
 /* The shared queue: a user dispatch queue, drained by any PU that idles. */
 #define VP_SCX_DSQ_SHARED 0
 
+/*
+ * Why the kernel ejected the scheduler (the .bss's vp_exit_rec): ops.exit()
+ * copies the kernel's struct scx_exit_info into it, kind last, and the
+ * loader reads it once kind is non-zero.  The lengths are the kernel's
+ * (SCX_EXIT_REASON_LEN, SCX_EXIT_MSG_LEN in 6.12 to 7.3); a longer text
+ * is cut, NUL-terminated.
+ */
+#define VP_SCX_EXIT_REASON_LEN	128
+#define VP_SCX_EXIT_MSG_LEN	1024
+
+struct vp_scx_exit_rec {
+	int kind;		/* enum scx_exit_kind; 0 while loaded */
+	__s64 exit_code;
+	char reason[VP_SCX_EXIT_REASON_LEN];
+	char msg[VP_SCX_EXIT_MSG_LEN];
+};
+
 #endif /* VCPUPLACE_SCX_H */

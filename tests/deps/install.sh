@@ -12,6 +12,18 @@
 #                             Build-Depends name (pkg/deb.sh), the one
 #                             list kept outside packages.list
 #   install.sh --update       only refresh apt's lists (waiting for its lock)
+#
+# A package named PKG@SUITE in the list comes, on the release SUITE
+# belongs to (bookworm for bookworm-backports), from SUITE: this script
+# then adds SUITE to apt's sources, once, in its own file
+# /etc/apt/sources.list.d/vcpuplace-SUITE.sources (the archive URI of the
+# host's own Debian entry, Debian's archive key), and installs those
+# packages as PKG/SUITE.  Backports suites are NotAutomatic: apt takes
+# nothing else from them unless asked, so the rest of the host is not
+# upgraded (see install_from below).  On any other release PKG comes
+# from the release's own suites
+# (Debian 13 has libbpf 1.5 in main).  Installed counts only at or above
+# SUITE's version.
 set -eu
 LIST="$(dirname "$0")/packages.list"
 
@@ -35,18 +47,54 @@ packages() {
 		}' "$LIST"
 }
 
+CODENAME=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+# the suite a PKG@SUITE word asks for on this release, or nothing
+suite_of() {
+	case $1 in
+	*@"$CODENAME"-*) echo "${1#*@}" ;;
+	esac
+}
+
+# installed P: P (PKG or PKG@SUITE) is installed, at SUITE's version or
+# newer when SUITE applies here and apt's lists know it
+installed() {
+	name=${1%%@*}
+	dpkg-query -W -f='${Status}' "$name" 2>/dev/null | grep -q "ok installed" ||
+		return 1
+	suite=$(suite_of "$1")
+	[ -n "$suite" ] || return 0
+	want=$(apt-cache madison "$name" 2>/dev/null |
+		awk -F' [|] ' -v s="$suite" '$3 ~ " " s "/" { print $2; exit }')
+	[ -n "$want" ] || return 1
+	dpkg --compare-versions "$(dpkg-query -W -f='${Version}' "$name")" ge "$want"
+}
+
+# add_suite SUITE: SUITE in apt's sources, from the host's Debian archive
+add_suite() {
+	f=/etc/apt/sources.list.d/vcpuplace-$1.sources
+	[ -f "$f" ] && return 0
+	uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' |
+		awk -v c="$CODENAME" '$2 == c { print $1; exit }')
+	if [ -z "$uri" ]; then
+		echo "deps: no $CODENAME entry in apt's sources to take $1 from" >&2
+		exit 1
+	fi
+	echo "deps: adding $1 to apt's sources ($f)"
+	printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n' \
+	    "$uri" "$1" /usr/share/keyrings/debian-archive-keyring.gpg >"$f"
+}
+
 update_only=""
 case "${1:-}" in
 --update) update_only=1; shift; PKGS="" ;;
---list) shift; packages "$@"; exit ;;
+--list) shift; packages "$@" | sed 's/@.*//'; exit ;;
 --build-depends) shift; PKGS="$*" ;;
 *) PKGS=$(packages "$@") ;;
 esac
 
 missing=""
 for p in $PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
-		missing="$missing $p"
+	installed "$p" || missing="$missing $p"
 done
 [ -n "$update_only" ] && missing=" (lists only)"
 [ -z "$missing" ] && exit 0
@@ -56,6 +104,12 @@ if [ "$(id -u)" != 0 ]; then
 fi
 [ -n "$update_only" ] || echo "deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
+if [ "$(id -u)" = 0 ]; then
+	for p in $missing; do
+		suite=$(suite_of "$p")
+		[ -z "$suite" ] || add_suite "$suite"
+	done
+fi
 
 # On a new cloud host unattended-upgrades holds apt's locks for minutes
 # after boot, and another apt may be running: wait for it (up to
@@ -83,10 +137,39 @@ while ! out=$(apt-get -o DPkg::Lock::Timeout="$wait_s" update -qq 2>&1); do
 done
 [ -z "$out" ] || echo "$out"
 [ -z "$update_only" ] || exit 0
+# install_from PKG...
+install_from() {
+	# shellcheck disable=SC2086
+	apt-get -o DPkg::Lock::Timeout="$wait_s" install -y -qq \
+	    --no-install-recommends "$@"
+}
+# PKG/SUITE takes PKG, and the dependencies only SUITE can satisfy
+# (libbpf1 1.4 for libbpf-dev), from SUITE and nothing else: -t SUITE
+# would raise the suite for the whole transaction and upgrade unrelated
+# installed packages from it (it took linux-perf and linux-libc-dev).
+plain="" suites=""
+for p in $missing; do
+	suite=$(suite_of "$p")
+	if [ -n "$suite" ]; then
+		case " $suites " in *" $suite "*) ;; *) suites="$suites $suite" ;; esac
+	else
+		plain="$plain ${p%%@*}"
+	fi
+done
+ok=1
 # shellcheck disable=SC2086
-if ! apt-get -o DPkg::Lock::Timeout="$wait_s" install -y -qq \
-	--no-install-recommends $missing; then
+[ -z "$plain" ] || install_from $plain || ok=""
+for suite in $suites; do
+	pk=""
 	for p in $missing; do
+		if [ "$(suite_of "$p")" = "$suite" ]; then pk="$pk ${p%%@*}/$suite"; fi
+	done
+	# shellcheck disable=SC2086
+	install_from $pk || ok=""
+done
+if [ -z "$ok" ]; then
+	for p in $missing; do
+		p=${p%%@*}
 		apt-cache show "$p" >/dev/null 2>&1 && continue
 		echo "deps: $p is in none of apt's sources;" \
 		    "linux-source-6.12 comes from bookworm-security, which a" \

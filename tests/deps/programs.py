@@ -657,7 +657,8 @@ def listed_packages(drop):
         for ln in fh:
             ln = ln.split("#")[0].split()
             if len(ln) >= 3:
-                pkgs.update(ln[2:])
+                # PKG@SUITE: the package, from a suite install.sh adds
+                pkgs.update(w.split("@")[0] for w in ln[2:])
     pkgs |= build_depends()
     return pkgs - set(drop)
 

@@ -4,9 +4,21 @@
 # off.  boot.sh reads the lines that start with SCXTEST: or scx_ from the
 # console.
 /bin/busybox --install -s /bin
+# a line of its own: Debian's kernel leaves the boot stub's output and a
+# terminal reset on the console's current line
+echo
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
+# A distribution kernel has KVM as modules: boot.sh puts them in
+# /tests/modules, decompressed, with their load order (dependencies first)
+if [ -f /tests/modules/order ]; then
+	for m in $(cat /tests/modules/order); do
+		insmod "/tests/modules/$m" ||
+			echo "SCXTEST: insmod $m failed"
+	done
+	echo "SCXTEST: modules loaded: $(cut -d' ' -f1 /proc/modules | tr '\n' ' ')"
+fi
 echo "SCXTEST: kernel $(uname -r), $(nproc) CPUs, cpu0 siblings" \
 	"$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list)"
 if [ ! -r /sys/kernel/sched_ext/state ]; then

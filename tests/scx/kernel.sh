@@ -7,24 +7,22 @@
 #   kernel.sh dir       print the kernel's cache directory (<key> below)
 #   kernel.sh deps      install the Debian packages all of it needs
 #   kernel.sh kernel    extract, configure and build bzImage + vmlinux (BTF)
-#   kernel.sh tools     libbpf.a + headers and bpftool from the same source
-#   kernel.sh vmlinux.h generate vmlinux.h from the kernel's BTF (bpftool)
-#   kernel.sh all       all three
+#   kernel.sh all       the same (the BPF toolchain and vmlinux.h were
+#                       built here too until the scheduler moved to
+#                       Debian's libbpf-dev/bpftool and a committed
+#                       vmlinux.h: daemon/scx/scx.mk)
 #
 # Cache layout, $VP_SCX_CACHE (default /var/cache/vcpuplace/scx-kernel):
 #   src-<skey>/src/        Debian linux-source-6.12, extracted (+ patches)
-#   src-<skey>/tools/      libbpf (include/bpf/*.h, lib/libbpf.a) and
-#                          bpftool (the bootstrap build: btf dump, gen)
 #   <key>/obj/             the O= build: .config, vmlinux, bzImage
-#   <key>/vmlinux.h        generated from obj/vmlinux, never by hand
-#   <key>/src, <key>/tools symlinks into src-<skey>/
+#   <key>/src              a symlink to src-<skey>/src
 #   */logs/, */*.done      build logs; stamps with the timings
 #   ccache/                compiler cache shared by every key
 # <skey> hashes the linux-source-6.12 package version and the patches
 # applied (none yet); <key> hashes <skey>, the base config's name
 # (allnoconfig) and daemon/scx/config.fragment.  A second CI run on the
 # same machine skips the build; a changed fragment builds a new kernel
-# beside the old one and keeps the source and tools.
+# beside the old one and keeps the source.
 #
 # The config is allnoconfig + daemon/scx/config.fragment alone (not
 # kvm-patches/config.fragment, which is the kvm-test kernel's): the
@@ -65,7 +63,6 @@ skey=$(scx_src_key)
 S="$SCX_CACHE/src-$skey"
 K="$SCX_CACHE/$(scx_key "$skey")"
 SRC="$S/src"
-TOOLS="$S/tools"
 OBJ="$K/obj"
 LOGS="$K/logs"
 
@@ -92,7 +89,6 @@ scx_src() {
 	[ -f "$S/src.done" ] || locked "$S" src scx_src_extract
 	mkdir -p "$K"
 	ln -sfn "$SRC" "$K/src"
-	ln -sfn "$TOOLS" "$K/tools"
 }
 
 scx_src_extract() {
@@ -137,49 +133,9 @@ scx_kernel() {
 		>"$K/kernel.done"
 }
 
-# libbpf and bpftool from the same tree: Debian 12's libbpf 1.1.2 has no
-# ".struct_ops.link" section (libbpf 1.2), so struct_ops would attach
-# without a link and stay loaded when the loader dies; its bpftool 7.1
-# emits no struct_ops shadow types, which sched_ext loaders write through.
-scx_tools() {
-	local t0 t1
-
-	scx_src
-	[ -f "$S/tools.done" ] && { kp_log "tools: cached in $TOOLS"; return 0; }
-	kp_ensure_pkgs scx
-	mkdir -p "$S/logs" "$TOOLS/libbpf-obj" "$TOOLS/bpftool-obj"
-	t0=$(date +%s)
-	kp_log "building libbpf.a and bpftool (logs: $S/logs/)"
-	run_logged "$S/logs/libbpf.log" make -C "$SRC/tools/lib/bpf" -j"$SCX_JOBS" \
-		OUTPUT="$TOOLS/libbpf-obj/" DESTDIR="$TOOLS/libbpf" prefix= \
-		EXTRA_CFLAGS="-O2 -g -fPIC" \
-		"$TOOLS/libbpf-obj/libbpf.a" install_headers
-	mkdir -p "$TOOLS/libbpf/lib"
-	cp "$TOOLS/libbpf-obj/libbpf.a" "$TOOLS/libbpf/lib/"
-	# bootstrap: btf dump and gen skeleton are all we need, and it links
-	# neither LLVM nor libbfd
-	run_logged "$S/logs/bpftool.log" make -C "$SRC/tools/bpf/bpftool" \
-		-j"$SCX_JOBS" OUTPUT="$TOOLS/bpftool-obj/" bootstrap
-	cp "$TOOLS/bpftool-obj/bootstrap/bpftool" "$TOOLS/bpftool"
-	t1=$(date +%s)
-	kp_log "tools built in $((t1 - t0)) s"
-	echo "build_s=$((t1 - t0))" >"$S/tools.done"
-}
-
-scx_vmlinux_h() {
-	[ -f "$K/kernel.done" ] || kp_die "no kernel in $K: run 'make scx-kernel'"
-	[ -x "$TOOLS/bpftool" ] || scx_tools
-	if [ -f "$K/vmlinux.h" ] && [ "$K/vmlinux.h" -nt "$OBJ/vmlinux" ]; then
-		return 0
-	fi
-	kp_log "generating $K/vmlinux.h from $OBJ/vmlinux"
-	"$TOOLS/bpftool" btf dump file "$OBJ/vmlinux" format c >"$K/vmlinux.h.tmp"
-	mv "$K/vmlinux.h.tmp" "$K/vmlinux.h"
-}
-
 # locked DIR NAME CMD...: one builder of each part per cache directory at
 # a time; a second CI job waits for the first and then finds the part
-# cached.  The parts lock apart, so the tools build while the kernel does.
+# cached.
 locked() {
 	local fd
 
@@ -194,11 +150,6 @@ locked() {
 case "${1:-all}" in
 dir)		echo "$K" ;;
 deps)		kp_ensure_pkgs kernel-build scx kernel-test ;;
-kernel)		locked "$K" kernel scx_kernel ;;
-tools)		locked "$S" tools scx_tools ;;
-vmlinux.h)	locked "$K" kernel locked "$S" tools scx_vmlinux_h ;;
-all)		kp_ensure_pkgs scx
-		locked "$K" kernel scx_kernel; locked "$S" tools scx_tools
-		locked "$K" kernel locked "$S" tools scx_vmlinux_h ;;
-*)		echo "usage: $0 [dir|deps|kernel|tools|vmlinux.h|all]" >&2; exit 2 ;;
+kernel|all)	locked "$K" kernel scx_kernel ;;
+*)		echo "usage: $0 [dir|deps|kernel|all]" >&2; exit 2 ;;
 esac

@@ -1,0 +1,84 @@
+/*
+ * scx_btf.c - see scx_btf.h.  The normal build compiles every
+ * daemon/host/ file, without libbpf: there this file is empty, and only the
+ * scheduler's build (VP_HAVE_SCX) has it.
+ */
+#ifdef VP_HAVE_SCX
+#include <errno.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+
+#include "host/scx_btf.h"
+
+/* @name's value in enum type @t of @btf; -ENOENT if it has none. */
+static int
+enum_find(const struct btf *btf, const struct btf_type *t, const char *name,
+    uint64_t *ret)
+{
+	unsigned int i, n = btf_vlen(t);
+
+	for (i = 0; i < n; i++) {
+		if (btf_is_enum(t)) {
+			const struct btf_enum *e = btf_enum(t) + i;
+
+			if (strcmp(btf__name_by_offset(btf, e->name_off),
+			    name) == 0) {
+				/* the kernel's flag enums are unsigned */
+				*ret = (uint32_t)e->val;
+				return 0;
+			}
+		} else {
+			const struct btf_enum64 *e = btf_enum64(t) + i;
+
+			if (strcmp(btf__name_by_offset(btf, e->name_off),
+			    name) == 0) {
+				*ret = btf_enum64_value(e);
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+int
+scx_btf_enum_value(const char *type, const char *name, uint64_t *ret)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	int id, err = -ENOENT;
+
+	if (!btf)
+		return errno ? -errno : -ENODATA;
+	/* 6.12 dumps these enums as ENUM64 or ENUM, by their width */
+	id = btf__find_by_name_kind(btf, type, BTF_KIND_ENUM64);
+	if (id < 0)
+		id = btf__find_by_name_kind(btf, type, BTF_KIND_ENUM);
+	if (id > 0) {
+		t = btf__type_by_id(btf, id);
+		err = t ? enum_find(btf, t, name, ret) : -ENOENT;
+	}
+	btf__free(btf);
+	return err;
+}
+
+int
+scx_btf_ops_flags(bool partial, uint64_t *ret_flags)
+{
+	uint64_t enq_last, sw_partial = 0;
+	int err;
+
+	err = scx_btf_enum_value("scx_ops_flags", "SCX_OPS_ENQ_LAST",
+	    &enq_last);
+	if (err == 0 && partial)
+		err = scx_btf_enum_value("scx_ops_flags",
+		    "SCX_OPS_SWITCH_PARTIAL", &sw_partial);
+	if (err == -ENOENT)
+		return -EOPNOTSUPP;
+	if (err)
+		return err;
+	*ret_flags = enq_last | sw_partial;
+	return 0;
+}
+
+#endif /* VP_HAVE_SCX */

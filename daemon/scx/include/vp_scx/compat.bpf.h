@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vp_scx/compat.bpf.h: what differs between the kernels vcpuplace.bpf.c
+ * loads on (6.12 to 7.3), decided at load time on the running kernel.
+ *
+ * Kfuncs: 6.13 renamed three of them, and later kernels dropped the old
+ * names.  Each wrapper calls the new name when the running kernel has it,
+ * else the old one.  bpf_ksym_exists() on a weak ksym that libbpf could
+ * not resolve is a constant 0, so the verifier never walks the call that
+ * is not there (a removed kfunc is never reached, hence never refused).
+ *
+ * Enum values: constants such as SCX_DSQ_LOCAL are read from the running
+ * kernel's BTF (CO-RE enum relocations), not frozen at the values of the
+ * vmlinux.h we compiled against.  Every one used here exists from 6.12
+ * on; a kernel without one fails the load instead of running with a
+ * wrong value.  Ops flags are the loader's (daemon/host/scx_btf.c).
+ */
+#ifndef VP_SCX_COMPAT_BPF_H
+#define VP_SCX_COMPAT_BPF_H
+
+#include "vp_scx/common.bpf.h"
+
+/* The running kernel's value of enumerator @name of enum @type. */
+#define VP_SCX_ENUM(type, name)	bpf_core_enum_value(enum type, name)
+
+#define VP_DSQ_LOCAL		VP_SCX_ENUM(scx_dsq_id_flags, SCX_DSQ_LOCAL)
+#define VP_DSQ_LOCAL_ON		VP_SCX_ENUM(scx_dsq_id_flags, SCX_DSQ_LOCAL_ON)
+#define VP_SLICE_DFL		VP_SCX_ENUM(scx_public_consts, SCX_SLICE_DFL)
+#define VP_ENQ_WAKEUP		VP_SCX_ENUM(scx_enq_flags, SCX_ENQ_WAKEUP)
+#define VP_KICK_IDLE		VP_SCX_ENUM(scx_kick_flags, SCX_KICK_IDLE)
+#define VP_PICK_IDLE_CORE	VP_SCX_ENUM(scx_pick_idle_cpu_flags, \
+					    SCX_PICK_IDLE_CORE)
+
+/* Put @p on @dsq_id with @slice: scx_bpf_dsq_insert (6.13+), dispatch. */
+static __always_inline void
+vp_dsq_insert(struct task_struct *p, u64 dsq_id, u64 slice, u64 enq_flags)
+{
+	if (bpf_ksym_exists(scx_bpf_dsq_insert))
+		scx_bpf_dsq_insert(p, dsq_id, slice, enq_flags);
+	else
+		scx_bpf_dispatch(p, dsq_id, slice, enq_flags);
+}
+
+/* The same, ordered by @vtime: scx_bpf_dsq_insert_vtime, dispatch_vtime. */
+static __always_inline void
+vp_dsq_insert_vtime(struct task_struct *p, u64 dsq_id, u64 slice, u64 vtime,
+		    u64 enq_flags)
+{
+	if (bpf_ksym_exists(scx_bpf_dsq_insert_vtime))
+		scx_bpf_dsq_insert_vtime(p, dsq_id, slice, vtime, enq_flags);
+	else
+		scx_bpf_dispatch_vtime(p, dsq_id, slice, vtime, enq_flags);
+}
+
+/* Run the first task of @dsq_id here: dsq_move_to_local, consume. */
+static __always_inline bool vp_dsq_move_to_local(u64 dsq_id)
+{
+	if (bpf_ksym_exists(scx_bpf_dsq_move_to_local))
+		return scx_bpf_dsq_move_to_local(dsq_id);
+	return scx_bpf_consume(dsq_id);
+}
+
+#endif /* VP_SCX_COMPAT_BPF_H */
