@@ -453,6 +453,14 @@ def main():
         failed += 1
         print("FAIL boot: %s\nconsole:\n%s" % (e, c.console()))
     finally:
+        # the guests first: on shutdown libvirt-guests would wait minutes
+        # for their (busybox) kernels to answer ACPI
+        for name, _ in ctx.vms:
+            try:
+                c.run("virsh", "-q", "-c", vmlib.URI, "destroy", name,
+                      check=False)
+            except nspawn.ContainerError:
+                pass
         c.stop()
         shutil.rmtree(share, ignore_errors=True)
     print("systemd-boot: %d passed, %d failed" % (passed, failed))
