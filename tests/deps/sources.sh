@@ -6,8 +6,8 @@
 # current ones.  Nothing changes when the host has no deb822 sources
 # (debootstrap's own sources.list, the release alone, stays).
 set -eu
-suite=${1:?usage: sources.sh SUITE ROOT}
-root=${2:?usage: sources.sh SUITE ROOT}
+suite=${1:?usage: tests/deps/sources.sh SUITE ROOT}
+root=${2:?usage: tests/deps/sources.sh SUITE ROOT}
 src=/etc/apt/sources.list.d/debian.sources
 [ -f "$src" ] || exit 0
 host_suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
