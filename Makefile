@@ -171,6 +171,7 @@ deps:
 # other: they share libvirtd, the socket tests' timeouts and two CPUs.
 CHECKS := check-deps check-layering check-unit check-asan check-man check-cli \
 	check-socket check-alerts check-systemd check-deb check-systemd-boot \
+	check-deb-trixie check-systemd-boot-trixie \
 	check-valgrind kvm-check check-sim \
 	check-integration check-scx check-fuzz check-soak
 check: deps

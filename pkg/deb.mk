@@ -21,8 +21,9 @@
 # Everything the build leaves is under $(B)/deb/ (or deb-trixie/):
 # build.log (the whole dpkg-buildpackage output), lintian.txt, the
 # .changes, .buildinfo and the -dbgsym package.  ~1.5 min on 2 CPUs (a
-# full build and the unit tests); the trixie root takes 1 to 3 minutes
-# more the first time, depending on the mirror.
+# full build and the unit tests); deb-trixie about 40 s with its root
+# cached, and 1 to 3 minutes more to build the root the first time,
+# depending on the mirror.
 
 .PHONY: deb check-deb deb-trixie check-deb-trixie
 
