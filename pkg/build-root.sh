@@ -1,7 +1,7 @@
 #!/bin/sh
 # pkg/build-root.sh SUITE: builds (once) a Debian root of SUITE (trixie,
-# bookworm) in which `make deb SUITE=...` builds the package and runs
-# lintian, and prints its path.
+# bookworm) in which `pkg/deb.sh B SUITE` (`make deb-trixie`) builds the
+# package and runs lintian, and prints its path.
 #
 # The root is debootstrap's minbase, group deb-root of
 # tests/deps/packages.list (dpkg-dev, debhelper, fakeroot, lintian), and
