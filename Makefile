@@ -79,7 +79,7 @@ obj = $(patsubst %.c,$(1)/%.o,$(2))
 LIBS_ALL = $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) $(LIB_VIRT) $(LIB_SYSTEMD)
 
 .PHONY: all check check-deps check-fresh check-build check-unit check-asan check-cli check-socket \
-	check-systemd check-systemd-boot check-layering check-valgrind deps install uninstall \
+	check-systemd check-systemd-boot check-systemd-boot-trixie check-layering check-valgrind deps install uninstall \
 	clean bench-scan bench-daemon demo demo-run
 all: $(B)/vcpuplacectl $(B)/vcpuplaced $(B)/test-unit $(B)/bench-scan
 
@@ -171,6 +171,7 @@ deps:
 # other: they share libvirtd, the socket tests' timeouts and two CPUs.
 CHECKS := check-deps check-layering check-unit check-asan check-man check-cli \
 	check-socket check-alerts check-systemd check-deb check-systemd-boot \
+	check-deb-trixie check-systemd-boot-trixie \
 	check-valgrind kvm-check check-sim \
 	check-integration check-scx check-fuzz check-soak
 check: deps
@@ -316,15 +317,25 @@ check-systemd: $(B)/vcpuplacectl $(B)/vcpuplaced
 # `make deb` and `make check-deb`: the Debian package (debian/)
 include pkg/deb.mk
 
-# The package under a real systemd: a Debian 12 root (debootstrap,
-# cached in /var/cache/vcpuplace) booted with systemd-nspawn, the .deb
-# installed in it with apt, libvirtd and a TCG guest inside
-# (tests/systemd/boot.py).  About 2 minutes, 1 more to build the root.
+# The package under a real systemd: a root of this host's release
+# (debootstrap, cached in /var/cache/vcpuplace) booted with
+# systemd-nspawn, the .deb installed in it with apt, libvirtd and a TCG
+# guest inside (tests/systemd/boot.py).  About 2 minutes, 1 more to build
+# the root.  check-systemd-boot-trixie does the same with the package
+# built in Debian 13 (deb-trixie) on a trixie root: systemd 257, libvirt
+# 11.3, QEMU 10.0.
 check-systemd-boot: deb
 	sh tests/deps/install.sh systemd-boot integration
 	sh tests/integration/guest/build.sh $(B)/integration-guest
 	python3 tests/systemd/boot.py "$$(sh tests/systemd/boot-root.sh)" \
 		$(B)/vcpuplace_$(VERSION)_$$(dpkg --print-architecture).deb \
+		$(B)/integration-guest
+
+check-systemd-boot-trixie: deb-trixie
+	sh tests/deps/install.sh systemd-boot integration
+	sh tests/integration/guest/build.sh $(B)/integration-guest
+	python3 tests/systemd/boot.py "$$(sh tests/systemd/boot-root.sh trixie)" \
+		$(B)/trixie/vcpuplace_$(VERSION)_$$(dpkg --print-architecture).deb \
 		$(B)/integration-guest
 
 clean:

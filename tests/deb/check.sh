@@ -1,33 +1,41 @@
 #!/bin/sh
-# tests/deb/check.sh B: checks the package `make deb` left in B (see
-# pkg/deb.mk).  The file list is not written down here: it is compared
-# with what `make install` writes with the package's own variables
-# (VP_MAKE in debian/rules), run in the package's build tree, so a file
-# added to install (the man pages, say) must reach the package too.
-# Then the conffiles, the maintainer scripts debhelper generated, the
-# control fields, the hardening of the binaries and the build log.  A
-# broken copy of the package must fail the same checks.
+# tests/deb/check.sh WORK: checks the package that pkg/deb.sh built in
+# WORK (B/deb, or B/deb-SUITE run inside that suite's root, see
+# pkg/deb.mk): WORK holds the source copy in src/ and
+# dpkg-buildpackage's output.  The file list is not written down here: it
+# is compared with what `make install` writes with the package's own
+# variables (VP_MAKE in debian/rules, as that release's make expands it),
+# run in the package's build tree, so a file added to install (the man
+# pages, say) must reach the package too.  Then the conffiles, the
+# maintainer scripts debhelper generated, the control fields, the
+# hardening of the binaries and the build log.  A broken copy of the
+# package must fail the same checks.
 set -eu
-B=${1:?usage: tests/deb/check.sh BUILDDIR}
-B=$(cd "$B" && pwd)
-work="$B/deb"
+work=${1:?usage: tests/deb/check.sh WORK}
+work=$(cd "$work" && pwd)
 src="$work/src"
 version=$(cd "$src" && dpkg-parsechangelog -S Version)
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
-deb="$B/vcpuplace_${version}_${arch}.deb"
+deb="$work/vcpuplace_${version}_${arch}.deb"
+release=$(. /etc/os-release && echo "$PRETTY_NAME")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 [ -f "$deb" ] || { echo "FAIL no $deb (run make deb)"; exit 1; }
 
 # What `make install` writes, from the tree the package was built in: the
 # same objects and paths, so nothing is rebuilt.
-vp_make=$(sed -n 's/^VP_MAKE = //p' "$src/debian/rules")
+# shellcheck disable=SC2016
+vp_make=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$src" \
+	-f debian/rules --eval 'vp-make: ; @echo $(VP_MAKE)' vp-make)
 [ -n "$vp_make" ] || { echo "FAIL no VP_MAKE in debian/rules"; exit 1; }
 # shellcheck disable=SC2086
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$src" $vp_make \
 	DESTDIR="$tmp/ref" install >"$tmp/install.log" 2>&1 ||
 	{ cat "$tmp/install.log"; echo "FAIL make install"; exit 1; }
 (cd "$tmp/ref" && find . ! -type d | sed 's|^\./|/|' | sort) >"$tmp/ref.list"
+# the unit's folder is the release's (debian/rules asks systemd.pc)
+unit=$(grep '/systemd/system/vcpuplaced\.service$' "$tmp/ref.list" || true)
+[ -n "$unit" ] || { echo "FAIL make install writes no vcpuplaced.service"; exit 1; }
 
 # check_deb DEB: one PASS or FAIL line per check; the number of
 # failures is its exit status.
@@ -52,8 +60,10 @@ check_deb() {
 	awk '/^\/usr\/share\/man\// && !/\.gz$/ { $0 = $0 ".gz" } 1' \
 		"$tmp/ref.list" >"$d/want"
 	printf '%s\n' /usr/share/doc/vcpuplace/copyright \
-		/usr/share/doc/vcpuplace/changelog.gz \
-		/usr/share/lintian/overrides/vcpuplace >>"$d/want"
+		/usr/share/doc/vcpuplace/changelog.gz >>"$d/want"
+	# the overrides only beside a unit under /lib (see debian/rules)
+	[ "$unit" != /lib/systemd/system/vcpuplaced.service ] ||
+		echo /usr/share/lintian/overrides/vcpuplace >>"$d/want"
 	sort -o "$d/want" "$d/want"
 	if cmp -s "$d/want" "$d/deb.list"; then
 		ok "the package holds what make install writes ($(wc -l \
@@ -63,7 +73,7 @@ check_deb() {
 		    "$d/deb.list" | grep '^[<>]' | tr '\n' ' ')"
 	fi
 	for f in /usr/bin/vcpuplacectl /usr/sbin/vcpuplaced \
-	    /lib/systemd/system/vcpuplaced.service \
+	    "$unit" \
 	    /usr/lib/sysusers.d/vcpuplace.conf \
 	    /usr/lib/tmpfiles.d/vcpuplace.conf \
 	    /usr/share/doc/vcpuplace/README.md; do
@@ -185,7 +195,7 @@ check_deb() {
 	fi
 
 	# the unit as installed: the package's paths
-	u="$d/root/lib/systemd/system/vcpuplaced.service"
+	u="$d/root$unit"
 	doc=/usr/share/doc/vcpuplace/README.md
 	if grep -q '^ExecStart=/usr/sbin/vcpuplaced ' "$u" 2>/dev/null &&
 	    grep -q '^EnvironmentFile=-/etc/default/vcpuplaced$' "$u" &&
@@ -214,7 +224,7 @@ check_deb() {
 	return "$nf"
 }
 
-echo "deb: $deb"
+echo "deb: $deb (checked on $release; unit $unit)"
 fails=0
 check_deb "$deb" || fails=$?
 
@@ -225,7 +235,7 @@ if grep -E '^[^ :]+\.[ch]:[0-9]+:[0-9]+: warning:' "$work/build.log" \
 	echo "FAIL compiler warnings in the package build:"
 	cat "$tmp/warnings"
 else
-	echo "PASS no compiler warning with bookworm's build flags"
+	echo "PASS no compiler warning with $release's compiler and build flags"
 fi
 if grep -q 'Checks: [0-9]*, Failures: 0, Errors: 0' "$work/build.log"; then
 	echo "PASS the unit tests ran in the package build (dh_auto_test)"

@@ -42,12 +42,7 @@ debootstrap --variant=minbase "$suite" "$root" "$mirror" >>"$log" 2>&1 || {
 	tail -20 "$log" >&2
 	exit 1
 }
-if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-	host_suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
-	sed "s/\b$host_suite\b/$suite/g" /etc/apt/sources.list.d/debian.sources \
-		>"$root/etc/apt/sources.list.d/debian.sources"
-	rm -f "$root/etc/apt/sources.list"
-fi
+sh "$here/tests/deps/sources.sh" "$suite" "$root"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 [ -f "$root/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n::1\tlocalhost\n' \
 	>"$root/etc/hosts"

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Builds (once) the Debian 12 root the real-systemd test boots with
-# systemd-nspawn, and prints its path.
+# Builds (once) the Debian root of SUITE (bookworm, trixie; default this
+# host's release, whose libraries `make deb` links against) that the
+# real-systemd test boots with systemd-nspawn, and prints its path.
 #
 # The root is debootstrap's minbase plus group boot-root of
 # tests/deps/packages.list: systemd as PID 1, dbus, libvirt with its QEMU
@@ -11,16 +12,23 @@
 # same pristine tree and nothing it does is written back.
 #
 # Cached outside the clone, under $VP_CACHE (default /var/cache/vcpuplace),
-# keyed by this script's own hash and the group's packages: editing
-# either builds a new root, and roots of other keys are removed.  About 2 minutes and 450 MB.
+# as systemd-root-SUITE-KEY, KEY the hash of this script, the suite and
+# the group's packages: editing either builds a new root, and the other
+# roots of the same suite are removed, never another suite's (and the
+# unsuffixed systemd-root-KEY of before the suites).  About 2 minutes
+# and 450 MB a suite.
 #
-#   boot-root.sh
+#   boot-root.sh [SUITE]
 set -eu
+suite=${1:-$(. /etc/os-release && echo "$VERSION_CODENAME")}
 cache=${VP_CACHE:-/var/cache/vcpuplace}
-# what goes in: group boot-root of the project's one package list
+# what goes in: group boot-root of the project's one package list (the
+# library names are the same on Debian 12 and 13: no t64 rename among
+# them, libxml2 is still libxml2)
 pkgs=$(sh "$(dirname "$0")/../deps/install.sh" --list boot-root | tr '\n' ' ')
-key=$({ cat "$0"; echo "$pkgs"; } | sha256sum | cut -c1-16)
-root="$cache/systemd-root-$key"
+key=$({ cat "$0"; echo "$suite"; echo "$pkgs"; } | sha256sum | cut -c1-16)
+root="$cache/systemd-root-$suite-$key"
+log="$cache/systemd-root-$suite.log"
 if [ -f "$root/.vp-complete" ]; then
 	echo "$root"
 	exit 0
@@ -28,33 +36,32 @@ fi
 
 sh "$(dirname "$0")/../deps/install.sh" systemd-boot >&2
 mkdir -p "$cache"
-for old in "$cache"/systemd-root-*; do
-	[ -e "$old" ] && [ "$old" != "$root" ] && rm -rf "$old"
+# 16 characters: the key alone, as named before the suites were
+for old in "$cache/systemd-root-$suite"-* \
+    "$cache"/systemd-root-????????????????; do
+	[ -d "$old" ] && [ "$old" != "$root" ] && rm -rf "$old"
 done
 rm -rf "$root" "$root.tmp"
 mirror=${VP_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-echo "boot-root: debootstrap bookworm into $root (once)" >&2
+echo "boot-root: debootstrap $suite into $root (once; log: $log)" >&2
 # systemd-sysv makes systemd PID 1; the rest comes through apt below,
 # whose resolver (unlike debootstrap's) takes virtual packages
 # (polkitd needs a logind).
 debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus \
-	bookworm "$root.tmp" "$mirror" >"$cache/systemd-root.log" 2>&1 || {
-	tail -20 "$cache/systemd-root.log" >&2
+	"$suite" "$root.tmp" "$mirror" >"$log" 2>&1 || {
+	tail -20 "$log" >&2
 	exit 1
 }
-# the host's suites (bookworm-updates and -security too), so the guest's
-# libraries are no older than those the package was built against
-if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-	cp /etc/apt/sources.list.d/debian.sources "$root.tmp/etc/apt/sources.list.d/"
-	rm -f "$root.tmp/etc/apt/sources.list"
-fi
+# SUITE's -updates and -security too, so the guest's libraries are no
+# older than those the package was built against
+sh "$(dirname "$0")/../deps/sources.sh" "$suite" "$root.tmp"
 # util-linux (essential) brings runuser, for the socket checks as a
 # member of group vcpuplace.
 chroot "$root.tmp" sh -c 'export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq &&
 	apt-get install -y -qq --no-install-recommends $1 &&
-	apt-get clean' boot-root "$pkgs" >>"$cache/systemd-root.log" 2>&1 || {
-	tail -20 "$cache/systemd-root.log" >&2
+	apt-get clean' boot-root "$pkgs" >>"$log" 2>&1 || {
+	tail -20 "$log" >&2
 	exit 1
 }
 # nspawn leaves the cgroup v1 controllers read-only inside the container

@@ -164,7 +164,11 @@ class Container:
     def stop(self):
         """Powers the container off (SIGTERM to nspawn: systemd inside
         shuts down, which takes its QEMU guests with it), then kills
-        what is left."""
+        what is left: the container's PID 1 first, whose death ends
+        every process of its PID namespace.  Not the process group
+        alone: `script` puts nspawn in a session of its own, so killing
+        script's group left nspawn's container booted, orphaned, with
+        libvirt-guests waiting on guests that ignore ACPI."""
         if self.proc is not None and self.proc.poll() is None:
             nspawn = self._nspawn_pid()
             if nspawn:
@@ -172,6 +176,12 @@ class Container:
             try:
                 self.proc.wait(60)
             except subprocess.TimeoutExpired:
+                for pid in (self.leader, nspawn):
+                    if pid:
+                        try:
+                            os.kill(pid, signal.SIGKILL)
+                        except ProcessLookupError:
+                            pass
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
         if self.mounted_run:
