@@ -19,13 +19,18 @@
 #                       into its cache (tests/scx/debian-kernel.sh)
 #   make scx-test       boot both under QEMU TCG, one after the other, and
 #                       run the smoke, safety, ping-pong, nested-KVM and
-#                       daemon tests on each (tests/scx/boot.sh); every
+#                       daemon tests on each (tests/scx/boot.sh), then the
+#                       isolcpus= boot of Debian's kernel; every
 #                       verdict and figure is printed with the kernel's
 #                       release; VP_QEMU_SMP sets the guest topology
-#   make scx-test-isolcpus  the 6.12 kernel booted with isolcpus=domain,2-3:
+#   make scx-test-isolcpus  Debian's kernel booted with isolcpus=domain,2-3:
 #                       the daemon must say sched-ext unavailable (cause
 #                       isolcpus) before loading, and the kernel must refuse
-#                       scx_smoke (tests/scx/isolcpus.sh); not in scx-test
+#                       scx_smoke (tests/scx/isolcpus.sh); scx-test runs it
+#                       too
+#   make scx-test-deb   the package's daemon (make deb, SCX=yes) booted on
+#                       Debian's 7.3.4 with the daemon test: it loads the
+#                       scheduler with --sched-ext=auto
 #   make scx-vmlinux-h  regenerate the committed daemon/scx/include/x86/
 #                       vmlinux.h from the Debian kernel's BTF
 #
@@ -33,7 +38,7 @@
 # compiles without VP_HAVE_SCX, to stubs.  See daemon/scx/README.md.
 
 .PHONY: scx-kernel scx-debian-kernel scx-vmlinux-h scx-bpf scx-test \
-	scx-test-isolcpus install-scx check-scx
+	scx-test-isolcpus scx-test-deb install-scx check-scx
 
 SCX_CACHE ?= /var/cache/vcpuplace/scx-kernel
 # Debian 12 has clang 14 by default and clang-19 as a package; 19 is what
@@ -155,27 +160,55 @@ $(SB)/scx_kvm: $(SB)/scx_kvm.o $(SB)/guest_topo.o $(SCX_TEST_LIBS)
 
 scx-bpf: $(SCX_TESTS) $(SCX_DAEMON)
 
-# Both kernels, one after the other, each in its own directory; the
-# second boots even when the first failed, and the target fails if
-# either did.  The last lines say which kernel passed.
-SCX_BOOTS = test:$(SB)/boot-test debian:$(SB)/boot-debian
+# Both kernels, one after the other, each in its own directory, then
+# Debian's kernel again booted with isolcpus=domain,2-3 (the refusal:
+# tests/scx/isolcpus.sh; the 6.12 test kernel has no CPU_ISOLATION and
+# ignores isolcpus=, so only a kernel that has it can show the refusal).
+# Each boot runs even when one before it failed, and the target fails if
+# any did.  The last lines say which kernel passed what.
+#   KERNEL:OUTDIR:GUEST SCRIPT:EXTRA KERNEL COMMAND LINE
+SCX_BOOTS = test:$(SB)/boot-test:daemon: \
+	debian:$(SB)/boot-debian:daemon: \
+	debian:$(SB)/isolcpus-debian:isolcpus:isolcpus=domain,2-3
 scx-test: $(SCX_TESTS) $(SCX_DAEMON)
 	$(SCX_DEBIAN_KERNEL) all
 	@ok=1; sum=""; for b in $(SCX_BOOTS); do \
-		k=$${b%%:*}; d=$${b#*:}; \
-		echo "== scx-test: the $$k kernel (console: $$d/console.txt)"; \
-		if VP_SCX_KERNEL=$$k bash tests/scx/boot.sh $$d $(SCX_TESTS) -- \
-		    $(SCX_DAEMON); then v=PASS; else v=FAIL; ok=0; fi; \
+		k=$$(echo $$b | cut -d: -f1); d=$$(echo $$b | cut -d: -f2); \
+		g=$$(echo $$b | cut -d: -f3); a=$$(echo $$b | cut -d: -f4); \
+		progs="$(SCX_TESTS)"; [ $$g = daemon ] || progs=$(SB)/scx_smoke; \
+		echo "== scx-test: the $$k kernel, $$g$${a:+, $$a} (console: $$d/console.txt)"; \
+		if VP_SCX_KERNEL=$$k VP_SCX_GUEST=$$g KP_QEMU_APPEND="$$a" \
+		    bash tests/scx/boot.sh $$d $$progs -- $(SCX_DAEMON); \
+		then v=PASS; else v=FAIL; ok=0; fi; \
 		r=$$(sed -n 's/^SCXTEST: kernel \([^ ,]*\),.*/\1/p' \
 		    $$d/console.txt 2>/dev/null | head -1); \
-		sum="$$sum\nscx-test: $$k kernel $${r:-?}: $$v"; \
+		sum="$$sum\nscx-test: $$k kernel $${r:-?}, $$g$${a:+ ($$a)}: $$v"; \
 	done; printf "$$sum\n"; [ $$ok = 1 ]
 
-# isolcpus.sh runs scx_smoke itself (its load must fail) and the daemon
+# One boot with isolcpus=domain,2-3 (part of scx-test on Debian's
+# kernel); VP_SCX_KERNEL=test boots the 6.12 kernel, which ignores it.
+# isolcpus.sh runs scx_smoke itself (its load must fail) and the daemon.
 scx-test-isolcpus: $(SB)/scx_smoke $(SCX_DAEMON)
-	KP_QEMU_APPEND="isolcpus=domain,2-3" VP_SCX_GUEST=isolcpus \
+	$(SCX_DEBIAN_KERNEL) all
+	VP_SCX_KERNEL=$${VP_SCX_KERNEL:-debian} \
+		KP_QEMU_APPEND="isolcpus=domain,2-3" VP_SCX_GUEST=isolcpus \
 		bash tests/scx/boot.sh $(SB)/isolcpus $(SB)/scx_smoke -- \
 		$(SCX_DAEMON)
+
+# The package's own daemon and CLI (make deb builds them with SCX=yes),
+# unpacked from the .deb and booted on Debian's 7.3.4 kernel through the
+# same daemon test: the binary apt installs loads the scheduler with
+# --sched-ext=auto, and its status says kernel mode sched-ext.  In make
+# check after check-deb, which has built the package in the same run.
+scx-test-deb: deb $(SB)/scx_smoke $(SB)/scx_fakevm
+	$(SCX_DEBIAN_KERNEL) all
+	rm -rf $(SB)/deb-root
+	dpkg-deb -x $(B)/vcpuplace_$(VERSION)_$$(dpkg --print-architecture).deb \
+		$(SB)/deb-root
+	$(SB)/deb-root/usr/sbin/vcpuplaced --version
+	VP_SCX_KERNEL=debian bash tests/scx/boot.sh $(SB)/boot-deb \
+		$(SB)/scx_smoke -- $(SB)/deb-root/usr/sbin/vcpuplaced \
+		$(SB)/deb-root/usr/bin/vcpuplacectl $(SB)/scx_fakevm
 
 # The daemon with the scheduler, in place of the normal build's (which
 # cannot load one); the rest as `make install` puts it.
