@@ -8,6 +8,11 @@
 #                   MANDIR=$(PREFIX)/share/man
 #   make uninstall  the same variables, removes what install wrote
 #   make scx-test   the sched_ext scheduler booted under QEMU (daemon/scx/)
+#   make SCX=yes    the daemon with the sched_ext scheduler in it, as
+#                   `make all` builds and `make install` installs it (the
+#                   package's build): needs clang-19, libbpf-dev >= 1.4 and
+#                   bpftool >= 7.5 (daemon/scx/scx.mk); SCX=no (default)
+#                   builds the daemon without it, which needs neither
 #
 # GNU conventions: CFLAGS, CPPFLAGS, LDFLAGS and LDLIBS are the user's and
 # are honoured; the project's own flags live in VP_CFLAGS.  WERROR=
@@ -81,7 +86,18 @@ LIBS_ALL = $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) $(LIB_VIRT) $(LIB_SYSTEMD)
 .PHONY: all check check-deps check-fresh check-build check-unit check-asan check-cli check-socket \
 	check-systemd check-systemd-boot check-systemd-boot-trixie check-layering check-valgrind deps install uninstall \
 	clean bench-scan bench-daemon demo demo-run
-all: $(B)/vcpuplacectl $(B)/vcpuplaced $(B)/test-unit $(B)/bench-scan
+# The daemon `make install` installs: with the BPF scheduler (SCX=yes,
+# built by daemon/scx/scx.mk into $(B)/scx/) or without.
+SCX ?= no
+ifeq ($(SCX),yes)
+VP_DAEMON = $(B)/scx/vcpuplaced
+else ifeq ($(SCX),no)
+VP_DAEMON = $(B)/vcpuplaced
+else
+$(error SCX=$(SCX): want yes or no)
+endif
+all: $(B)/vcpuplacectl $(B)/vcpuplaced $(B)/test-unit $(B)/bench-scan \
+	$(VP_DAEMON)
 
 # Install paths compiled into the binaries.  The header is rewritten only
 # when a path changes, so `make; make PREFIX=/usr install` rebuilds what
@@ -173,7 +189,7 @@ CHECKS := check-deps check-layering check-unit check-asan check-man check-cli \
 	check-socket check-alerts check-systemd check-deb check-systemd-boot \
 	check-deb-trixie check-systemd-boot-trixie \
 	check-valgrind kvm-check check-sim \
-	check-integration check-scx check-fuzz check-soak
+	check-integration check-scx scx-test-deb check-fuzz check-soak
 check: deps
 	$(MAKE) scx-kernel-bg
 	$(MAKE) check-build
@@ -270,10 +286,10 @@ INSTALLED = $(BINDIR)/vcpuplacectl $(SBINDIR)/vcpuplaced \
 	policies/*.xml)) policy.rng) $(MAN_INSTALLED) \
 	$(DATADIR)/vcpuplace.rules.yml $(DATADIR)/vcpuplace-grafana.json
 
-install: $(B)/vcpuplacectl $(B)/vcpuplaced
+install: $(B)/vcpuplacectl $(VP_DAEMON)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)
 	install -m 0755 $(B)/vcpuplacectl $(DESTDIR)$(BINDIR)/
-	install -m 0755 $(B)/vcpuplaced $(DESTDIR)$(SBINDIR)/
+	install -m 0755 $(VP_DAEMON) $(DESTDIR)$(SBINDIR)/vcpuplaced
 	install -d $(DESTDIR)$(POLICY_DIR_INSTALLED)
 	install -m 0644 policies/*.xml policies/policy.rng \
 		$(DESTDIR)$(POLICY_DIR_INSTALLED)/

@@ -19,8 +19,11 @@ if [ -z "$suite" ]; then
 	work="$B/deb"
 	out="$B"
 	# dpkg-checkbuilddeps needs dpkg-dev; lintian and fakeroot are not
-	# build dependencies but `make deb` runs them.
-	sh tests/deps/install.sh deb
+	# build dependencies but `make deb` runs them.  Group scx first: on
+	# Debian 12 it takes libbpf-dev and bpftool from bookworm-backports,
+	# which the Build-Depends' versions need (a plain install of them by
+	# name below would take main's, too old).
+	sh tests/deps/install.sh deb scx
 	# The Build-Depends that are missing, as dpkg-checkbuilddeps names
 	# them: versions and profiles dropped, and of alternatives the
 	# first that apt has (systemd-dev on Debian 13, systemd on 12).

@@ -159,6 +159,12 @@ scx_supported(const char *root)
 	return kernel_supports_scx(root);
 }
 
+const char *
+scx_built_with(void)
+{
+	return libbpf_version_string();
+}
+
 int
 scx_load(struct scx_sched **ret_sched, unsigned int flags)
 {
@@ -391,6 +397,12 @@ scx_free(struct scx_sched *s)
 }
 
 #else /* !VP_HAVE_SCX: stubs, so callers need no #ifdef */
+
+const char *
+scx_built_with(void)
+{
+	return NULL;
+}
 
 int
 scx_supported(const char *root)

@@ -4,8 +4,9 @@
  * counters and, when the kernel ejects it, why.
  *
  * The loader is real only when built with VP_HAVE_SCX, by the scx make
- * targets, which build the BPF object and its libbpf skeleton from the
- * cached kernel's BTF (daemon/scx/scx.mk).  The normal build compiles the
+ * targets (daemon/scx/scx.mk) or `make SCX=yes`, as the package is: they
+ * build the BPF object and its libbpf skeleton from the committed
+ * vmlinux.h.  The normal build compiles the
  * stubs below it: scx_load() then returns -EOPNOTSUPP and callers need no
  * #ifdef (STYLE.md rule 6).  scx_state_read() and scx_task_set_ext() need
  * no BPF and are real in both.
@@ -53,6 +54,12 @@ int scx_task_set_ext(int tid, bool ext);
  * host/isolation.h's.
  */
 int scx_supported(const char *root);
+/*
+ * What the scheduler was built with, "v1.4" (libbpf's version string),
+ * or NULL in a binary without it (VP_HAVE_SCX): for --version, so an
+ * operator can tell which daemon an install put in place.
+ */
+const char *scx_built_with(void);
 /*
  * The name of the BPF scheduler loaded now
  * (<@root>/sys/kernel/sched_ext/root/ops) into @buf; -ENOENT when none is.

@@ -91,7 +91,8 @@ usage(FILE *f)
 	    "                  [--debugfs DIR] [--feature NAME=on|off ...]\n"
 	    "                  [--sched-ext auto|on|off] [--dry-run] "
 	    "[--foreground] [--debug]\n"
-	    "                  [--no-proc-events] [--kernel-root DIR] [--help]\n"
+	    "                  [--no-proc-events] [--kernel-root DIR] [--help] "
+	    "[--version]\n"
 	    "--socket '' serves no socket; default " VP_DEFAULT_SOCKET "\n"
 	    "--connect default " VP_DEFAULT_URI "; --policies default "
 	    VP_DEFAULT_POLICY_DIR "\n"
@@ -110,6 +111,24 @@ usage(FILE *f)
 	    "  kernel takes a BPF scheduler (sched_ext, BTF, isolcpus=); for "
 	    "tests\n"
 	    "See vcpuplaced(8).\n", f);
+}
+
+/*
+ * The version, and whether this binary carries the BPF scheduler: the
+ * normal build does not, the package and `make install-scx` do, and
+ * --sched-ext=auto can only ever load it in the latter.
+ */
+static void
+version(void)
+{
+	const char *bpf = scx_built_with();
+
+	printf("vcpuplaced %s\n", VP_VERSION);
+	if (bpf)
+		printf("sched_ext scheduler: built in (libbpf %s)\n", bpf);
+	else
+		printf("sched_ext scheduler: not built in (kernel modes "
+		    "userspace and kernel-patch only)\n");
 }
 
 /* --feature NAME=on|off: a heuristic of feature_list.h, switched. */
@@ -159,6 +178,7 @@ parse_args(struct vp_daemon *d, int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "no-proc-events", no_argument, NULL, 'P' },
 		{ "kernel-root", required_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
@@ -193,6 +213,7 @@ parse_args(struct vp_daemon *d, int argc, char **argv)
 		case 'f': break;	/* always foreground: systemd forks */
 		case 'd': log_set_level(LOG_DEBUG); break;
 		case 'h': usage(stdout); exit(0);
+		case 'V': version(); exit(0);
 		case 'P': d->hp.disabled = true; break;
 		case 'K':
 			if (stat(optarg, &st) < 0 || !S_ISDIR(st.st_mode)) {

@@ -207,6 +207,18 @@ check_deb() {
 		    2>/dev/null | tr '\n' ' ')"
 	fi
 
+	# the daemon carries the BPF scheduler (debian/rules: SCX=yes), so
+	# --sched-ext=auto can load it on a sched_ext kernel; the boot test
+	# (make scx-test-deb) loads this very binary on Debian's 7.3.4
+	v=$("$d/root/usr/sbin/vcpuplaced" --version 2>&1 || true)
+	case $v in
+	*"sched_ext scheduler: built in"*)
+		ok "vcpuplaced carries the sched_ext scheduler ($(echo "$v" |
+		    sed -n 's/^sched_ext scheduler: built in (\(.*\))$/\1/p'))" ;;
+	*) ko "vcpuplaced without the sched_ext scheduler: $(echo "$v" |
+		    tr '\n' ' ')" ;;
+	esac
+
 	# hardening from dpkg-buildflags (hardening=+all): PIE, full RELRO,
 	# stack protector, fortified calls
 	for b in usr/sbin/vcpuplaced usr/bin/vcpuplacectl; do
@@ -250,15 +262,19 @@ else
 fi
 
 # The checks must be able to fail: a copy without the sysusers entry,
-# with its systemd-sysusers call dropped and a conffile mark lost.
+# with its systemd-sysusers call dropped, a conffile mark lost and the
+# daemon of the build without the scheduler (the same tree's
+# build/vcpuplaced, which SCX=yes builds too) in place of the package's.
 dpkg-deb -R "$deb" "$tmp/broken"
+cp "$src/build/vcpuplaced" "$tmp/broken/usr/sbin/vcpuplaced"
 rm "$tmp/broken/usr/lib/sysusers.d/vcpuplace.conf"
 sed -i '/systemd-sysusers/d' "$tmp/broken/DEBIAN/postinst"
 sed -i '1d' "$tmp/broken/DEBIAN/conffiles"
 dpkg-deb --root-owner-group -b "$tmp/broken" "$tmp/broken.deb" >/dev/null
 check_deb "$tmp/broken.deb" >"$tmp/broken.out" || true
 for want in "FAIL file list" "FAIL lacks /usr/lib/sysusers.d/vcpuplace.conf" \
-    "FAIL postinst: sysusers=none" "FAIL conffiles differ"; do
+    "FAIL postinst: sysusers=none" "FAIL conffiles differ" \
+    "FAIL vcpuplaced without the sched_ext scheduler"; do
 	if grep -q "^$want" "$tmp/broken.out"; then
 		echo "PASS a broken copy is caught: $want"
 	else

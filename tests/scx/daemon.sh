@@ -6,7 +6,8 @@
 # libvirt's test driver (test:///tests/node.xml, no libvirtd) lists two
 # running domains; scx_fakevm stands in for their QEMU processes (a
 # pidfile, threads named "CPU n/KVM" that work and sleep like vCPUs).
-#   1. --sched-ext=auto loads the scheduler: metrics say mode sched-ext,
+#   1. --sched-ext=auto loads the scheduler: metrics and status say mode
+#      sched-ext,
 #      the fake vCPU threads become SCHED_EXT, their wake-ups are counted
 #      per vCPU and show in explain;
 #   2. SysRq-S ejects it: the daemon notices, counts it once, falls back to
@@ -76,6 +77,9 @@ wait_for 30 sh -c "'$T/bin/vcpuplacectl' --socket $SOCK metrics | grep -q 'vcpup
 [ "$(cat /sys/kernel/sched_ext/root/ops)" = vcpuplace ] ||
 	fail "root/ops is not vcpuplace"
 grep -m1 'kernel mode' "$LOG" | sed 's/^/SCXTEST: log: /'
+ctl status | grep -m1 '^kernel mode' | sed 's/^/SCXTEST: status: /'
+ctl status | grep -q '^kernel mode sched-ext' || fail "status does not say kernel mode sched-ext"
+"$T/bin/vcpuplaced" --version | sed 's/^/SCXTEST: version: /'
 wait_for 30 all_threads_policy "$vm_a" 7 || fail "vm a's vCPU threads are not SCHED_EXT"
 wait_for 30 all_threads_policy "$vm_b" 7 || fail "vm b's vCPU threads are not SCHED_EXT"
 wait_for 30 sh -c "'$T/bin/vcpuplacectl' --socket $SOCK metrics | grep -E '^vcpuplace_vcpu_wakeups_total\\{.*vptest-td-0001' | grep -qv ' 0\$'" ||
