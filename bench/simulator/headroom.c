@@ -55,26 +55,22 @@ headroom_pair(const struct sweep *sw, int t, int w, int load)
 struct headroom
 headroom_of(const struct sweep *sw, bool heldout, int load, int wl)
 {
+	struct results_pair p = RESULTS_PAIR_START;
 	struct headroom h = { 0 };
 	double lbs = 0, lbest = 0, lbb = 0;
-	int t, w;
 
-	for (t = 0; t < sw->ntopo; t++) {
-		if (sw->topo[t].heldout != heldout)
+	while (results_pair_next(sw, heldout, load, STRAT_STOCK, "", &p)) {
+		struct headroom r;
+
+		if (wl >= 0 && p.w != wl)
 			continue;
-		for (w = 0; w < WL_COUNT; w++) {
-			struct headroom p;
-
-			if (wl >= 0 && w != wl)
-				continue;
-			p = headroom_pair(sw, t, w, load);
-			if (!p.n)
-				continue;
-			lbs += log(p.bound_stock);
-			lbest += log(p.best_stock);
-			lbb += log(p.best_bound);
-			h.n++;
-		}
+		r = headroom_pair(sw, p.t, p.w, load);
+		if (!r.n)
+			continue;
+		lbs += log(r.bound_stock);
+		lbest += log(r.best_stock);
+		lbb += log(r.best_bound);
+		h.n++;
 	}
 	if (h.n) {
 		h.bound_stock = exp(lbs / h.n);
@@ -84,24 +80,19 @@ headroom_of(const struct sweep *sw, bool heldout, int load, int wl)
 	return h;
 }
 
+/* Over the pairs where stock ran too, so that stock's and @strat's shares
+ * are means over the same pairs. */
 double
 headroom_poll_share(const struct sweep *sw, bool heldout, int load,
     int strat)
 {
+	struct results_pair p = RESULTS_PAIR_START;
 	double sum = 0;
-	int t, w, n = 0;
+	int n = 0;
 
-	for (t = 0; t < sw->ntopo; t++) {
-		if (sw->topo[t].heldout != heldout)
-			continue;
-		for (w = 0; w < WL_COUNT; w++) {
-			struct agg a = results_find(sw, t, w, load, strat, "");
-
-			if (!a.n)
-				continue;
-			sum += a.poll_share;
-			n++;
-		}
+	while (results_pair_next(sw, heldout, load, strat, "", &p)) {
+		sum += p.a.poll_share;
+		n++;
 	}
 	return n ? sum / n : 0;
 }
@@ -112,25 +103,17 @@ static double
 p99_ratio(const struct sweep *sw, bool heldout, int load, int strat,
     const char *variant, bool host)
 {
+	struct results_pair p = RESULTS_PAIR_START;
 	double lsum = 0, x, y;
-	int t, w, n = 0;
+	int n = 0;
 
-	for (t = 0; t < sw->ntopo; t++) {
-		if (sw->topo[t].heldout != heldout)
+	while (results_pair_next(sw, heldout, load, strat, variant, &p)) {
+		x = host ? p.a.host_p99 : p.a.lat_p99;
+		y = host ? p.stock.host_p99 : p.stock.lat_p99;
+		if (x <= 0 || y <= 0)
 			continue;
-		for (w = 0; w < WL_COUNT; w++) {
-			struct agg b = results_find(sw, t, w, load,
-			    STRAT_STOCK, variant);
-			struct agg a = results_find(sw, t, w, load, strat,
-			    variant);
-
-			x = host ? a.host_p99 : a.lat_p99;
-			y = host ? b.host_p99 : b.lat_p99;
-			if (!a.n || !b.n || x <= 0 || y <= 0)
-				continue;
-			lsum += log(x / y);
-			n++;
-		}
+		lsum += log(x / y);
+		n++;
 	}
 	return n ? exp(lsum / n) : 0;
 }

@@ -72,6 +72,25 @@ results_ratio(double a, double b)
 	return b > 0 ? a / b : 0;
 }
 
+bool
+results_pair_next(const struct sweep *sw, bool heldout, int load, int strat,
+    const char *variant, struct results_pair *p)
+{
+	for (; p->t < sw->ntopo; p->t++, p->w = -1) {
+		if (sw->topo[p->t].heldout != heldout)
+			continue;
+		while (++p->w < WL_COUNT) {
+			p->stock = results_find(sw, p->t, p->w, load,
+			    STRAT_STOCK, variant);
+			p->a = strat == STRAT_STOCK ? p->stock :
+			    results_find(sw, p->t, p->w, load, strat, variant);
+			if (p->a.n && p->stock.n)
+				return true;
+		}
+	}
+	return false;
+}
+
 FILE *
 results_open(const struct sweep *sw, const char *name)
 {

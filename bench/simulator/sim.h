@@ -741,6 +741,19 @@ struct agg results_find(const struct sweep *sw, int topo, int wl, int load,
     int strat, const char *variant);
 /* a / b, or 0 when b is not positive. */
 double results_ratio(double a, double b);
+/*
+ * The (topology, workload) pairs of one set where both @strat and stock
+ * ran at @load in @variant, one per call: start from RESULTS_PAIR_START;
+ * false once there are no more.  Every ratio to stock over a set (the
+ * summary's spans, the headroom and p99 figures) walks this one loop.
+ */
+struct results_pair {
+	int t, w;
+	struct agg a, stock;	/* @strat's runs and stock's */
+};
+#define RESULTS_PAIR_START { .t = 0, .w = -1 }
+bool results_pair_next(const struct sweep *sw, bool heldout, int load,
+    int strat, const char *variant, struct results_pair *p);
 /* Opens OUTDIR/@name for writing, or NULL. */
 FILE *results_open(const struct sweep *sw, const char *name);
 /* Runs gnuplot on OUTDIR/plots/@name.gp; 0 or -1. */

@@ -59,24 +59,12 @@ static struct span
 variant_span(const struct sweep *sw, bool heldout, int load, int strat,
     bool p99, const char *variant)
 {
+	struct results_pair p = RESULTS_PAIR_START;
 	struct span s = { 0 };
-	int t, w;
 
-	for (t = 0; t < sw->ntopo; t++) {
-		if (sw->topo[t].heldout != heldout)
-			continue;
-		for (w = 0; w < WL_COUNT; w++) {
-			struct agg b = results_find(sw, t, w, load,
-			    STRAT_STOCK, variant);
-			struct agg a = results_find(sw, t, w, load, strat,
-			    variant);
-
-			if (!a.n || !b.n)
-				continue;
-			span_add(&s, p99 ? results_ratio(a.p99, b.p99) :
-			    results_ratio(a.thr, b.thr));
-		}
-	}
+	while (results_pair_next(sw, heldout, load, strat, variant, &p))
+		span_add(&s, p99 ? results_ratio(p.a.p99, p.stock.p99) :
+		    results_ratio(p.a.thr, p.stock.thr));
 	return s;
 }
 
