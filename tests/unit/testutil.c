@@ -1,6 +1,7 @@
 /*
  * testutil.c - helpers shared by the unit tests.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -279,4 +280,17 @@ tree_rm_one(const char *path, const struct stat *st, int flag,
 void tree_remove(const char *root)
 {
 	nftw(root, tree_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int
+open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
 }

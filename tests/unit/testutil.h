@@ -92,4 +92,7 @@ void sched_features_remove(const char *root);
 void tree_put(const char *root, const char *rel, const char *text);
 void tree_remove(const char *root);
 
+/* This process's open file descriptors: a read must leave none behind. */
+int open_fds(void);
+
 #endif /* TESTUTIL_H */

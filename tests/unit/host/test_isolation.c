@@ -7,7 +7,6 @@
  * or managed_irq forms nor nohz_full=; an empty isolated list is fine;
  * unreadable and garbled files are kept as errors, never a crash.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,20 +133,6 @@ teardown(void)
 	tree_remove(root);
 }
 
-/* Open fds of this process: a read must leave none behind. */
-static int
-nfds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 #define U TREE_UNREADABLE
 static const struct {
 	const char *name;
@@ -193,7 +178,7 @@ static const struct {
 START_TEST(test_read_tree)
 {
 	struct isol_info in;
-	int fds = nfds();
+	int fds = open_fds();
 
 	if (tree_cases[_i].release)
 		tree_put(root, ISOL_RELEASE, tree_cases[_i].release);
@@ -202,7 +187,7 @@ START_TEST(test_read_tree)
 	if (tree_cases[_i].isolated)
 		tree_put(root, ISOL_ISOLATED, tree_cases[_i].isolated);
 	ck_assert_int_eq(isol_read(root, &in), 0);
-	ck_assert_int_eq(nfds(), fds);
+	ck_assert_int_eq(open_fds(), fds);
 	ck_assert_msg(isol_judge(&in) == tree_cases[_i].want, "%s: %s, want "
 	    "%s", tree_cases[_i].name, isol_verdict_name(isol_judge(&in)),
 	    isol_verdict_name(tree_cases[_i].want));

@@ -3,7 +3,6 @@
  * directory laid out like debugfs: absent, without SIS_CORE, with
  * NO_SIS_CORE (the series, default off), SIS_CORE, and unreadable.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -19,20 +18,6 @@
 #include "../testutil.h"
 
 static char root[64];
-
-/* Open fds of this process: a read must leave none behind. */
-static int
-nfds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
 
 static void
 setup(void)
@@ -88,7 +73,7 @@ static const struct {
 START_TEST(test_read)
 {
 	enum vp_sis_core s = VP_SIS_CORE_UNKNOWN;
-	int before = nfds();
+	int before = open_fds();
 
 	if (read_cases[_i].line)
 		sched_features_put(root, read_cases[_i].line);
@@ -96,7 +81,7 @@ START_TEST(test_read)
 	ck_assert_msg(s == read_cases[_i].want, "'%s': got %s",
 	    read_cases[_i].line ? read_cases[_i].line : "(none)",
 	    schedfeat_sis_core_name(s));
-	ck_assert_int_eq(nfds(), before);
+	ck_assert_int_eq(open_fds(), before);
 }
 END_TEST
 
@@ -126,12 +111,12 @@ END_TEST
 START_TEST(test_read_unreadable)
 {
 	enum vp_sis_core s = VP_SIS_CORE_ON;
-	int before = nfds();
+	int before = open_fds();
 
 	sched_features_put(root, SCHED_FEATURES_UNREADABLE);
 	ck_assert_int_eq(schedfeat_read(root, &s), -EISDIR);
 	ck_assert_int_eq(s, VP_SIS_CORE_ON);
-	ck_assert_int_eq(nfds(), before);
+	ck_assert_int_eq(open_fds(), before);
 }
 END_TEST
 
