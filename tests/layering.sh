@@ -1,5 +1,5 @@
 #!/bin/sh
-# The layers of daemon/ as the linker sees them (STYLE.md rules 1, 2, 8):
+# The layers of daemon/ as the linker sees them (CONTRIBUTING.md rules 1, 2, 8):
 #
 #   core/          pure C: no object references a symbol outside the core
 #                  and the pure part of libc (no files, sockets, clocks,

@@ -22,7 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VP_PU_NONE	(-1)	/* the one "no PU" sentinel (STYLE.md 4) */
+/* the one "no PU" sentinel (CONTRIBUTING.md rule 4) */
+#define VP_PU_NONE	(-1)
 #define VP_MAX_PUS	8192	/* issue 2 asks for >= 4096; SGI UV has 4096 */
 #define VP_MAX_SMT	8	/* POWER8/9 SMT8 is the widest core we know */
 #define VP_MAX_OS_INDEX	65536	/* OS CPU numbers are below this */

@@ -19,8 +19,8 @@
  * alone do not, nor does nohz_full=.
  *
  * Files are read under a root directory prefix (NULL: "/"), so tests
- * point it at a fake tree.  Nothing here logs (STYLE.md 8); each file's
- * failure is kept as -errno beside the data.
+ * point it at a fake tree.  Nothing here logs (CONTRIBUTING.md rule 8);
+ * each file's failure is kept as -errno beside the data.
  */
 #ifndef VP_ISOLATION_H
 #define VP_ISOLATION_H

@@ -9,7 +9,7 @@
 
 #include "host/log.h"
 
-/* the one mutable global besides the signal flags (STYLE.md rule 3) */
+/* the one mutable global besides the signal flags (CONTRIBUTING.md rule 3) */
 static int log_level = LOG_INFO;
 
 void

@@ -2,7 +2,7 @@
  * log.h - the daemon's one log sink: stderr, which journald stamps and
  * keeps under systemd.  Only the service layer (daemon/vcpuplaced/)
  * logs, once per failure, where it acts on it; the core and the other
- * adapters return -errno instead (STYLE.md rule 8).
+ * adapters return -errno instead (CONTRIBUTING.md rule 8).
  */
 #ifndef VP_LOG_H
 #define VP_LOG_H

@@ -8,7 +8,7 @@
  *
  * The file is one line of names, "NO_" before those that are off.  It
  * is read and closed: nothing here stays open.  Failures are returned
- * as -errno; nothing here logs (STYLE.md 8).
+ * as -errno; nothing here logs (CONTRIBUTING.md rule 8).
  */
 #ifndef VP_SCHEDFEAT_H
 #define VP_SCHEDFEAT_H

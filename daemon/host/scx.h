@@ -8,8 +8,8 @@
  * build the BPF object and its libbpf skeleton from the committed
  * vmlinux.h.  The normal build compiles the
  * stubs below it: scx_load() then returns -EOPNOTSUPP and callers need no
- * #ifdef (STYLE.md rule 6).  scx_state_read() and scx_task_set_ext() need
- * no BPF and are real in both.
+ * #ifdef (CONTRIBUTING.md rule 6).  scx_state_read() and
+ * scx_task_set_ext() need no BPF and are real in both.
  */
 #ifndef VP_SCX_H
 #define VP_SCX_H

@@ -2,7 +2,7 @@
 /*
  * vcpuplace_scx.h: what daemon/scx/vcpuplace.bpf.c and its loader
  * (daemon/host/scx.c) share: map layouts and constants.  Both sides compile
- * it (STYLE.md rule 13), the BPF side after vmlinux.h, userspace after
+ * it (CONTRIBUTING.md rule 13), the BPF side after vmlinux.h, userspace after
  * <linux/types.h>, so it uses only the __u32-style types both have.
  *
  * The daemon writes three tables each tick (the BPF side only reads them):

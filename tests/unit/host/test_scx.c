@@ -21,7 +21,7 @@ START_TEST(test_stub_load_refuses)
 	struct scx_exit ex;
 
 	ck_assert_int_eq(scx_load(&s, 0), -EOPNOTSUPP);
-	/* ret_* is not clobbered on failure (STYLE.md rule 7) */
+	/* ret_* is not clobbered on failure (CONTRIBUTING.md rule 7) */
 	ck_assert_ptr_eq(s, (struct scx_sched *)&s);
 	ck_assert_int_eq(scx_stats_read(NULL, st), -EOPNOTSUPP);
 	ck_assert_int_eq(scx_exit_read(NULL, &ex), -EOPNOTSUPP);
