@@ -1,4 +1,4 @@
-# bench/bench.mk - the host simulator (issue 6), included by the Makefile.
+# bench/bench.mk - the host simulator, included by the Makefile.
 #
 #   make bench       the standard sweep: tables and plots in bench/results/,
 #                    last line vcpuplace_vs_stock_throughput_at_125=...
@@ -23,7 +23,7 @@ $(B)/vcpuplace-sim: $(call obj,$(B),$(SIM_SRCS)) $(B)/libvphost.a \
 
 # Two workers: this machine has 2 CPUs (about 30 minutes here).
 # bench/results/MODEL.md names the commit of the model that made the
-# tables (issue 24: every table says which judge produced it); a tree
+# tables (every table says which model produced it); a tree
 # with uncommitted changes says so ("-dirty").
 bench: $(B)/vcpuplace-sim
 	@sh tests/deps/install.sh bench
@@ -56,7 +56,7 @@ check-sim: $(B)/vcpuplace-sim $(B)/test-sim $(B)/sim-rules
 	sh tests/sim/numbering.sh $(B)/vcpuplace-sim tests/topologies
 	sh tests/sim/classes.sh $(B)/vcpuplace-sim tests/topologies
 
-# Placement latency from outside (issue 13): virsh start / setvcpus to the
+# Placement latency from outside: virsh start / setvcpus to the
 # vCPU threads' affinity changing, against qemu:///system (root, libvirt).
 .PHONY: bench-placement
 bench-placement: $(B)/vcpuplaced

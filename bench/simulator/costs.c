@@ -1,5 +1,5 @@
 /*
- * costs.c - issue 12's costs, the same for every strategy: a vCPU
+ * costs.c - the host costs, the same for every strategy: a vCPU
  * migration (cache refill, VMCS/VMCB reload, IPI, TLB warm-up), C-state
  * exit on an idle PU, the package's turbo frequency, KVM halt polling
  * and the idle-mask upkeep at idle entry and exit.  The values and
@@ -93,7 +93,7 @@ costs_init(struct sim *s)
 			s->migr_ns[d] = k * migration_model(s, d);
 		else if (s->p.costs & COST_MIGRATION)
 			s->migr_ns[d] = migration_model(s, d);
-		else	/* issue 6: the L1d refill only */
+		else	/* the first model's: the L1d refill only */
 			s->migr_ns[d] = host_refetch_ns(s, s->p.warm_lines, d);
 	}
 	s->pkg_active = calloc(t->npackages, sizeof(*s->pkg_active));

@@ -1,5 +1,5 @@
 /*
- * costs.h - the host costs of issue 12 that every strategy pays alike:
+ * costs.h - the host costs that every strategy pays alike:
  * vCPU migration, C-state exit, turbo, KVM halt polling and idle-mask
  * upkeep.  cpus.c holds the per-CPU-model tables (with their sources),
  * costs.c the functions; host.c calls them from a few small hooks.

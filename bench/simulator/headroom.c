@@ -1,6 +1,6 @@
 /*
  * headroom.c - how much room the bound leaves above stock, and how much
- * of it any strategy reached (issue 24: "headroom you can believe").
+ * of it any strategy reached.
  *
  * bound.c's bound is a true upper bound, not a reachable figure: where
  * it sits far above every strategy (hackbench, where messages meet on

@@ -1,7 +1,7 @@
 /*
  * params.c - the model's parameters, each with its source.  They were
  * fixed, and written into bench/README.md, before any result was seen;
- * change one only with a public source (issue 6), and then say so.
+ * change one only with a public source, and then say so.
  */
 #include "sim.h"
 #include "costs.h"
@@ -138,7 +138,7 @@ params_default(struct sim_params *ret)
 	/* long enough for PELT (32 ms half-life) to settle */
 	ret->warmup_ns = 60000000;
 	ret->measure_ns = 240000000;
-	/* issue 12: every cost on; see costs.c, cpus.c, bench/notes */
+	/* every cost on; see costs.c, cpus.c, bench/notes */
 	ret->costs = COST_ALL;
 	ret->migration_us = 0;
 	ret->halt_poll_ns = -1;	/* the arch's KVM_HALT_POLL_NS_DEFAULT */

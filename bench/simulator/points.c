@@ -1,7 +1,7 @@
 /*
  * points.c - which points `make bench` runs, and on which set.
  *
- * Two sets (issue 12):
+ * Two sets (bench/README.md, "Tuning set and held-out set"):
  *
  *   tuning     g4dnmetal and Kunpeng 920, seeds 1..3.  Every rule of the
  *              placement core and of the scheduler was looked at on these
@@ -33,7 +33,7 @@
  *               scx only, every topology, 125 %
  *   mix         every workload at 125 % with VMs alternating between
  *               the latency and the balanced profile (--vm-mix): each
- *               class's own p99 and throughput (issue 24), so that the
+ *               class's own p99 and throughput, so that the
  *               latency profile's promise is checked on its own VMs
  *
  * A partial sweep runs only the points of some strategies and families:
@@ -86,7 +86,7 @@ static const double migration_x[] = { 1, 2, 4, 7, 10, 15, 20 };
 static const double bpf_x[] = { 2, 10, 20, 50 };
 /* 0: PAUSE leaves the core to the sibling; 1: as a thread at work */
 static const double pollw_x[] = { 0, 0.25, 0.5, 0.75, 1 };
-/* 0: the kick as the model had it before issue 24; 1 us: the model's */
+/* 0: a free kick, as the older model had it; 1 us: the model's */
 static const double kick_x[] = { 0, 250, 1000, 4000 };
 
 const struct curve smt_curve = {

@@ -111,7 +111,7 @@ report_json(const struct sim *s, const struct run_cfg *c)
 	add_d(o, "bound", s->bound);
 	add_d(o, "overhead", st->overhead_ns / (double)s->p.measure_ns);
 	/* over the wake-ups that waited (a poll hit did not: poll_share);
-	 * *_all_ns count the poll hits as 0 ns, as before issue 24 */
+	 * *_all_ns count the poll hits as 0 ns, as the older model did */
 	add_d(o, "p50_ns", stats_quantile(st, 0.50));
 	add_d(o, "p99_ns", stats_quantile(st, 0.99));
 	add_d(o, "p999_ns", stats_quantile(st, 0.999));
@@ -124,7 +124,7 @@ report_json(const struct sim *s, const struct run_cfg *c)
 	add_d(o, "cross_llc_share", share(st->cross_llc, st->wakes));
 	add_d(o, "migrations_per_s", (double)st->migrations / secs);
 	add_d(o, "wakes_per_s", (double)st->wakes / secs);
-	/* issue 12's costs: each one's total in the measured time */
+	/* the host costs (costs.c): each one's total in the measured time */
 	add_d(o, "migr_cost_ns", st->migr_cost_ns);
 	add_d(o, "cstate_ns", st->cstate_ns);
 	add_d(o, "poll_ns", st->poll_ns);

@@ -98,7 +98,7 @@ struct sim_params {
 	uint64_t tick_ns;	/* the daemon's planning tick */
 	uint64_t warmup_ns;	/* simulated, not measured */
 	uint64_t measure_ns;	/* simulated and measured */
-	/* issue 12's costs (costs.h, costs.c, cpus.c) */
+	/* the host costs (costs.h, costs.c, cpus.c) */
 	unsigned int costs;	/* COST_* switches that are on */
 	double migration_us;	/* > 0: an in-LLC cross-core migration
 				 * costs this in all; <= 0: costs.c model */
@@ -126,7 +126,7 @@ struct sim_stats {
 	uint64_t cross_cluster;
 	uint64_t cross_llc;
 	uint64_t migrations;
-	double migr_cost_ns;	/* issue 12 costs, each one's total */
+	double migr_cost_ns;	/* the host costs, each one's total */
 	double cstate_ns;
 	double poll_ns;		/* halt-poll spin: neither useful nor over */
 	double idle_upkeep_ns;
@@ -141,8 +141,8 @@ struct sim_stats {
 void stats_add_latency(struct sim_stats *s, uint64_t ns);
 /* The @q quantile (0..1) of the recorded latencies, in ns. */
 double stats_quantile(const struct sim_stats *s, double q);
-/* The same with @nzero more samples of 0 ns (poll hits, as before
- * issue 24 counted them). */
+/* The same with @nzero more samples of 0 ns (poll hits, as the older
+ * model counted them). */
 double stats_quantile_with(const struct sim_stats *s, double q,
     uint64_t nzero);
 

@@ -6,7 +6,8 @@
  * list them.  A feature that is off makes its helper return VP_PU_NONE, so
  * callers never need an #ifdef.
  *
- * VP_FEATURE(NAME, default, "why")
+ * VP_FEATURE(NAME, default, "why"); "seed NNN" is the kernel thread the
+ * idea comes from (doc/seeds.md).
  */
 VP_FEATURE(SIS_CORE, 1,
 	"scan a per-LLC idle mask holding at most one PU per core (seed 000)")

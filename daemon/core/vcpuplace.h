@@ -24,7 +24,7 @@
 
 /* the one "no PU" sentinel (CONTRIBUTING.md rule 4) */
 #define VP_PU_NONE	(-1)
-#define VP_MAX_PUS	8192	/* issue 2 asks for >= 4096; SGI UV has 4096 */
+#define VP_MAX_PUS	8192	/* SGI UV hosts have 4096 PUs; twice that */
 #define VP_MAX_SMT	8	/* POWER8/9 SMT8 is the widest core we know */
 #define VP_MAX_OS_INDEX	65536	/* OS CPU numbers are below this */
 
@@ -311,7 +311,7 @@ void trace_step(struct vp_trace *tr, enum vp_step step, int pu, int arg);
 const char *trace_step_tag(enum vp_step step);
 
 /* ---------------------------------------------------------------- */
-/* view.c: what a placement decision may look at */
+/* struct vp_view (inline, here): what a placement decision may look at */
 
 /*
  * A decision's world: the model, the idle-mask hint it may update, and

@@ -12,7 +12,7 @@ Exits 1 if any test failed.  Every test removes its VMs and stops any
 daemon it started, pass or fail.  VP_KEEP=1 keeps the run directory
 (consoles, daemon logs, status files).
 
-The daemon contract these tests check (issue 3):
+The daemon contract these tests check:
   vcpuplaced --connect URI --foreground --tick MS --policies DIR
              --status-file PATH [--dry-run] [--reserve CPULIST]
 logs to stderr, rewrites PATH atomically every tick with
@@ -998,7 +998,7 @@ def test_no_fd_outlives_vm(ctx):
     d.stop_clean()
 
 
-# ---- event-driven placement (issue 13) ------------------------------
+# ---- event-driven placement ---------------------------------------
 
 def slow_tick_daemon(ctx, tag, extra=()):
     """A daemon whose next tick is 60 s away: within that time only the
@@ -1116,7 +1116,7 @@ def test_event_burst(ctx):
     d.stop_clean()
 
 
-# ---- hostile libvirt data (issue 13) -----------------------------------
+# ---- hostile libvirt data --------------------------------------------
 
 def read_comm(pid, tid):
     with open("/proc/%d/task/%d/comm" % (pid, tid)) as f:
@@ -1561,7 +1561,7 @@ def test_qemu_gone(ctx):
     d.stop_clean()
 
 
-# ---- hot-plugged vCPUs (issue 13) ------------------------------------
+# ---- hot-plugged vCPUs ---------------------------------------------
 
 def hotplug_vm(ctx, tag, profile):
     """A transient VM of 2 vCPUs with only vCPU 0 present and vCPU 1

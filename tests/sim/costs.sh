@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/sim/costs.sh - issue 12's costs (bench/simulator/costs.c), each
+# tests/sim/costs.sh - the host costs (bench/simulator/costs.c), each
 # checked so that removing its rule fails a line here:
 #   - migration: the sourced model costs more than the issue-6 L1d refill,
 #     --migration-us X makes the in-LLC class exactly X and scales the

@@ -55,7 +55,7 @@ for topo in g4dnmetal.xml 128arm-2pa2n8cluster4co.xml; do
 done
 
 # the bound is not absurdly loose where demand is known: hogs at 50 %,
-# without issue 12's costs (turbo, polling and C-states take their share
+# without the host costs (costs.c) (turbo, polling and C-states take their share
 # of a real host's capacity, which the bound does not know)
 for topo in g4dnmetal.xml 128arm-2pa2n8cluster4co.xml; do
 	"$sim" --topology "$dir/$topo" --workload hogs --load 50 \

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/sim/stock.sh - the 6.12 wake and balance rules of issue 12, each
+# tests/sim/stock.sh - the 6.12 wake and balance rules of the stock model, each
 # with a short run that fails when the rule is taken out:
 #   - one probe for prev (select_idle_sibling() after wake_affine()):
 #     at 60 % load nearly every wake-up finds prev idle, one probe;

@@ -2,7 +2,7 @@
  * test_sweep.c - the sweep's own arithmetic, which the last line of
  * `make bench` rests on: where a curve crosses 1.0 (the break-even
  * migration cost) and which runs count against the bound; and the
- * poll_smt_weight curve (issue 24): 0 to 1, each value reaching its run;
+ * poll_smt_weight curve: 0 to 1, each value reaching its run;
  * and the headroom figures of the last line (headroom.c): bound / stock,
  * best / stock and best / bound, the poll-hit share, and the latency
  * VMs' p99 ratio read from the mix runs only.
@@ -179,7 +179,7 @@ START_TEST(test_kick_curve)
 	struct run_opts o;
 	int k;
 
-	/* from a free kick (the model before issue 24) to 4 us */
+	/* from a free kick (the older model's) to 4 us */
 	ck_assert_double_eq(kick_curve.x[0], 0);
 	ck_assert_double_ge(kick_curve.x[kick_curve.n - 1], 4000);
 	for (k = 0; k < kick_curve.n; k++) {

@@ -1082,7 +1082,7 @@ def test_signals_to_loop_only(ctx):
     check(rc == 0, "SIGTERM: exit %d" % rc)
 
 
-# ---- fair shares: one uid's flood (issue 13) ------------------------
+# ---- fair shares: one uid's flood ---------------------------------
 
 UID_MAX = 128           # VP_CTL_UID_MAX in daemon/vcpuplaced/daemon.h
 CLIENTS_MAX = 1024      # VP_CTL_CLIENTS_MAX

@@ -39,7 +39,7 @@ SOCKET = "/run/vcpuplace/vcpuplaced.sock"
 SHARE = "/mnt/vp"                   # the package and the guest, read only
 CONSOLES = "/var/lib/vptest"        # made 0777 by boot-root.sh
 WAIT_S = 120                        # deadline of every wait: only a hang
-MAX_EXPOSURE = 2.5                  # systemd-analyze security, issue 25
+MAX_EXPOSURE = 2.5                  # systemd-analyze security, at most
 MEMBER, OUTSIDER = "vpmember", "vpoutsider"
 PROFILE = "/etc/vcpuplace/policies/latency.xml"
 ADMIN_EDIT = "<!-- edited by the admin: must survive apt remove -->\n"
@@ -356,8 +356,8 @@ def step_watchdog(ctx):
 
 def step_security(ctx):
     """systemd-analyze security rates the running unit no worse than the
-    2.5 it has had since issue 15, under Debian 12's systemd 252 and
-    Debian 13's 257 alike (issue 25)."""
+    2.5 the unit was hardened to, under Debian 12's systemd 252 and
+    Debian 13's 257 alike."""
     out = ctx.c.out("systemd-analyze", "security", UNIT, "--no-pager")
     m = re.search(r"Overall exposure level for %s: (\d+\.\d+)" % UNIT, out)
     check(m, "no exposure level in:\n%s" % out[-1000:])
