@@ -358,6 +358,28 @@ out:
 }
 
 /*
+ * Whether @p may be moved off its CPU by a SCX_DSQ_LOCAL_ON verdict at
+ * all: 6.12 ext.c task_can_run_on_remote_rq() ejects the scheduler for
+ * a migration-disabled task, so it is tested here, before any PU is
+ * claimed for it.  The count is read through CO-RE; a kernel without
+ * the field (no SMP) never disables migration.
+ */
+static bool migration_held(struct task_struct *p)
+{
+	if (!bpf_core_field_exists(p->migration_disabled))
+		return false;
+	return vpw_migration_held(p->migration_disabled,
+				  p == bpf_get_current_task_btf());
+}
+
+/* @p may be dispatched to @cpu's local DSQ from elsewhere (LOCAL_ON). */
+static bool local_on_ok(struct task_struct *p, s32 cpu)
+{
+	return cpu >= 0 && bpf_cpumask_test_cpu(cpu, p->cpus_ptr) &&
+	       !migration_held(p);
+}
+
+/*
  * HOST_PACK at the end of a slice: a host task that has its core to
  * itself (no sibling runs host work) moves beside host work elsewhere,
  * if an idle PU there allows it, and frees its core.  Hogs never sleep,
@@ -371,7 +393,7 @@ static s32 host_pack_move(struct task_struct *p)
 	s32 cpu = scx_bpf_task_cpu(p);
 	bool alone;
 
-	if (!feat(VP_SCX_FEAT_HOST_PACK) || !t || t->vcpu)
+	if (!feat(VP_SCX_FEAT_HOST_PACK) || !t || t->vcpu || migration_held(p))
 		return -1;
 	idle = scx_bpf_get_idle_cpumask();
 	alone = !host_work_beside(idle, cpu);
@@ -439,7 +461,9 @@ void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 	if (!(enq_flags & VP_ENQ_WAKEUP) &&
 	    !scx_bpf_dsq_nr_queued(VP_SCX_DSQ_SHARED)) {
 		cpu = host_pack_move(p);
-		if (cpu >= 0) {
+		/* checked again where the verdict is given: never LOCAL_ON a
+		 * task that cannot go there */
+		if (cpu >= 0 && local_on_ok(p, cpu)) {
 			note_claim(cpu, p, false);
 			stat_inc(VP_SCX_HOST_MOVED);
 			vp_dsq_insert(p, VP_DSQ_LOCAL_ON | cpu,
@@ -447,6 +471,10 @@ void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 			scx_bpf_kick_cpu(cpu, VP_KICK_IDLE);
 			return;
 		}
+		/* claimed but unusable: woken, it idles again and its idle
+		 * bit comes back for the next waker */
+		if (cpu >= 0)
+			scx_bpf_kick_cpu(cpu, VP_KICK_IDLE);
 		stat_inc(VP_SCX_KEPT);
 		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_DFL, enq_flags);
 		return;

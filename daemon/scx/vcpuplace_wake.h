@@ -48,6 +48,22 @@ struct vp_cpu_run {
 	bool vcpu;		/* the task is a managed vCPU */
 };
 
+/*
+ * Whether a task whose p->migration_disabled count is @count is held on
+ * its CPU by something other than the BPF program reading the count.
+ * 6.12's __bpf_prog_enter() calls migrate_disable() around every BPF
+ * program, so for the task the program runs in (current: ops.enqueue at
+ * a tick runs in the task it enqueues) one count is the program's own,
+ * gone by the time the kernel acts on the verdict; for any other task
+ * the count is what it is.  6.12 ext.c task_can_run_on_remote_rq()
+ * ejects the scheduler (scx_ops_error) for a SCX_DSQ_LOCAL_ON verdict
+ * that would move a migration-disabled task.
+ */
+static inline bool vpw_migration_held(__u32 count, bool is_current)
+{
+	return count > (is_current ? 1u : 0u);
+}
+
 /* One wake-up being decided: its inputs and what it cost. */
 struct wake {
 	VPW_WAKE_CTX

@@ -411,6 +411,24 @@ START_TEST(test_queued_inside_allowed)
 }
 END_TEST
 
+/*
+ * A LOCAL_ON verdict must not move a migration-disabled task (6.12
+ * task_can_run_on_remote_rq() ejects the scheduler).  BPF programs run
+ * with one migrate_disable() of their own in current, so for current a
+ * count of 1 is the program's, and only more holds it; for another task
+ * any count does.
+ */
+START_TEST(test_migration_held)
+{
+	ck_assert(!vpw_migration_held(0, false));
+	ck_assert(vpw_migration_held(1, false));
+	ck_assert(vpw_migration_held(3, false));
+	ck_assert(!vpw_migration_held(0, true));
+	ck_assert(!vpw_migration_held(1, true));
+	ck_assert(vpw_migration_held(2, true));
+}
+END_TEST
+
 Suite *
 scxwake_suite(void)
 {
@@ -425,6 +443,7 @@ scxwake_suite(void)
 	tcase_add_test(tt, test_cache_hot_prev);
 	tcase_add_test(tt, test_stay_far_dom);
 	tcase_add_test(tt, test_queued_inside_allowed);
+	tcase_add_test(tt, test_migration_held);
 	suite_add_tcase(s, tt);
 	return s;
 }
