@@ -309,7 +309,16 @@ static bool host_work_beside(const struct cpumask *idle, s32 cpu)
 	return false;
 }
 
-static s32 select_host_pack(struct task_struct *p, s32 prev)
+/*
+ * With @claim false nothing is claimed: the PU returned is one the task
+ * would be packed on now (ops.dispatch asks so before it lets a slice end).
+ */
+static bool pack_take(s32 cpu, bool claim)
+{
+	return !claim || scx_bpf_test_and_clear_cpu_idle(cpu);
+}
+
+static s32 select_host_pack(struct task_struct *p, s32 prev, bool claim)
 {
 	const struct cpumask *idle;
 	const struct vp_scx_pu *ppu = pu_of(prev);
@@ -325,7 +334,7 @@ static s32 select_host_pack(struct task_struct *p, s32 prev)
 	idle = scx_bpf_get_idle_cpumask();
 	if (bpf_cpumask_test_cpu(prev, p->cpus_ptr) &&
 	    bpf_cpumask_test_cpu(prev, idle) && host_work_beside(idle, prev) &&
-	    scx_bpf_test_and_clear_cpu_idle(prev)) {
+	    pack_take(prev, claim)) {
 		found = prev;
 		goto out;
 	}
@@ -347,7 +356,7 @@ static s32 select_host_pack(struct task_struct *p, s32 prev)
 		    !bpf_cpumask_test_cpu(cpu, p->cpus_ptr) ||
 		    !host_work_beside(idle, cpu))
 			continue;
-		if (scx_bpf_test_and_clear_cpu_idle(cpu)) {
+		if (pack_take(cpu, claim)) {
 			found = cpu;
 			break;
 		}
@@ -384,9 +393,9 @@ static bool local_on_ok(struct task_struct *p, s32 cpu)
  * itself (no sibling runs host work) moves beside host work elsewhere,
  * if an idle PU there allows it, and frees its core.  Hogs never sleep,
  * so without this they would stay where they first woke, one per core.
- * Returns the PU claimed for it, or -1: it stays.
+ * Returns the PU claimed for it (only if @claim), or -1: it stays.
  */
-static s32 host_pack_move(struct task_struct *p)
+static s32 host_pack_move(struct task_struct *p, bool claim)
 {
 	struct vp_task *t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
 	const struct cpumask *idle;
@@ -398,7 +407,7 @@ static s32 host_pack_move(struct task_struct *p)
 	idle = scx_bpf_get_idle_cpumask();
 	alone = !host_work_beside(idle, cpu);
 	scx_bpf_put_idle_cpumask(idle);
-	return alone ? select_host_pack(p, cpu) : -1;
+	return alone ? select_host_pack(p, cpu, claim) : -1;
 }
 
 s32 VP_SCX_OP(vp_select_cpu, struct task_struct *p, s32 prev_cpu,
@@ -424,7 +433,7 @@ s32 VP_SCX_OP(vp_select_cpu, struct task_struct *p, s32 prev_cpu,
 		stat_inc(VP_SCX_BAD_INPUT);
 	/* not a vCPU (or a bad entry) */
 	stat_inc(VP_SCX_WAKE_UNMANAGED);
-	cpu = select_host_pack(p, prev_cpu);
+	cpu = select_host_pack(p, prev_cpu, true);
 	if (cpu >= 0) {
 		stat_inc(VP_SCX_HOST_PACKED);
 		idle = true;
@@ -445,40 +454,54 @@ static bool vtime_before(u64 a, u64 b)
 	return (s64)(a - b) < 0;
 }
 
+/*
+ * SCX_ENQ_LAST: @p's slice ran out with nothing else to run on its PU,
+ * and ops.dispatch did not renew it because HOST_PACK had a PU for it
+ * (vp_dispatch()).  It moves there, and its PU idles.  If that PU is gone
+ * meanwhile, it stays: in the local DSQ of its PU, which is then kicked,
+ * because 6.12 ext.c leaves the follow-up to the scheduler (the comment
+ * on SCX_ENQ_LAST: "A scheduler that wants a full dispatch cycle on the
+ * CPU should kick it"), and a PU that idles with a task in its local DSQ
+ * stalls it.
+ */
+static void enqueue_last(struct task_struct *p, u64 enq_flags)
+{
+	s32 cpu = host_pack_move(p, true);
+
+	/* checked again where the verdict is given: never LOCAL_ON a task
+	 * that cannot go there */
+	if (cpu >= 0 && local_on_ok(p, cpu)) {
+		note_claim(cpu, p, false);
+		stat_inc(VP_SCX_HOST_MOVED);
+		vp_dsq_insert(p, VP_DSQ_LOCAL_ON | cpu, VP_SLICE_DFL,
+			      enq_flags);
+		scx_bpf_kick_cpu(cpu, VP_KICK_IDLE);
+		return;
+	}
+	/* claimed but unusable: woken, it idles again and its idle bit
+	 * comes back for the next waker */
+	if (cpu >= 0)
+		scx_bpf_kick_cpu(cpu, VP_KICK_IDLE);
+	stat_inc(VP_SCX_KEPT);
+	vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_DFL, enq_flags);
+	scx_bpf_kick_cpu(scx_bpf_task_cpu(p), 0);
+}
+
 void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	u64 vtime = p->scx.dsq_vtime;
 	s32 cpu;
 
-	/*
-	 * Not a wake-up: its slice ran out (SCX_ENQ_LAST when nothing else
-	 * is runnable on its PU) or it was preempted, and it is still
-	 * runnable.  With nobody waiting it keeps its PU and its warm
-	 * caches: sending it through the queue would let a kicked idle PU
-	 * take it, and a host hog would then hop onto the whole idle core a
-	 * vCPU is about to need, every slice.
-	 */
-	if (!(enq_flags & VP_ENQ_WAKEUP) &&
-	    !scx_bpf_dsq_nr_queued(VP_SCX_DSQ_SHARED)) {
-		cpu = host_pack_move(p);
-		/* checked again where the verdict is given: never LOCAL_ON a
-		 * task that cannot go there */
-		if (cpu >= 0 && local_on_ok(p, cpu)) {
-			note_claim(cpu, p, false);
-			stat_inc(VP_SCX_HOST_MOVED);
-			vp_dsq_insert(p, VP_DSQ_LOCAL_ON | cpu,
-					 VP_SLICE_DFL, enq_flags);
-			scx_bpf_kick_cpu(cpu, VP_KICK_IDLE);
-			return;
-		}
-		/* claimed but unusable: woken, it idles again and its idle
-		 * bit comes back for the next waker */
-		if (cpu >= 0)
-			scx_bpf_kick_cpu(cpu, VP_KICK_IDLE);
-		stat_inc(VP_SCX_KEPT);
-		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_DFL, enq_flags);
+	if (enq_flags & VP_ENQ_LAST) {
+		enqueue_last(p, enq_flags);
 		return;
 	}
+	/*
+	 * Anything else that is not a wake-up (a slice that ran out while
+	 * another task waited, which ops.dispatch has just taken) goes
+	 * through the queue by its vtime: a task that keeps its PU never
+	 * comes here (vp_dispatch() renews its slice).
+	 */
 	stat_inc(VP_SCX_QUEUED);
 	/* a sleeper banks at most one slice of credit */
 	if (vtime_before(vtime, vtime_now - VP_SLICE_DFL))
@@ -504,9 +527,28 @@ void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 }
 
+/*
+ * @prev's slice ran out (6.12 balance_one() calls ops.dispatch only then,
+ * or when prev is not runnable).  A task of the shared queue this PU may
+ * run goes first; with none, a runnable @prev gets a new slice and runs
+ * on: balance_one() keeps a prev with slice left after ops.dispatch.
+ * That is the keep path, here and not in ops.enqueue: SCX_ENQ_LAST
+ * would send @prev through ops.enqueue while its PU goes idle, and leave
+ * it there unless the scheduler kicks the PU (6.12 ext.c's comment on
+ * SCX_ENQ_LAST), also when the queue holds only tasks this PU may not
+ * run.  The one exception is a lone host task HOST_PACK can move: its
+ * slice stays at 0, so it comes back through enqueue_last().
+ */
 void VP_SCX_OP(vp_dispatch, s32 cpu, struct task_struct *prev)
 {
-	vp_dsq_move_to_local(VP_SCX_DSQ_SHARED);
+	if (vp_dsq_move_to_local(VP_SCX_DSQ_SHARED))
+		return;
+	if (!prev || !(prev->scx.flags & VP_TASK_QUEUED))
+		return;
+	if (host_pack_move(prev, false) >= 0)
+		return;
+	stat_inc(VP_SCX_KEPT);
+	prev->scx.slice = VP_SLICE_DFL;
 }
 
 void VP_SCX_OP(vp_running, struct task_struct *p)
@@ -586,7 +628,8 @@ void VP_SCX_OP(vp_exit, struct scx_exit_info *ei)
 /*
  * .flags is the loader's: it reads SCX_OPS_ENQ_LAST (ops.enqueue when the
  * last task of a PU runs out of slice, otherwise sched_ext refreshes its
- * slice and a lone host hog never passes through host_pack_move()) and,
+ * slice and a lone host hog HOST_PACK would move never passes through
+ * enqueue_last(); every other one vp_dispatch() keeps itself) and,
  * for partial mode, SCX_OPS_SWITCH_PARTIAL from the running kernel's BTF
  * (daemon/host/scx_btf.c), so no flag this kernel does not know is set.
  */

@@ -27,6 +27,8 @@
 #define VP_DSQ_LOCAL_ON		VP_SCX_ENUM(scx_dsq_id_flags, SCX_DSQ_LOCAL_ON)
 #define VP_SLICE_DFL		VP_SCX_ENUM(scx_public_consts, SCX_SLICE_DFL)
 #define VP_ENQ_WAKEUP		VP_SCX_ENUM(scx_enq_flags, SCX_ENQ_WAKEUP)
+#define VP_ENQ_LAST		VP_SCX_ENUM(scx_enq_flags, SCX_ENQ_LAST)
+#define VP_TASK_QUEUED		VP_SCX_ENUM(scx_ent_flags, SCX_TASK_QUEUED)
 #define VP_KICK_IDLE		VP_SCX_ENUM(scx_kick_flags, SCX_KICK_IDLE)
 #define VP_PICK_IDLE_CORE	VP_SCX_ENUM(scx_pick_idle_cpu_flags, \
 					    SCX_PICK_IDLE_CORE)
