@@ -508,8 +508,12 @@ void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 		vtime = vtime_now - VP_SLICE_DFL;
 	vp_dsq_insert_vtime(p, VP_SCX_DSQ_SHARED, VP_SLICE_DFL, vtime,
 			       enq_flags);
-	/* its own PU dispatches next anyway: no PU to wake for it */
-	if (!(enq_flags & VP_ENQ_WAKEUP))
+	/*
+	 * At a slice end its own PU dispatches next anyway: no PU to wake
+	 * for it.  Not so for a wake-up, nor for a task vp_cpu_release()
+	 * sends back from a PU a higher class has taken.
+	 */
+	if (!(enq_flags & (VP_ENQ_WAKEUP | VP_ENQ_REENQ)))
 		return;
 	/*
 	 * An idle PU sleeps until something wakes it: without a kick the task
@@ -549,6 +553,19 @@ void VP_SCX_OP(vp_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 	stat_inc(VP_SCX_KEPT);
 	prev->scx.slice = VP_SLICE_DFL;
+}
+
+/*
+ * A higher class (RT, deadline, stop) took this PU: the tasks in its
+ * local DSQ (prev, preempted with slice left, at the head: 6.12
+ * put_prev_task_scx()) would wait for it to come back while other PUs
+ * idle.  They go through ops.enqueue again (SCX_ENQ_REENQ), to the shared
+ * queue, and an idle PU is kicked for them.  6.12 switch_class() calls
+ * this once, when the PU leaves sched_ext for a higher class.
+ */
+void VP_SCX_OP(vp_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
+{
+	vp_reenqueue_local();
 }
 
 void VP_SCX_OP(vp_running, struct task_struct *p)
@@ -637,6 +654,7 @@ VP_SCX_OPS_DEFINE(vcpuplace_ops,
 	       .select_cpu	= (void *)vp_select_cpu,
 	       .enqueue		= (void *)vp_enqueue,
 	       .dispatch	= (void *)vp_dispatch,
+	       .cpu_release	= (void *)vp_cpu_release,
 	       .running		= (void *)vp_running,
 	       .stopping	= (void *)vp_stopping,
 	       .enable		= (void *)vp_enable,

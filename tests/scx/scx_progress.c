@@ -10,6 +10,12 @@
  *     other PUs must run at least 90 % of the wall time: at each slice end
  *     it finds nothing it may run in the queue and must keep its PU, not
  *     be left in the queue while its PU idles.
+ *  2. RT takeover: a SCHED_EXT spinner runs on PU 1 (pinned there, then
+ *     allowed everywhere), and a SCHED_FIFO spinner pinned to PU 1 takes
+ *     that PU for 1 s.  The SCHED_EXT one, preempted into PU 1's local
+ *     DSQ, must run elsewhere: at least 50 % of that second (one 20 ms
+ *     slice of delay would leave 98 %; stranded until the RT task ends
+ *     it gets what RT throttling leaves, about 5 %), and not on PU 1.
  *
  * The last line is "scx_progress: PASS" or "scx_progress: FAIL <reason>".
  */
@@ -202,6 +208,149 @@ keep_test(struct scx_sched *s)
 		    KEEP_MIN_PCT, min);
 }
 
+#define RT_RUN_MS 1000
+#define RT_MIN_PCT 50.0
+#define RT_CPU 1
+
+/* The SCHED_FIFO hog of step 2 and what it saw of the SCHED_EXT one. */
+struct rt_hog {
+	pthread_t thread;
+	clockid_t victim_clock;	/* the SCHED_EXT spinner's CPU clock */
+	int err;		/* errno of its own setup, 0: ran */
+	uint64_t victim_ns, wall_ns;
+	int victim_tid;
+	int rt_cpu_mid, victim_cpu_mid;	/* where both ran halfway */
+};
+
+static int last_cpu_of(int tid);
+
+static uint64_t
+clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *
+rt_main(void *arg)
+{
+	struct rt_hog *h = arg;
+	struct sched_param sp = { .sched_priority = 10 };
+	uint64_t v0, w0;
+
+	(void)sp;
+	v0 = clock_ns(h->victim_clock);
+	w0 = now_ns();
+	while (now_ns() - w0 < (uint64_t)RT_RUN_MS * 500000ull)
+		;
+	h->rt_cpu_mid = sched_getcpu();
+	h->victim_cpu_mid = last_cpu_of(h->victim_tid);
+	while (now_ns() - w0 < (uint64_t)RT_RUN_MS * 1000000ull)
+		;
+	h->victim_ns = clock_ns(h->victim_clock) - v0;
+	h->wall_ns = now_ns() - w0;
+	return NULL;
+}
+
+/*
+ * Starts @h's thread SCHED_FIFO and pinned to RT_CPU from its first
+ * instruction: it wakes there as an RT task and preempts what runs.
+ */
+static void
+rt_create(struct rt_hog *h)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	pthread_attr_t a;
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(RT_CPU, &one);
+	if (pthread_attr_init(&a) != 0 ||
+	    pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED) != 0 ||
+	    pthread_attr_setschedpolicy(&a, SCHED_FIFO) != 0 ||
+	    pthread_attr_setschedparam(&a, &sp) != 0 ||
+	    pthread_attr_setaffinity_np(&a, sizeof(one), &one) != 0)
+		fail("rt: pthread attributes");
+	if (pthread_create(&h->thread, &a, rt_main, h) != 0)
+		fail("rt: pthread_create (SCHED_FIFO)");
+	pthread_attr_destroy(&a);
+}
+
+/* The PU thread @tid last ran on (field 39 of /proc/self/task/TID/stat). */
+static int
+last_cpu_of(int tid)
+{
+	char path[64], buf[1024], *p;
+	int field, cpu = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')'))) {
+		/* field 3 follows ") " */
+		for (field = 3, p += 2; *p && field < 39; p++)
+			if (*p == ' ')
+				field++;
+		cpu = atoi(p);
+	}
+	fclose(f);
+	return cpu;
+}
+
+/* Step 2: a PU taken by RT does not hold the SCHED_EXT task it ran. */
+static void
+rt_test(void)
+{
+	struct spinner sp = { .cpu = RT_CPU };
+	struct rt_hog h = { 0 };
+	cpu_set_t all;
+	double pct;
+	int i, n = (int)sysconf(_SC_NPROCESSORS_ONLN), cpu;
+
+	spinners_start(&sp, 1);
+	sp.go = 1;
+	sleep_ms(200);
+	if (last_cpu_of(sp.tid) != RT_CPU)
+		fail("rt: the spinner pinned to PU %d runs on PU %d", RT_CPU,
+		    last_cpu_of(sp.tid));
+	/* allowed everywhere, it runs on where it is */
+	CPU_ZERO(&all);
+	for (i = 0; i < n; i++)
+		CPU_SET(i, &all);
+	if (sched_setaffinity(sp.tid, sizeof(all), &all) != 0)
+		fail("rt: sched_setaffinity: %s", strerror(errno));
+	sleep_ms(100);
+	if (pthread_getcpuclockid(sp.thread, &h.victim_clock) != 0)
+		fail("rt: pthread_getcpuclockid");
+	h.victim_tid = sp.tid;
+	rt_create(&h);
+	pthread_join(h.thread, NULL);
+	cpu = last_cpu_of(sp.tid);
+	spinners_join(&sp, 1);
+	if (h.err)
+		fail("rt: the SCHED_FIFO thread's setup: %s", strerror(h.err));
+	pct = h.wall_ns ? 100.0 * (double)h.victim_ns / (double)h.wall_ns :
+	    0.0;
+	printf("scx_progress: rt: a SCHED_FIFO spinner took PU %d for %d ms: "
+	    "the SCHED_EXT spinner it preempted ran %.1f %% of that time, "
+	    "last on PU %d; halfway the RT one ran on PU %d, the other on "
+	    "PU %d\n", RT_CPU, RT_RUN_MS, pct, cpu, h.rt_cpu_mid,
+	    h.victim_cpu_mid);
+	if (h.rt_cpu_mid != RT_CPU)
+		fail("rt: the SCHED_FIFO spinner ran on PU %d, not %d",
+		    h.rt_cpu_mid, RT_CPU);
+	if (pct < RT_MIN_PCT)
+		fail("rt: preempted by a SCHED_FIFO task, the SCHED_EXT "
+		    "spinner ran %.1f %% of %d ms (want >= %.0f %%): stranded "
+		    "in PU %d's local DSQ", pct, RT_RUN_MS, RT_MIN_PCT, RT_CPU);
+	if (cpu == RT_CPU)
+		fail("rt: the SCHED_EXT spinner was still on PU %d", RT_CPU);
+}
+
 int
 main(void)
 {
@@ -219,6 +368,8 @@ main(void)
 	if (err)
 		fail("scxfeed_topology: %s", strerror(-err));
 	keep_test(s);
+	rt_test();
+	expect_loaded(s, "rt");
 	stats_print(s);
 	scx_detach(s);
 	printf("scx_progress: PASS\n");
