@@ -216,7 +216,7 @@ keep_test(struct scx_sched *s)
 struct rt_hog {
 	pthread_t thread;
 	clockid_t victim_clock;	/* the SCHED_EXT spinner's CPU clock */
-	int err;		/* errno of its own setup, 0: ran */
+	int err;		/* not SCHED_FIFO after all: EPERM; 0: ran */
 	uint64_t victim_ns, wall_ns;
 	int victim_tid;
 	int rt_cpu_mid, victim_cpu_mid;	/* where both ran halfway */
@@ -237,10 +237,12 @@ static void *
 rt_main(void *arg)
 {
 	struct rt_hog *h = arg;
-	struct sched_param sp = { .sched_priority = 10 };
 	uint64_t v0, w0;
 
-	(void)sp;
+	if (sched_getscheduler(0) != SCHED_FIFO) {
+		h->err = EPERM;
+		return NULL;
+	}
 	v0 = clock_ns(h->victim_clock);
 	w0 = now_ns();
 	while (now_ns() - w0 < (uint64_t)RT_RUN_MS * 500000ull)
