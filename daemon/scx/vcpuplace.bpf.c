@@ -176,6 +176,24 @@ static const struct vp_cpu_run *cpu_run_of(s32 cpu)
  * ran there before, and a host task could be packed beside a vCPU that is
  * on its way.  So the claim itself records who is coming.
  */
+/*
+ * Writes run record @r, which wakers on other CPUs read without a lock
+ * (busy_rest_ns()): each field in one store the compiler may not split,
+ * merge or drop (WRITE_ONCE-style volatile stores), since last, by an
+ * exchange (BPF has no fence; its atomics are full barriers, as in
+ * vp_exit()), so a reader that sees the new since (a claim is about
+ * the newest task) finds the fields of the same writer beside it, barring
+ * a second writer at the same moment (a claim racing ops.running: either
+ * record is true for a moment).
+ */
+static void run_record_write(struct vp_cpu_run *r, u64 since, u64 expect_ns,
+			     bool vcpu)
+{
+	*(volatile u64 *)&r->expect_ns = expect_ns;
+	*(volatile bool *)&r->vcpu = vcpu;
+	__sync_lock_test_and_set(&r->since, since);
+}
+
 static void note_claim(s32 cpu, struct task_struct *p, bool vcpu)
 {
 	struct vp_task *t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
@@ -187,9 +205,7 @@ static void note_claim(s32 cpu, struct task_struct *p, bool vcpu)
 	r = bpf_map_lookup_elem(&vp_cpu_runs, &key);
 	if (!r)
 		return;
-	r->since = bpf_ktime_get_ns();
-	r->expect_ns = t ? t->avg_run_ns : 0;
-	r->vcpu = vcpu;
+	run_record_write(r, bpf_ktime_get_ns(), t ? t->avg_run_ns : 0, vcpu);
 }
 
 static void stat_inc(enum vp_scx_stat idx)
@@ -584,9 +600,7 @@ void VP_SCX_OP(vp_running, struct task_struct *p)
 		return;
 	now = bpf_ktime_get_ns();
 	t->ran_at = now;
-	r->since = now;
-	r->expect_ns = t->avg_run_ns;
-	r->vcpu = t->vcpu;
+	run_record_write(r, now, t->avg_run_ns, t->vcpu);
 }
 
 void VP_SCX_OP(vp_stopping, struct task_struct *p, bool runnable)
