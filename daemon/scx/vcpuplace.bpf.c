@@ -503,11 +503,32 @@ static void enqueue_last(struct task_struct *p, u64 enq_flags)
 	scx_bpf_kick_cpu(scx_bpf_task_cpu(p), 0);
 }
 
+/*
+ * 6.12 select_task_rq() calls ops.select_cpu only for a task that may
+ * run on more than one CPU (nr_cpus_allowed > 1, migration enabled), so a
+ * vCPU pinned to one PU wakes straight into ops.enqueue.  Whether it is a
+ * managed vCPU is noted here then, as vp_select_cpu() does for the rest:
+ * else ops.running would record it as host work, and HOST_PACK would pack
+ * host tasks beside it.
+ */
+static void note_pinned_vcpu(struct task_struct *p, u64 enq_flags)
+{
+	struct vp_task *t;
+	u32 tid = p->pid;
+
+	if (!(enq_flags & VP_ENQ_WAKEUP) || p->nr_cpus_allowed != 1)
+		return;
+	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
+	if (t)
+		t->vcpu = bpf_map_lookup_elem(&vp_vcpus, &tid) != NULL;
+}
+
 void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	u64 vtime = p->scx.dsq_vtime;
 	s32 cpu;
 
+	note_pinned_vcpu(p, enq_flags);
 	if (enq_flags & VP_ENQ_LAST) {
 		enqueue_last(p, enq_flags);
 		return;

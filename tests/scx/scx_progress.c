@@ -16,6 +16,11 @@
  *     DSQ, must run elsewhere: at least 50 % of that second (one 20 ms
  *     slice of delay would leave 98 %; stranded until the RT task ends
  *     it gets what RT throttling leaves, about 5 %), and not on PU 1.
+ *  3. pinned vCPU: a managed vCPU pinned to PU 2 spins (pinned, it woke
+ *     without ops.select_cpu); a host thread works and sleeps 1 ms,
+ *     everything else idle.  HOST_PACK must not take the vCPU for host
+ *     work: the host thread may wake on the vCPU's SMT sibling in at most
+ *     a tenth of its rounds (it would be packed there nearly always).
  *
  * The last line is "scx_progress: PASS" or "scx_progress: FAIL <reason>".
  */
@@ -51,6 +56,8 @@ struct spinner {
 	pthread_t thread;
 	int cpu;		/* pinned here, -1: not pinned */
 	bool sleeper;		/* works 1 ms, sleeps 1 ms instead */
+	int watch_cpu;		/* a sleeper counts its rounds run here */
+	unsigned long rounds, rounds_on_watch;
 	volatile int tid;
 	volatile int go, stop;
 	/* over [go, stop seen]: CPU time and wall time, ns */
@@ -97,6 +104,9 @@ spinner_main(void *arg)
 		while (now_ms() - t < 1 && !sp->stop)
 			;
 		sleep_ms(1);
+		sp->rounds++;
+		if (sched_getcpu() == sp->watch_cpu)
+			sp->rounds_on_watch++;
 	}
 	sp->cpu_ns = thread_cpu_ns() - c0;
 	sp->wall_ns = now_ns() - w0;
@@ -353,6 +363,72 @@ rt_test(void)
 		fail("rt: the SCHED_EXT spinner was still on PU %d", RT_CPU);
 }
 
+#define PIN_CPU 2
+#define PIN_RUN_MS 1000
+
+/* The OS CPU of @cpu's first SMT sibling, or -1. */
+static int
+sibling_of(int cpu)
+{
+	const struct vp_core *c;
+	int pu, i;
+
+	if (cpu < 0 || (unsigned int)cpu >= topo->os_limit ||
+	    topo->os_to_pu[cpu] == VP_PU_NONE)
+		return -1;
+	pu = topo->os_to_pu[cpu];
+	c = &topo->core[topo->pu[pu].core];
+	for (i = c->first_pu; i < c->first_pu + c->npus; i++)
+		if (i != pu)
+			return (int)topo->pu[i].os_index;
+	return -1;
+}
+
+/* Step 3: a vCPU pinned to one PU is a vCPU, not host work. */
+static void
+pinned_vcpu_test(struct scx_sched *s)
+{
+	struct spinner sp[2] = {
+		/* the vCPU: it spins once started, but wakes from its wait
+		 * for go after it is registered, so enqueue can see it */
+		{ .cpu = PIN_CPU, .watch_cpu = -1 },
+		/* the host thread */
+		{ .cpu = -1, .sleeper = true, .watch_cpu = sibling_of(PIN_CPU) },
+	};
+	struct scxfeed_vcpu_in in = { .nvcpus = 1, .anchor = VP_PU_NONE };
+	struct vp_policy pol;
+	struct vp_scx_vcpu e;
+	unsigned long rounds, beside;
+	int err;
+
+	if (sp[1].watch_cpu < 0)
+		fail("pinned: PU %d has no SMT sibling", PIN_CPU);
+	spinners_start(sp, 2);
+	policy_default(&pol);
+	in.policy = &pol;
+	in.home = topo->os_to_pu[PIN_CPU];
+	scxfeed_vcpu(topo, &in, &e);
+	err = scx_vcpu_set(s, sp[0].tid, &e);
+	if (err)
+		fail("pinned: scx_vcpu_set: %s", strerror(-err));
+	sp[0].go = sp[1].go = 1;
+	sleep_ms(PIN_RUN_MS);
+	spinners_join(sp, 2);
+	expect_loaded(s, "pinned");
+	rounds = sp[1].rounds;
+	beside = sp[1].rounds_on_watch;
+	printf("scx_progress: pinned: a managed vCPU spinning pinned to PU %d, "
+	    "a host sleeper: %lu of its %lu rounds in %d ms on PU %d, the "
+	    "vCPU's sibling\n", PIN_CPU, beside, rounds, PIN_RUN_MS,
+	    sp[1].watch_cpu);
+	if (rounds < 50)
+		fail("pinned: the host sleeper ran only %lu rounds", rounds);
+	if (beside * 10 > rounds)
+		fail("pinned: the host sleeper woke beside the pinned vCPU in "
+		    "%lu of %lu rounds: HOST_PACK took the vCPU for host work",
+		    beside, rounds);
+}
+
 int
 main(void)
 {
@@ -372,6 +448,7 @@ main(void)
 	keep_test(s);
 	rt_test();
 	expect_loaded(s, "rt");
+	pinned_vcpu_test(s);
 	stats_print(s);
 	scx_detach(s);
 	printf("scx_progress: PASS\n");
