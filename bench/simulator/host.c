@@ -751,11 +751,6 @@ on_pu(struct sim *s, int pu)
 		case SCX_SLICE_KEPT:	/* nobody waits */
 			resched(s, pu);
 			return;
-		case SCX_SLICE_LOCAL:	/* behind the local DSQ's waiter */
-			set_running(s, pu, -1);
-			rq_push(s, pu, thi);
-			dispatch(s, pu);
-			return;
 		case SCX_SLICE_SHARED:	/* in the shared queue now */
 			set_running(s, pu, -1);
 			dispatch(s, pu);

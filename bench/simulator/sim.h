@@ -495,7 +495,6 @@ void scx_running(struct sim *s, int pu, int th);
 /* Where a thread whose slice ended on its PU goes (scx_slice_end()). */
 enum scx_slice_fate {
 	SCX_SLICE_KEPT,		/* runs on, a new slice */
-	SCX_SLICE_LOCAL,	/* behind the PU's local waiters */
 	SCX_SLICE_SHARED,	/* into the shared queue */
 };
 enum scx_slice_fate scx_slice_end(struct sim *s, int pu, int th);

@@ -15,8 +15,10 @@
  *     (vp_dispatch() -> scx_bpf_consume(); 6.12's consume_dispatch_q()
  *     walks the queue in vtime order and skips tasks that may not run
  *     there), at once: sched_ext has no newidle gate and no idle balance;
- *   - at the end of a slice a thread keeps its PU when the shared queue is
- *     empty (VP_SCX_KEPT), else it goes to the queue with its vtime;
+ *   - at the end of a slice a thread keeps its PU when neither its local
+ *     DSQ nor the shared queue holds a thread that may run there
+ *     (VP_SCX_KEPT: vp_dispatch() moves nothing and renews prev's
+ *     slice), else it goes to the shared queue with its vtime;
  *   - slices are SCX_SLICE_DFL, 20 ms (6.12 include/linux/sched/ext.h);
  *   - the per-CPU run records (vp_cpu_runs) are written at each start
  *     (vp_running()) and at each direct dispatch (note_claim()); a
@@ -405,6 +407,20 @@ scx_rq_waiting(const struct sim *s, int pu)
 	return false;
 }
 
+/* The shared queue holds a thread that may run on @pu (6.12's
+ * consume_dispatch_q() skips the others). */
+static bool
+dsq_has_runnable(const struct sim *s, int pu)
+{
+	const struct scx_sim *x = s->scx;
+	int i;
+
+	for (i = 0; i < x->ndsq; i++)
+		if (cpuset_test(&s->allowed[s->th[x->dsq[i]].allowed], pu))
+			return true;
+	return false;
+}
+
 enum scx_slice_fate
 scx_slice_end(struct sim *s, int pu, int thi)
 {
@@ -412,19 +428,15 @@ scx_slice_end(struct sim *s, int pu, int thi)
 	double ns;
 
 	stopping(&x->th[thi], s->now_ns);
-	if (!x->ndsq) {
+	if (!s->pu[pu].nq && !dsq_has_runnable(s, pu)) {
 		/*
-		 * VP_SCX_KEPT: nobody waits in the shared queue, so
-		 * vp_enqueue() dispatches it to SCX_DSQ_LOCAL, at the tail:
-		 * behind a thread already in the PU's local DSQ, if any.
-		 * Alone, it runs on, after the ENQ_LAST round trip
-		 * (params.c, scx_resched_ns), a new slice from ops.running.
+		 * VP_SCX_KEPT: nothing in its local DSQ (6.12 balance_one()
+		 * would run that first) and nothing in the shared queue this
+		 * PU may run, so vp_dispatch() moves nothing and gives prev
+		 * a new slice.  It runs on, after the schedule() pass that
+		 * ends where it began (params.c, scx_resched_ns).
 		 */
 		x->n_kept++;
-		if (s->pu[pu].nq) {
-			s->th[thi].state = TH_WAKING;
-			return SCX_SLICE_LOCAL;
-		}
 		if (s->p.costs & COST_SCX) {
 			ns = (double)s->p.scx_resched_ns;
 			s->th[thi].over_ns += ns;
@@ -434,7 +446,8 @@ scx_slice_end(struct sim *s, int pu, int thi)
 		scx_running(s, pu, thi);
 		return SCX_SLICE_KEPT;
 	}
-	/* to the back of its vtime; its own PU dispatches next, no kick */
+	/* to the back of its vtime (vp_enqueue() without SCX_ENQ_WAKEUP);
+	 * its own PU dispatches next, no kick */
 	s->th[thi].state = TH_WAKING;
 	dsq_insert(x, thi);
 	x->owed_ns[pu] += costs_dsq_op(s, 0);

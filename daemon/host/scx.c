@@ -165,11 +165,36 @@ scx_built_with(void)
 	return libbpf_version_string();
 }
 
+/*
+ * The kernel's count of CPU hot-plug events into @ret, 0 when it has no
+ * /sys/kernel/sched_ext/hotplug_seq.  Given to the kernel in the ops
+ * (hotplug_seq), it makes a load that raced with a hot-plug event fail
+ * with a restart request instead of running on a stale CPU set (6.12
+ * check_hotplug_seq()).
+ */
+static int
+hotplug_seq_read(uint64_t *ret)
+{
+	unsigned long long v;
+	FILE *f = fopen("/sys/kernel/sched_ext/hotplug_seq", "r");
+	int n;
+
+	*ret = 0;
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;
+	n = fscanf(f, "%llu", &v);
+	fclose(f);
+	if (n != 1)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
 int
 scx_load(struct scx_sched **ret_sched, unsigned int flags)
 {
 	struct scx_sched *s;
-	uint64_t ops_flags;
+	uint64_t ops_flags, hp_seq;
 	int err;
 
 	s = calloc(1, sizeof(*s));
@@ -188,6 +213,10 @@ scx_load(struct scx_sched **ret_sched, unsigned int flags)
 	if (err)
 		goto fail;
 	s->skel->struct_ops.vcpuplace_ops->flags = ops_flags;
+	err = hotplug_seq_read(&hp_seq);
+	if (err)
+		goto fail;
+	s->skel->struct_ops.vcpuplace_ops->hotplug_seq = hp_seq;
 	err = vcpuplace__load(s->skel);
 	if (err)
 		goto fail;
@@ -351,6 +380,18 @@ scx_exited(const struct scx_sched *s)
 	    0;
 }
 
+/* @code has SCX_ECODE_ACT_RESTART, as the running kernel's BTF says. */
+static bool
+exit_wants_restart(int64_t code)
+{
+	uint64_t act;
+
+	if (scx_btf_enum_value("scx_exit_code", "SCX_ECODE_ACT_RESTART",
+	    &act) != 0)
+		return false;
+	return ((uint64_t)code & act) != 0;
+}
+
 int
 scx_exit_read(const struct scx_sched *s, struct scx_exit *ret_exit)
 {
@@ -365,6 +406,7 @@ scx_exit_read(const struct scx_sched *s, struct scx_exit *ret_exit)
 	/* the kernel NUL-terminates them; the last byte stays 0 regardless */
 	memcpy(e.reason, rec->reason, sizeof(e.reason) - 1);
 	memcpy(e.msg, rec->msg, sizeof(e.msg) - 1);
+	e.restart = exit_wants_restart(e.exit_code);
 	*ret_exit = e;
 	return 0;
 }

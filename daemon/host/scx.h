@@ -30,6 +30,12 @@ struct scx_exit {
 	int64_t exit_code;
 	char reason[128];	/* the kernel's words, e.g. "runnable task stall" */
 	char msg[1024];		/* details (the stalled task, the BPF error) */
+	/*
+	 * exit_code has the running kernel's SCX_ECODE_ACT_RESTART (its
+	 * BTF's value): the kernel asks the loader to load it again, as
+	 * after a CPU went on- or offline (6.12 handle_hotplug()).
+	 */
+	bool restart;
 };
 
 /*

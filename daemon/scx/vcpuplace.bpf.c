@@ -176,6 +176,24 @@ static const struct vp_cpu_run *cpu_run_of(s32 cpu)
  * ran there before, and a host task could be packed beside a vCPU that is
  * on its way.  So the claim itself records who is coming.
  */
+/*
+ * Writes run record @r, which wakers on other CPUs read without a lock
+ * (busy_rest_ns()): each field in one store the compiler may not split,
+ * merge or drop (WRITE_ONCE-style volatile stores), since last, by an
+ * exchange (BPF has no fence; its atomics are full barriers, as in
+ * vp_exit()), so a reader that sees the new since (a claim is about
+ * the newest task) finds the fields of the same writer beside it, barring
+ * a second writer at the same moment (a claim racing ops.running: either
+ * record is true for a moment).
+ */
+static void run_record_write(struct vp_cpu_run *r, u64 since, u64 expect_ns,
+			     bool vcpu)
+{
+	*(volatile u64 *)&r->expect_ns = expect_ns;
+	*(volatile bool *)&r->vcpu = vcpu;
+	__sync_lock_test_and_set(&r->since, since);
+}
+
 static void note_claim(s32 cpu, struct task_struct *p, bool vcpu)
 {
 	struct vp_task *t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
@@ -187,9 +205,7 @@ static void note_claim(s32 cpu, struct task_struct *p, bool vcpu)
 	r = bpf_map_lookup_elem(&vp_cpu_runs, &key);
 	if (!r)
 		return;
-	r->since = bpf_ktime_get_ns();
-	r->expect_ns = t ? t->avg_run_ns : 0;
-	r->vcpu = vcpu;
+	run_record_write(r, bpf_ktime_get_ns(), t ? t->avg_run_ns : 0, vcpu);
 }
 
 static void stat_inc(enum vp_scx_stat idx)
@@ -309,7 +325,16 @@ static bool host_work_beside(const struct cpumask *idle, s32 cpu)
 	return false;
 }
 
-static s32 select_host_pack(struct task_struct *p, s32 prev)
+/*
+ * With @claim false nothing is claimed: the PU returned is one the task
+ * would be packed on now (ops.dispatch asks so before it lets a slice end).
+ */
+static bool pack_take(s32 cpu, bool claim)
+{
+	return !claim || scx_bpf_test_and_clear_cpu_idle(cpu);
+}
+
+static s32 select_host_pack(struct task_struct *p, s32 prev, bool claim)
 {
 	const struct cpumask *idle;
 	const struct vp_scx_pu *ppu = pu_of(prev);
@@ -325,7 +350,7 @@ static s32 select_host_pack(struct task_struct *p, s32 prev)
 	idle = scx_bpf_get_idle_cpumask();
 	if (bpf_cpumask_test_cpu(prev, p->cpus_ptr) &&
 	    bpf_cpumask_test_cpu(prev, idle) && host_work_beside(idle, prev) &&
-	    scx_bpf_test_and_clear_cpu_idle(prev)) {
+	    pack_take(prev, claim)) {
 		found = prev;
 		goto out;
 	}
@@ -347,7 +372,7 @@ static s32 select_host_pack(struct task_struct *p, s32 prev)
 		    !bpf_cpumask_test_cpu(cpu, p->cpus_ptr) ||
 		    !host_work_beside(idle, cpu))
 			continue;
-		if (scx_bpf_test_and_clear_cpu_idle(cpu)) {
+		if (pack_take(cpu, claim)) {
 			found = cpu;
 			break;
 		}
@@ -358,25 +383,47 @@ out:
 }
 
 /*
+ * Whether @p may be moved off its CPU by a SCX_DSQ_LOCAL_ON verdict at
+ * all: 6.12 ext.c task_can_run_on_remote_rq() ejects the scheduler for
+ * a migration-disabled task, so it is tested here, before any PU is
+ * claimed for it.  The count is read through CO-RE; a kernel without
+ * the field (no SMP) never disables migration.
+ */
+static bool migration_held(struct task_struct *p)
+{
+	if (!bpf_core_field_exists(p->migration_disabled))
+		return false;
+	return vpw_migration_held(p->migration_disabled,
+				  p == bpf_get_current_task_btf());
+}
+
+/* @p may be dispatched to @cpu's local DSQ from elsewhere (LOCAL_ON). */
+static bool local_on_ok(struct task_struct *p, s32 cpu)
+{
+	return cpu >= 0 && bpf_cpumask_test_cpu(cpu, p->cpus_ptr) &&
+	       !migration_held(p);
+}
+
+/*
  * HOST_PACK at the end of a slice: a host task that has its core to
  * itself (no sibling runs host work) moves beside host work elsewhere,
  * if an idle PU there allows it, and frees its core.  Hogs never sleep,
  * so without this they would stay where they first woke, one per core.
- * Returns the PU claimed for it, or -1: it stays.
+ * Returns the PU claimed for it (only if @claim), or -1: it stays.
  */
-static s32 host_pack_move(struct task_struct *p)
+static s32 host_pack_move(struct task_struct *p, bool claim)
 {
 	struct vp_task *t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
 	const struct cpumask *idle;
 	s32 cpu = scx_bpf_task_cpu(p);
 	bool alone;
 
-	if (!feat(VP_SCX_FEAT_HOST_PACK) || !t || t->vcpu)
+	if (!feat(VP_SCX_FEAT_HOST_PACK) || !t || t->vcpu || migration_held(p))
 		return -1;
 	idle = scx_bpf_get_idle_cpumask();
 	alone = !host_work_beside(idle, cpu);
 	scx_bpf_put_idle_cpumask(idle);
-	return alone ? select_host_pack(p, cpu) : -1;
+	return alone ? select_host_pack(p, cpu, claim) : -1;
 }
 
 s32 VP_SCX_OP(vp_select_cpu, struct task_struct *p, s32 prev_cpu,
@@ -402,7 +449,7 @@ s32 VP_SCX_OP(vp_select_cpu, struct task_struct *p, s32 prev_cpu,
 		stat_inc(VP_SCX_BAD_INPUT);
 	/* not a vCPU (or a bad entry) */
 	stat_inc(VP_SCX_WAKE_UNMANAGED);
-	cpu = select_host_pack(p, prev_cpu);
+	cpu = select_host_pack(p, prev_cpu, true);
 	if (cpu >= 0) {
 		stat_inc(VP_SCX_HOST_PACKED);
 		idle = true;
@@ -423,42 +470,87 @@ static bool vtime_before(u64 a, u64 b)
 	return (s64)(a - b) < 0;
 }
 
+/*
+ * SCX_ENQ_LAST: @p's slice ran out with nothing else to run on its PU,
+ * and ops.dispatch did not renew it because HOST_PACK had a PU for it
+ * (vp_dispatch()).  It moves there, and its PU idles.  If that PU is gone
+ * meanwhile, it stays: in the local DSQ of its PU, which is then kicked,
+ * because 6.12 ext.c leaves the follow-up to the scheduler (the comment
+ * on SCX_ENQ_LAST: "A scheduler that wants a full dispatch cycle on the
+ * CPU should kick it"), and a PU that idles with a task in its local DSQ
+ * stalls it.
+ */
+static void enqueue_last(struct task_struct *p, u64 enq_flags)
+{
+	s32 cpu = host_pack_move(p, true);
+
+	/* checked again where the verdict is given: never LOCAL_ON a task
+	 * that cannot go there */
+	if (cpu >= 0 && local_on_ok(p, cpu)) {
+		note_claim(cpu, p, false);
+		stat_inc(VP_SCX_HOST_MOVED);
+		vp_dsq_insert(p, VP_DSQ_LOCAL_ON | cpu, VP_SLICE_DFL,
+			      enq_flags);
+		scx_bpf_kick_cpu(cpu, VP_KICK_IDLE);
+		return;
+	}
+	/* claimed but unusable: woken, it idles again and its idle bit
+	 * comes back for the next waker */
+	if (cpu >= 0)
+		scx_bpf_kick_cpu(cpu, VP_KICK_IDLE);
+	stat_inc(VP_SCX_KEPT);
+	vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_DFL, enq_flags);
+	scx_bpf_kick_cpu(scx_bpf_task_cpu(p), 0);
+}
+
+/*
+ * 6.12 select_task_rq() calls ops.select_cpu only for a task that may
+ * run on more than one CPU (nr_cpus_allowed > 1, migration enabled), so a
+ * vCPU pinned to one PU wakes straight into ops.enqueue.  Whether it is a
+ * managed vCPU is noted here then, as vp_select_cpu() does for the rest:
+ * else ops.running would record it as host work, and HOST_PACK would pack
+ * host tasks beside it.
+ */
+static void note_pinned_vcpu(struct task_struct *p, u64 enq_flags)
+{
+	struct vp_task *t;
+	u32 tid = p->pid;
+
+	if (!(enq_flags & VP_ENQ_WAKEUP) || p->nr_cpus_allowed != 1)
+		return;
+	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
+	if (t)
+		t->vcpu = bpf_map_lookup_elem(&vp_vcpus, &tid) != NULL;
+}
+
 void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	u64 vtime = p->scx.dsq_vtime;
 	s32 cpu;
 
-	/*
-	 * Not a wake-up: its slice ran out (SCX_ENQ_LAST when nothing else
-	 * is runnable on its PU) or it was preempted, and it is still
-	 * runnable.  With nobody waiting it keeps its PU and its warm
-	 * caches: sending it through the queue would let a kicked idle PU
-	 * take it, and a host hog would then hop onto the whole idle core a
-	 * vCPU is about to need, every slice.
-	 */
-	if (!(enq_flags & VP_ENQ_WAKEUP) &&
-	    !scx_bpf_dsq_nr_queued(VP_SCX_DSQ_SHARED)) {
-		cpu = host_pack_move(p);
-		if (cpu >= 0) {
-			note_claim(cpu, p, false);
-			stat_inc(VP_SCX_HOST_MOVED);
-			vp_dsq_insert(p, VP_DSQ_LOCAL_ON | cpu,
-					 VP_SLICE_DFL, enq_flags);
-			scx_bpf_kick_cpu(cpu, VP_KICK_IDLE);
-			return;
-		}
-		stat_inc(VP_SCX_KEPT);
-		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_DFL, enq_flags);
+	note_pinned_vcpu(p, enq_flags);
+	if (enq_flags & VP_ENQ_LAST) {
+		enqueue_last(p, enq_flags);
 		return;
 	}
+	/*
+	 * Anything else that is not a wake-up (a slice that ran out while
+	 * another task waited, which ops.dispatch has just taken) goes
+	 * through the queue by its vtime: a task that keeps its PU never
+	 * comes here (vp_dispatch() renews its slice).
+	 */
 	stat_inc(VP_SCX_QUEUED);
 	/* a sleeper banks at most one slice of credit */
 	if (vtime_before(vtime, vtime_now - VP_SLICE_DFL))
 		vtime = vtime_now - VP_SLICE_DFL;
 	vp_dsq_insert_vtime(p, VP_SCX_DSQ_SHARED, VP_SLICE_DFL, vtime,
 			       enq_flags);
-	/* its own PU dispatches next anyway: no PU to wake for it */
-	if (!(enq_flags & VP_ENQ_WAKEUP))
+	/*
+	 * At a slice end its own PU dispatches next anyway: no PU to wake
+	 * for it.  Not so for a wake-up, nor for a task vp_cpu_release()
+	 * sends back from a PU a higher class has taken.
+	 */
+	if (!(enq_flags & (VP_ENQ_WAKEUP | VP_ENQ_REENQ)))
 		return;
 	/*
 	 * An idle PU sleeps until something wakes it: without a kick the task
@@ -476,9 +568,41 @@ void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 }
 
+/*
+ * @prev's slice ran out (6.12 balance_one() calls ops.dispatch only then,
+ * or when prev is not runnable).  A task of the shared queue this PU may
+ * run goes first; with none, a runnable @prev gets a new slice and runs
+ * on: balance_one() keeps a prev with slice left after ops.dispatch.
+ * That is the keep path, here and not in ops.enqueue: SCX_ENQ_LAST
+ * would send @prev through ops.enqueue while its PU goes idle, and leave
+ * it there unless the scheduler kicks the PU (6.12 ext.c's comment on
+ * SCX_ENQ_LAST), also when the queue holds only tasks this PU may not
+ * run.  The one exception is a lone host task HOST_PACK can move: its
+ * slice stays at 0, so it comes back through enqueue_last().
+ */
 void VP_SCX_OP(vp_dispatch, s32 cpu, struct task_struct *prev)
 {
-	vp_dsq_move_to_local(VP_SCX_DSQ_SHARED);
+	if (vp_dsq_move_to_local(VP_SCX_DSQ_SHARED))
+		return;
+	if (!prev || !(prev->scx.flags & VP_TASK_QUEUED))
+		return;
+	if (host_pack_move(prev, false) >= 0)
+		return;
+	stat_inc(VP_SCX_KEPT);
+	prev->scx.slice = VP_SLICE_DFL;
+}
+
+/*
+ * A higher class (RT, deadline, stop) took this PU: the tasks in its
+ * local DSQ (prev, preempted with slice left, at the head: 6.12
+ * put_prev_task_scx()) would wait for it to come back while other PUs
+ * idle.  They go through ops.enqueue again (SCX_ENQ_REENQ), to the shared
+ * queue, and an idle PU is kicked for them.  6.12 switch_class() calls
+ * this once, when the PU leaves sched_ext for a higher class.
+ */
+void VP_SCX_OP(vp_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
+{
+	vp_reenqueue_local();
 }
 
 void VP_SCX_OP(vp_running, struct task_struct *p)
@@ -497,9 +621,7 @@ void VP_SCX_OP(vp_running, struct task_struct *p)
 		return;
 	now = bpf_ktime_get_ns();
 	t->ran_at = now;
-	r->since = now;
-	r->expect_ns = t->avg_run_ns;
-	r->vcpu = t->vcpu;
+	run_record_write(r, now, t->avg_run_ns, t->vcpu);
 }
 
 void VP_SCX_OP(vp_stopping, struct task_struct *p, bool runnable)
@@ -558,7 +680,8 @@ void VP_SCX_OP(vp_exit, struct scx_exit_info *ei)
 /*
  * .flags is the loader's: it reads SCX_OPS_ENQ_LAST (ops.enqueue when the
  * last task of a PU runs out of slice, otherwise sched_ext refreshes its
- * slice and a lone host hog never passes through host_pack_move()) and,
+ * slice and a lone host hog HOST_PACK would move never passes through
+ * enqueue_last(); every other one vp_dispatch() keeps itself) and,
  * for partial mode, SCX_OPS_SWITCH_PARTIAL from the running kernel's BTF
  * (daemon/host/scx_btf.c), so no flag this kernel does not know is set.
  */
@@ -566,6 +689,7 @@ VP_SCX_OPS_DEFINE(vcpuplace_ops,
 	       .select_cpu	= (void *)vp_select_cpu,
 	       .enqueue		= (void *)vp_enqueue,
 	       .dispatch	= (void *)vp_dispatch,
+	       .cpu_release	= (void *)vp_cpu_release,
 	       .running		= (void *)vp_running,
 	       .stopping	= (void *)vp_stopping,
 	       .enable		= (void *)vp_enable,

@@ -40,13 +40,32 @@
  * Per CPU: when the task on it started its burst and how long its bursts
  * last, so a waker can tell a sibling about to idle (a vCPU near the end
  * of its usual run) from one that will stay busy (a host hog).  Written
- * only by the CPU itself (ops.running), read by wakers on any CPU.
+ * by the CPU itself (ops.running) and by a waker that claims the CPU
+ * (note_claim()), read by wakers on any CPU, without a lock: a reader may
+ * see a record another CPU is writing, and a since stamped after the
+ * reader's own now (busy_ran_ns()).
  */
 struct vp_cpu_run {
 	__u64 since;
 	__u64 expect_ns;
 	bool vcpu;		/* the task is a managed vCPU */
 };
+
+/*
+ * Whether a task whose p->migration_disabled count is @count is held on
+ * its CPU by something other than the BPF program reading the count.
+ * 6.12's __bpf_prog_enter() calls migrate_disable() around every BPF
+ * program, so for the task the program runs in (current: ops.enqueue at
+ * a tick runs in the task it enqueues) one count is the program's own,
+ * gone by the time the kernel acts on the verdict; for any other task
+ * the count is what it is.  6.12 ext.c task_can_run_on_remote_rq()
+ * ejects the scheduler (scx_ops_error) for a SCX_DSQ_LOCAL_ON verdict
+ * that would move a migration-disabled task.
+ */
+static inline bool vpw_migration_held(__u32 count, bool is_current)
+{
+	return count > (is_current ? 1u : 0u);
+}
 
 /* One wake-up being decided: its inputs and what it cost. */
 struct wake {
@@ -137,6 +156,20 @@ static __s32 claim_idle_core_in(struct wake *w, __u32 id)
 }
 
 /*
+ * How long the task of run record @r has run at @now.  A since later
+ * than now is a record written on another CPU after this reader took
+ * its now (a claim, ops.running): the task has only just started, so 0,
+ * not the ~2^64 the unsigned difference would give (which read as "ran
+ * far past its usual run", so "idles any moment").
+ */
+static __u64 busy_ran_ns(const struct vp_cpu_run *r, __u64 now)
+{
+	__u64 since = *(const volatile __u64 *)&r->since;
+
+	return since < now ? now - since : 0;
+}
+
+/*
  * How long the busiest of @pu's siblings is likely to stay busy: the
  * usual burst of the task running there, less what it has run already.
  * A host hog's bursts are whole slices; a vCPU's, its run between halts.
@@ -157,7 +190,7 @@ static __u64 busy_rest_ns(struct wake *w, const struct vp_scx_pu *pu)
 		r = vpw_cpu_run(w, pu->sib[i]);
 		if (!r)
 			continue;
-		ran = now - r->since;
+		ran = busy_ran_ns(r, now);
 		if (r->expect_ns > ran && r->expect_ns - ran > rest)
 			rest = r->expect_ns - ran;
 	}

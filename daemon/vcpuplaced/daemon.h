@@ -280,6 +280,7 @@ struct vp_schedext {
 	int npushed;
 	uint64_t stats[VP_SCX_STAT_NR];	/* global counters, when loaded */
 	unsigned long ejections;
+	unsigned long restarts;		/* reloads the kernel asked for */
 	unsigned long errors;		/* refused writes and moves */
 	int logged[VP_SX_OP_COUNT];	/* last error logged per op, 0 none */
 	bool exit_known;

@@ -387,6 +387,10 @@ write_sched_ext(const struct vp_daemon *d, FILE *f)
 	single(f, "vcpuplace_sched_ext_ejections_total", "counter", "Times "
 	    "the kernel ejected vcpuplace's BPF scheduler (never reloaded: "
 	    "status says why).", (double)s->ejections);
+	single(f, "vcpuplace_sched_ext_restarts_total", "counter", "Times "
+	    "the kernel unloaded vcpuplace's BPF scheduler asking for a "
+	    "restart (a CPU went on- or offline) and the daemon loaded it "
+	    "again.", (double)s->restarts);
 	single(f, "vcpuplace_sched_ext_errors_total", "counter", "Writes to "
 	    "the BPF scheduler's tables and thread moves into or out of "
 	    "SCHED_EXT that failed (the log says why, once per cause).",

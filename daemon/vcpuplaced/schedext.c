@@ -15,7 +15,9 @@
  * the daemon; `on` makes every reason not to load a fatal start error;
  * an ejected scheduler is never reloaded (a scheduler the kernel threw
  * out once, for a stall or a BPF error, would be thrown out again: no
- * loop).  The normal build's loader is a stub (scx_supported() says
+ * loop), but one the kernel unloaded asking for a restart (a CPU went on-
+ * or offline) is loaded again at once: that is no fault of the
+ * scheduler's.  The normal build's loader is a stub (scx_supported() says
  * -EOPNOTSUPP), so all of this runs, and says why it did not load, on
  * every host without an #ifdef.
  */
@@ -699,6 +701,50 @@ eject(struct vp_daemon *d)
 	d->status_dirty = true;
 }
 
+/*
+ * The kernel unloaded the scheduler and asks its loader to load it again
+ * (exit_code has SCX_ECODE_ACT_RESTART: a CPU went on- or offline and the
+ * scheduler has no ops.cpu_online/offline, 6.12 handle_hotplug(); or a
+ * load raced with one, check_hotplug_seq()).  Not an ejection: loaded
+ * again here, counted (restarts), one log line each; the vCPU entries go
+ * back at the next tick's sync, as after the first load.  False: no
+ * restart was asked for, or the reload failed (then it is an ejection
+ * after all, with its cause).
+ */
+static bool
+restart(struct vp_daemon *d)
+{
+	struct vp_schedext *s = &d->scx;
+	struct scx_exit ex;
+	const char *words;
+	int r;
+
+	memset(&ex, 0, sizeof(ex));
+	if (LD(s)->exit_read(s->sched, &ex) != 0 || !ex.restart)
+		return false;
+	words = ex.msg[0] ? ex.msg : ex.reason;
+	unload(d);
+	s->restarts++;
+	d->status_dirty = true;
+	if ((r = load(d)) == 0) {
+		log_msg(LOG_NOTICE, "sched-ext: the kernel asked for a restart "
+		    "of the BPF scheduler (%.*s); reloaded (restart %lu)",
+		    (int)strcspn(words, "\n"), words, s->restarts);
+		return true;
+	}
+	s->exit = ex;
+	s->exit_known = true;
+	s->ejections++;
+	s->state = VP_SX_EJECTED;
+	s->cause = VP_SX_CAUSE_LOAD_FAILED;
+	snprintf(s->why, sizeof(s->why), "restart asked by the kernel (%s), "
+	    "reload failed: %s", ex.reason[0] ? ex.reason : "no reason",
+	    strerror(-r));
+	log_msg(LOG_ERR, "sched-ext: %s; kernel mode now %s, placing by "
+	    "affinity", s->why, schedext_mode_label(d));
+	return true;
+}
+
 void
 schedext_tick(struct vp_daemon *d)
 {
@@ -708,7 +754,8 @@ schedext_tick(struct vp_daemon *d)
 	if (!s->sched)
 		return;
 	if (LD(s)->exited(s->sched)) {
-		eject(d);
+		if (!restart(d))
+			eject(d);
 		return;
 	}
 	if ((f = scxfeed_features(&d->feat)) != s->features) {

@@ -264,6 +264,8 @@ sched_ext_json(const struct vp_schedext *s)
 	    (s->load_flags & SCX_LOAD_PARTIAL) != 0));
 	json_object_object_add(o, "ejections", json_object_new_int64(
 	    (int64_t)s->ejections));
+	json_object_object_add(o, "restarts", json_object_new_int64(
+	    (int64_t)s->restarts));
 	json_object_object_add(o, "errors", json_object_new_int64(
 	    (int64_t)s->errors));
 	if (s->exit_known) {

@@ -9,7 +9,10 @@
 #   1. --sched-ext=auto loads the scheduler: metrics and status say mode
 #      sched-ext,
 #      the fake vCPU threads become SCHED_EXT, their wake-ups are counted
-#      per vCPU and show in explain;
+#      per vCPU and show in explain; CPU 3 offline, then online: each
+#      time the kernel unloads it asking for a restart, and the daemon
+#      loads it again by itself (enabled, ops vcpuplace), counted once
+#      each in restarts_total and logged once, never as an ejection;
 #   2. SysRq-S ejects it: the daemon notices, counts it once, falls back to
 #      userspace mode, moves the threads back to SCHED_OTHER, keeps
 #      placing, and does not load it again;
@@ -87,6 +90,30 @@ wait_for 30 sh -c "'$T/bin/vcpuplacectl' --socket $SOCK metrics | grep -E '^vcpu
 metric 'vcpuplace_vcpu_wake(ups|_home)_total\{' | head -4 | sed 's/^/SCXTEST: /'
 ctl explain vptest-td-0000 1 | grep -i 'wake' | head -3 | sed 's/^/SCXTEST: explain: /'
 ctl explain vptest-td-0000 1 | grep -qi 'wake-ups' || fail "explain shows no wake-ups"
+
+# 1b. CPU hot-plug: the kernel unloads the scheduler asking for a restart
+# (6.12 handle_hotplug(): it has no ops.cpu_online/offline), and the
+# daemon loads it again by itself: each event counted once as a restart,
+# logged once, never as an ejection
+hotplug() {
+	echo "$2" >"/sys/devices/system/cpu/cpu$1/online" ||
+		fail "cannot set cpu$1 online=$2"
+	wait_for 30 sh -c "'$T/bin/vcpuplacectl' --socket $SOCK metrics | grep -q '^vcpuplace_sched_ext_restarts_total $3\$'" ||
+		fail "cpu$1 online=$2: restarts_total not $3 after 30 s ($(metric 'vcpuplace_sched_ext_restarts_total'))"
+	wait_for 30 grep -q enabled /sys/kernel/sched_ext/state ||
+		fail "cpu$1 online=$2: sched_ext $(cat /sys/kernel/sched_ext/state) after the restart"
+	[ "$(cat /sys/kernel/sched_ext/root/ops)" = vcpuplace ] ||
+		fail "cpu$1 online=$2: root/ops is not vcpuplace after the restart"
+}
+hotplug 3 0 1
+hotplug 3 1 2
+wait_for 30 all_threads_policy "$vm_a" 7 || fail "vCPU threads not SCHED_EXT after the restarts"
+metric 'vcpuplace_sched_ext_(restarts|ejections)_total' | sed 's/^/SCXTEST: hotplug: /'
+grep 'asked for a restart' "$LOG" | sed 's/^/SCXTEST: hotplug: log: /'
+metric 'vcpuplace_sched_ext_ejections_total 0$' >/dev/null ||
+	fail "a hot-plug restart was counted as an ejection"
+[ "$(grep -c 'asked for a restart' "$LOG")" = 2 ] ||
+	fail "the two restarts are not logged once each"
 
 # 2. SysRq-S: ejected, counted once, fallback, no reload
 echo S >/proc/sysrq-trigger

@@ -31,8 +31,9 @@
  *                with the feature off (daemon) prev wins
  *   scx_local    (sched_ext) a thread whose slice runs out while
  *                another waits in its PU's local DSQ, the shared queue
- *                empty: vp_enqueue() sends it to SCX_DSQ_LOCAL's tail,
- *                so the waiter runs and it waits, not kept running
+ *                empty: the waiter runs (6.12 balance_one() takes the
+ *                local DSQ first) and the thread goes through
+ *                vp_enqueue() to the shared queue, not kept running
  *
  *   sim-rules TOPOLOGY.xml [HYBRID.xml]   (a 2-way SMT host, e.g.
  *       g4dnmetal.xml; a hybrid with SMT P-cores for asym, e.g.
@@ -321,10 +322,11 @@ test_scx_local(const struct vp_topo *t)
 	host_burst(&s, b, 50000000);
 	/* a's 20 ms slice (SCX_SLICE_DFL) ends; nothing in the shared queue */
 	host_advance(&s, t0 + 25000000);
-	EXPECT(s.pu[pu].cur == b && s.th[a].state == TH_QUEUED &&
-	    s.th[a].pu == pu, "scx_local: at a's slice end %d runs, a %s "
-	    "(want b running, a queued behind it on PU %d)", s.pu[pu].cur,
-	    s.th[a].state == TH_QUEUED ? "queued" : "not queued", pu);
+	EXPECT(s.pu[pu].cur == b && s.th[a].state == TH_WAKING &&
+	    scx_rq_waiting(&s, pu), "scx_local: at a's slice end %d runs, "
+	    "a %s (want b running, a in the shared queue for PU %d)",
+	    s.pu[pu].cur, scx_rq_waiting(&s, pu) ? "in the shared queue" :
+	    "not in the shared queue", pu);
 	teardown(&s);
 }
 

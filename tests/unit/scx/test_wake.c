@@ -411,6 +411,46 @@ START_TEST(test_queued_inside_allowed)
 }
 END_TEST
 
+/*
+ * A LOCAL_ON verdict must not move a migration-disabled task (6.12
+ * task_can_run_on_remote_rq() ejects the scheduler).  BPF programs run
+ * with one migrate_disable() of their own in current, so for current a
+ * count of 1 is the program's, and only more holds it; for another task
+ * any count does.
+ */
+START_TEST(test_migration_held)
+{
+	ck_assert(!vpw_migration_held(0, false));
+	ck_assert(vpw_migration_held(1, false));
+	ck_assert(vpw_migration_held(3, false));
+	ck_assert(!vpw_migration_held(0, true));
+	ck_assert(!vpw_migration_held(1, true));
+	ck_assert(vpw_migration_held(2, true));
+}
+END_TEST
+
+/*
+ * A run record stamped after the waker's now (note_claim() on another
+ * CPU, racing): the task there has just started, so its whole usual run
+ * is left, not none (the unsigned now - since would wrap).
+ */
+START_TEST(test_busy_rest_since_after_now)
+{
+	struct tctx *c = setup();
+	struct wake w = { .c = c };
+	int pu = pu_of_core(c, 3, 0), sib = pu_of_core(c, 3, 1);
+
+	busy(c, 3, 1);
+	c->runs[sib].since = c->now + 5000;
+	c->runs[sib].expect_ns = 1000000;
+	ck_assert_uint_eq(busy_rest_ns(&w, &c->pus[os(c, pu)]), 1000000);
+	/* and an ordinary record: 1 ms usual, 400 us run, 600 us left */
+	c->runs[sib].since = c->now - 400000;
+	ck_assert_uint_eq(busy_rest_ns(&w, &c->pus[os(c, pu)]), 600000);
+	teardown(c);
+}
+END_TEST
+
 Suite *
 scxwake_suite(void)
 {
@@ -425,6 +465,8 @@ scxwake_suite(void)
 	tcase_add_test(tt, test_cache_hot_prev);
 	tcase_add_test(tt, test_stay_far_dom);
 	tcase_add_test(tt, test_queued_inside_allowed);
+	tcase_add_test(tt, test_migration_held);
+	tcase_add_test(tt, test_busy_rest_since_after_now);
 	suite_add_tcase(s, tt);
 	return s;
 }

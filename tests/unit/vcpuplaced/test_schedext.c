@@ -958,6 +958,45 @@ START_TEST(test_life_ejection)
 }
 END_TEST
 
+/*
+ * The kernel unloaded it asking for a restart (a CPU went offline):
+ * loaded again at once, counted as a restart, not an ejection; the
+ * vCPU entries go back at the next tick.  A failed reload is an ejection.
+ */
+START_TEST(test_life_restart)
+{
+	struct life w;
+
+	life_loaded(&w);
+	F.exited = true;
+	F.exit.kind = 66;
+	F.exit.restart = true;
+	snprintf(F.exit.msg, sizeof(F.exit.msg), "cpu 3 going offline, "
+	    "exiting scheduler");
+	schedext_tick(&w.d);
+	F.exited = false;
+	ck_assert_int_eq(F.nload, 2);
+	ck_assert_ptr_eq(w.d.scx.sched, FAKE_SCHED);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	ck_assert_uint_eq(w.d.scx.restarts, 1);
+	ck_assert_uint_eq(w.d.scx.ejections, 0);
+	F.log[0] = '\0';
+	schedext_tick(&w.d);
+	ck_assert_int_eq(w.d.scx.npushed, LNVMS * LNVCPUS);
+	/* again, and this time the load fails: ejected, with its cause */
+	F.exited = true;
+	F.load_err = -EBUSY;
+	schedext_tick(&w.d);
+	ck_assert_ptr_null(w.d.scx.sched);
+	ck_assert_uint_eq(w.d.scx.restarts, 2);
+	ck_assert_uint_eq(w.d.scx.ejections, 1);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_EJECTED);
+	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_LOAD_FAILED);
+	F.load_err = 0;
+	life_teardown(&w);
+}
+END_TEST
+
 START_TEST(test_life_stop_and_reload)
 {
 	struct life w;
@@ -1082,6 +1121,7 @@ schedext_suite(void)
 	tcase_add_test(tl, test_life_busy);
 	tcase_add_test(tl, test_life_sync);
 	tcase_add_test(tl, test_life_ejection);
+	tcase_add_test(tl, test_life_restart);
 	tcase_add_test(tl, test_life_stop_and_reload);
 	tcase_add_test(tl, test_life_reports);
 	suite_add_tcase(s, tc);

@@ -72,6 +72,17 @@ void scx_bpf_dsq_insert_vtime(struct task_struct *p, u64 dsq_id, u64 slice,
 bool scx_bpf_dsq_move_to_local(u64 dsq_id) __ksym __weak;
 
 /*
+ * --- the local DSQ's re-enqueue, redone in 6.19 ---
+ * 6.12 has scx_bpf_reenqueue_local(), callable from ops.cpu_release()
+ * only; 7.3.4's BTF has it and scx_bpf_reenqueue_local___v2(), which
+ * returns nothing.  The second is declared with libbpf's ___compat
+ * flavour on top (stripped at resolution: the kernel name keeps its
+ * ___v2).  compat.bpf.h's vp_reenqueue_local() picks one.
+ */
+u32 scx_bpf_reenqueue_local(void) __ksym __weak;
+void scx_bpf_reenqueue_local___v2___compat(void) __ksym __weak;
+
+/*
  * scx_bpf_error_bstr() takes its format from a map (here .rodata) and
  * its arguments packed as u64s; vp_scx_error() does that for a format
  * with exactly one integer argument, the one form we use.

@@ -27,6 +27,9 @@
 #define VP_DSQ_LOCAL_ON		VP_SCX_ENUM(scx_dsq_id_flags, SCX_DSQ_LOCAL_ON)
 #define VP_SLICE_DFL		VP_SCX_ENUM(scx_public_consts, SCX_SLICE_DFL)
 #define VP_ENQ_WAKEUP		VP_SCX_ENUM(scx_enq_flags, SCX_ENQ_WAKEUP)
+#define VP_ENQ_LAST		VP_SCX_ENUM(scx_enq_flags, SCX_ENQ_LAST)
+#define VP_ENQ_REENQ		VP_SCX_ENUM(scx_enq_flags, SCX_ENQ_REENQ)
+#define VP_TASK_QUEUED		VP_SCX_ENUM(scx_ent_flags, SCX_TASK_QUEUED)
 #define VP_KICK_IDLE		VP_SCX_ENUM(scx_kick_flags, SCX_KICK_IDLE)
 #define VP_PICK_IDLE_CORE	VP_SCX_ENUM(scx_pick_idle_cpu_flags, \
 					    SCX_PICK_IDLE_CORE)
@@ -58,6 +61,19 @@ static __always_inline bool vp_dsq_move_to_local(u64 dsq_id)
 	if (bpf_ksym_exists(scx_bpf_dsq_move_to_local))
 		return scx_bpf_dsq_move_to_local(dsq_id);
 	return scx_bpf_consume(dsq_id);
+}
+
+/*
+ * Send every task of this PU's local DSQ back through ops.enqueue (with
+ * SCX_ENQ_REENQ): the ___v2 kfunc where the kernel has it, else 6.12's.
+ * Called from ops.cpu_release only, where both are allowed.
+ */
+static __always_inline void vp_reenqueue_local(void)
+{
+	if (bpf_ksym_exists(scx_bpf_reenqueue_local___v2___compat))
+		scx_bpf_reenqueue_local___v2___compat();
+	else if (bpf_ksym_exists(scx_bpf_reenqueue_local))
+		scx_bpf_reenqueue_local();
 }
 
 #endif /* VP_SCX_COMPAT_BPF_H */
