@@ -115,13 +115,14 @@ params_default(struct sim_params *ret)
 	 */
 	ret->scx_kick_ns = 1000;
 	/*
-	 * A slice that runs out with nothing else to run is not simply
-	 * renewed under sched_ext with SCX_OPS_ENQ_LAST (which the BPF
-	 * scheduler sets): schedule() runs balance_scx() (ops.dispatch
-	 * finds the shared queue empty), put_prev_task_scx() sends prev
-	 * to ops.enqueue with SCX_ENQ_LAST, which dispatches it to the
-	 * local DSQ, and pick_next_task_scx() takes it again.  No
-	 * published figure for a pass that switches to itself: half of
+	 * A slice that runs out with nothing else to run is not renewed
+	 * for free under sched_ext: the slice's end sets need_resched,
+	 * schedule() runs balance_scx(), whose ops.dispatch finds the
+	 * shared queue empty and gives prev a new slice (vp_dispatch();
+	 * until the scheduler's stall fix, put_prev_task_scx() sent prev
+	 * through ops.enqueue with SCX_ENQ_LAST instead), and
+	 * pick_next_task_scx() takes prev again: one pass of schedule()
+	 * that ends where it began.  No published figure for it: half of
 	 * lmbench's lat_ctx low end (1 us), 0.5 us.
 	 */
 	ret->scx_resched_ns = 500;

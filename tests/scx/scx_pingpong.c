@@ -1,7 +1,7 @@
 /*
  * scx_pingpong.c - where do vCPU-like wake-ups land, under CFS and under
- * the vcpuplace scheduler, in the same boot?  (Issue 11's test, run by
- * tests/scx/boot.sh inside the QEMU guest.)
+ * the vcpuplace scheduler, in the same boot?  (Run by tests/scx/boot.sh
+ * inside the QEMU guest.)
  *
  * Pairs of threads play futex ping-pong: the one woken works about 1 ms,
  * wakes its partner, and keeps working about 100 us before it sleeps, so

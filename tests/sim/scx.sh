@@ -21,8 +21,9 @@
 #     consume costs at least one line transfer (50 ns) plus 50 ns per
 #     task walked past (128arm dense: VMs' allowed sets differ), and
 #     nothing without COST_SCX;
-#   - a kept slice is not free: SCX_OPS_ENQ_LAST's round trip through
-#     ops.enqueue, --scx-resched-ns per kept slice (g4dn.metal hogs).
+#   - a kept slice is not free: one schedule() pass that ends where it
+#     began (ops.dispatch renews prev's slice), --scx-resched-ns per
+#     kept slice (g4dn.metal hogs).
 #
 #   scx.sh SIM TOPODIR
 set -eu

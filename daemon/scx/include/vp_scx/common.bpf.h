@@ -2,7 +2,7 @@
 /*
  * vp_scx/common.bpf.h: the sched_ext interface vcpuplace.bpf.c uses, and
  * nothing more, declared here so that building the scheduler needs no
- * kernel tree (issue 25).
+ * kernel tree.
  *
  * Types and enums come from the committed vmlinux.h (see ../README and
  * daemon/scx/README.md, "vmlinux.h"); every access to them is a CO-RE
