@@ -15,7 +15,8 @@
  *     that PU for 1 s.  The SCHED_EXT one, preempted into PU 1's local
  *     DSQ, must run elsewhere: at least 50 % of that second (one 20 ms
  *     slice of delay would leave 98 %; stranded until the RT task ends
- *     it gets what RT throttling leaves, about 5 %), and not on PU 1.
+ *     it gets what RT throttling leaves, about 5 %), and halfway through
+ *     not on PU 1.
  *  3. pinned vCPU: a managed vCPU pinned to PU 2 spins (pinned, it woke
  *     without ops.select_cpu); a host thread works and sleeps 1 ms,
  *     everything else idle.  HOST_PACK must not take the vCPU for host
@@ -359,8 +360,14 @@ rt_test(void)
 		fail("rt: preempted by a SCHED_FIFO task, the SCHED_EXT "
 		    "spinner ran %.1f %% of %d ms (want >= %.0f %%): stranded "
 		    "in PU %d's local DSQ", pct, RT_RUN_MS, RT_MIN_PCT, RT_CPU);
-	if (cpu == RT_CPU)
-		fail("rt: the SCHED_EXT spinner was still on PU %d", RT_CPU);
+	/*
+	 * Where it was halfway, while the RT task held PU 1: after the RT
+	 * task ends, PU 1 is free and the spinner may go back to it at any
+	 * time, so where it ran last says nothing (it failed so once).
+	 */
+	if (h.victim_cpu_mid == RT_CPU)
+		fail("rt: halfway, the SCHED_EXT spinner was still on PU %d",
+		    RT_CPU);
 }
 
 #define PIN_CPU 2
