@@ -34,8 +34,10 @@
 #   make scx-vmlinux-h  regenerate the committed daemon/scx/include/x86/
 #                       vmlinux.h from the Debian kernel's BTF
 #
-# None of these is part of `all`.  Without the packages, daemon/host/scx.c
-# compiles without VP_HAVE_SCX, to stubs.  See daemon/scx/README.md.
+# `all` builds the daemon with the scheduler only with SCX=yes (the
+# package's build); `make check` runs check-scx and scx-test-deb.  The
+# normal build compiles daemon/host/scx.c without VP_HAVE_SCX, to stubs.
+# See daemon/scx/README.md.
 
 .PHONY: scx-kernel scx-debian-kernel scx-vmlinux-h scx-bpf scx-test \
 	scx-test-isolcpus scx-test-deb install-scx check-scx

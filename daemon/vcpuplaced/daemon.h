@@ -4,8 +4,9 @@
  * The adapters it drives (daemon/host/) have headers and state of their
  * own and never see this struct.
  *
- * The tick reads like the design: inventory_refresh(); load_update();
- * tick_plan(); actuate_apply(); status_write().
+ * The tick reads like the design (main.c's tick()): inventory_refresh();
+ * server_run_queued(); load_update(); tick_plan(); actuate_apply();
+ * schedext_tick(); status_write().
  */
 #ifndef DAEMON_H
 #define DAEMON_H
