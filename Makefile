@@ -83,7 +83,7 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/*.c tests/unit/*/*.c))
 obj = $(patsubst %.c,$(1)/%.o,$(2))
 LIBS_ALL = $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) $(LIB_VIRT) $(LIB_SYSTEMD)
 
-.PHONY: all check check-deps check-fresh check-build check-unit check-asan check-cli check-socket \
+.PHONY: all check check-deps check-fresh check-build check-unit check-docs check-asan check-cli check-socket \
 	check-systemd check-systemd-boot check-systemd-boot-trixie check-layering check-valgrind deps install uninstall \
 	clean bench-scan bench-daemon demo demo-run
 # The daemon `make install` installs: with the BPF scheduler (SCX=yes,
@@ -185,7 +185,8 @@ deps:
 #
 # `make -j check` builds in parallel, then runs the suites one after the
 # other: they share libvirtd, the socket tests' timeouts and two CPUs.
-CHECKS := check-deps check-layering check-unit check-asan check-man check-cli \
+CHECKS := check-deps check-layering check-unit check-asan check-man check-docs \
+	check-cli \
 	check-socket check-alerts check-systemd check-deb check-systemd-boot \
 	check-deb-trixie check-systemd-boot-trixie \
 	check-valgrind kvm-check check-sim \
@@ -221,6 +222,11 @@ check-layering: $(B)/libvpcore.a $(B)/libvphost.a $(B)/libvpservice.a \
 	sh tests/layering.sh $(B)
 
 # Unit tests find the topologies through VP_TOPOLOGY_DIR.
+# The README stays a front door (< 150 lines) and no document links to
+# a file that is not there (tests/docs/links.sh).
+check-docs:
+	sh tests/docs/links.sh
+
 check-unit: $(B)/test-unit
 	VP_TOPOLOGY_DIR=tests/topologies $(B)/test-unit
 
@@ -282,6 +288,7 @@ DEFAULTS = $(SYSCONFDIR)/default/vcpuplaced
 INSTALLED = $(BINDIR)/vcpuplacectl $(SBINDIR)/vcpuplaced \
 	$(UNITDIR)/vcpuplaced.service $(SYSUSERSDIR)/vcpuplace.conf \
 	$(TMPFILESDIR)/vcpuplace.conf $(DOCDIR)/README.md \
+	$(addprefix $(DOCDIR)/doc/,$(notdir $(wildcard doc/*.md))) \
 	$(addprefix $(POLICY_DIR_INSTALLED)/,$(notdir $(wildcard \
 	policies/*.xml)) policy.rng) $(MAN_INSTALLED) \
 	$(DATADIR)/vcpuplace.rules.yml $(DATADIR)/vcpuplace-grafana.json
@@ -304,6 +311,8 @@ install: $(B)/vcpuplacectl $(VP_DAEMON)
 	install -m 0644 systemd/vcpuplace.tmpfiles \
 		$(DESTDIR)$(TMPFILESDIR)/vcpuplace.conf
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
+	install -d $(DESTDIR)$(DOCDIR)/doc
+	install -m 0644 doc/*.md $(DESTDIR)$(DOCDIR)/doc/
 	install -d $(DESTDIR)$(SYSCONFDIR)/default
 	test -e $(DESTDIR)$(DEFAULTS) || \
 		install -m 0644 systemd/vcpuplaced.default $(DESTDIR)$(DEFAULTS)
@@ -319,7 +328,8 @@ uninstall:
 	! cmp -s systemd/vcpuplaced.default $(DESTDIR)$(DEFAULTS) || \
 		rm -f $(DESTDIR)$(DEFAULTS)
 	-rmdir $(DESTDIR)$(POLICY_DIR_INSTALLED) \
-		$(DESTDIR)$(SYSCONFDIR)/vcpuplace $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/vcpuplace $(DESTDIR)$(DOCDIR)/doc \
+		$(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(DATADIR) 2>/dev/null
 
 # The unit as `make install` writes it, checked by systemd-analyze verify

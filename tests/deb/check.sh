@@ -56,7 +56,8 @@ check_deb() {
 		sort >"$d/deb.list"
 
 	# Debian's additions; man pages and the changelog are gzipped by
-	# dh_compress (README.md is kept as is: the unit's Documentation=).
+	# dh_compress (the .md documents are kept as they are: the unit's
+	# Documentation= names README.md, which links to doc/*.md).
 	awk '/^\/usr\/share\/man\// && !/\.gz$/ { $0 = $0 ".gz" } 1' \
 		"$tmp/ref.list" >"$d/want"
 	printf '%s\n' /usr/share/doc/vcpuplace/copyright \
