@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "host/qemu.h"
+#include "host/smallfile.h"
 
 #define QEMU_RUN_DIR	"/run/libvirt/qemu"
 
@@ -45,21 +46,6 @@ qemu_parse_pid(const char *text)
 	return pid;
 }
 
-/* The first @len - 1 bytes of @path, NUL-ended; -1 if it cannot be read. */
-static int
-read_text(const char *path, char *buf, size_t len)
-{
-	FILE *f;
-	size_t n;
-
-	if (!(f = fopen(path, "re")))
-		return -1;
-	n = fread(buf, 1, len - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return 0;
-}
-
 /* The pid in @dir/@name.pid, 0 if none. */
 static int
 read_pidfile(const char *dir, const char *name)
@@ -67,7 +53,7 @@ read_pidfile(const char *dir, const char *name)
 	char path[1536], text[128];
 
 	snprintf(path, sizeof(path), "%s/%s.pid", dir, name);
-	if (read_text(path, text, sizeof(text)) < 0)
+	if (read_small_file(path, text, sizeof(text)) < 0)
 		return 0;
 	return qemu_parse_pid(text);
 }
@@ -138,7 +124,7 @@ vcpu_of_comm(int pid, int tid)
 	char path[96], comm[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
-	if (read_text(path, comm, sizeof(comm)) < 0)
+	if (read_small_file(path, comm, sizeof(comm)) < 0)
 		return -1;
 	comm[strcspn(comm, "\n")] = '\0';	/* one line, as fgets() read it */
 	return qemu_vcpu_of_comm(comm);

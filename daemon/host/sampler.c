@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "host/sampler.h"
+#include "host/smallfile.h"
 
 struct vp_sampler {
 	const struct vp_topo *t;
@@ -117,21 +118,6 @@ sampler_parse_last_cpu(const char *buf)
 	return errno || v > INT_MAX ? -1 : (int)v;
 }
 
-/* The bytes of a small /proc file, NUL-ended; -errno. */
-static int
-read_proc_text(const char *path, char *buf, size_t len)
-{
-	FILE *f;
-	size_t n;
-
-	if (!(f = fopen(path, "re")))
-		return -errno;
-	n = fread(buf, 1, len - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return 0;
-}
-
 /* Field 39 of /proc/.../stat: the CPU the task last ran on, or -1. */
 static int
 last_cpu(int pid, int tid)
@@ -139,7 +125,7 @@ last_cpu(int pid, int tid)
 	char path[96], buf[1024];
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	if (read_proc_text(path, buf, sizeof(buf)) < 0)
+	if (read_small_file(path, buf, sizeof(buf)) < 0)
 		return -1;
 	return sampler_parse_last_cpu(buf);
 }
@@ -164,7 +150,7 @@ sampler_read_thread(int pid, int tid, struct vp_thread_sample *ret)
 	int r;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
-	if ((r = read_proc_text(path, buf, sizeof(buf))) < 0)
+	if ((r = read_small_file(path, buf, sizeof(buf))) < 0)
 		return r;
 	if ((r = sampler_parse_schedstat(buf, &t)) < 0)
 		return r;

@@ -12,35 +12,10 @@
 
 #include "vcpuplacectl/ctl.h"
 #include "host/scenario.h"
+#include "host/smallfile.h"
 
 /* Scenarios are small; a larger file is a mistake, not a scenario. */
 #define SCENARIO_MAX_BYTES	(4 << 20)
-
-static int
-read_file(const char *path, char **ret)
-{
-	char *buf;
-	size_t n;
-	FILE *f;
-
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	buf = malloc(SCENARIO_MAX_BYTES + 1);
-	if (!buf) {
-		fclose(f);
-		return -ENOMEM;
-	}
-	n = fread(buf, 1, SCENARIO_MAX_BYTES + 1, f);
-	fclose(f);
-	if (n > SCENARIO_MAX_BYTES) {
-		free(buf);
-		return -EFBIG;
-	}
-	buf[n] = '\0';
-	*ret = buf;
-	return 0;
-}
 
 static const char *
 os_list(const struct vp_topo *t, const struct vp_cpuset *s, char *buf,
@@ -163,7 +138,7 @@ run(const char *topo_path, const char *scen_path, bool json)
 
 	if (ctl_load_topo(topo_path, &t) < 0)
 		return 1;
-	if ((r = read_file(scen_path, &text)) < 0) {
+	if ((r = read_whole_file(scen_path, SCENARIO_MAX_BYTES, &text, NULL)) < 0) {
 		fprintf(stderr, "vcpuplacectl plan: scenario %s: %s\n",
 		    scen_path, strerror(-r));
 		return 1;

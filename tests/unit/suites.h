@@ -20,6 +20,7 @@ Suite *coregrant_suite(void);
 Suite *policy_suite(void);
 Suite *policy_xml_suite(void);
 Suite *schedfeat_suite(void);
+Suite *smallfile_suite(void);
 Suite *isolation_suite(void);
 Suite *qemu_suite(void);
 Suite *scx_suite(void);
