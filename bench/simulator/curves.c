@@ -159,13 +159,12 @@ write_curve(const struct sweep *sw, FILE *f, const struct curve *c,
 	    "set xlabel '%s'\n"
 	    "set ylabel '%s / stock throughput'\n"
 	    "set title '%s over stock, hackbench and tbench at 125 %%'\n"
-	    "set terminal pngcairo size 1000,560\nset output '%s.png'\n"
+	    "set terminal svg size 1000,560\nset output '%s.svg'\n"
 	    "plot for [i=0:%d] '%s.dat' index i using 1:2 with linespoints "
 	    "title word(names, i+1), 1 with lines lw 2 lc 'black' "
-	    "title 'break-even'\n"
-	    "set terminal svg size 1000,560\nset output '%s.svg'\nreplot\n",
+	    "title 'break-even'\n",
 	    names, c->what, strategy_name(strat), strategy_name(strat), name,
-	    blocks - 1, name, name);
+	    blocks - 1, name);
 	fclose(d);
 	return results_plot(sw, name);
 }

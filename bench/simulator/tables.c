@@ -100,22 +100,18 @@ write_plot(const struct sweep *sw, int topo, int wl, const char *name)
 	    "set xlabel 'load (%% of cores)'\n"
 	    "set title '%s: throughput (mean, min..max of the seeds)'\n"
 	    "set ylabel 'useful work (cores)'\n"
-	    "set terminal pngcairo size 900,560\n"
-	    "set output '%s-throughput.png'\n"
+	    "set terminal svg size 900,560\n"
+	    "set output '%s-throughput.svg'\n"
 	    "plot for [s=0:%d] '%s.dat' using 1:(column(2+6*s)):"
 	    "(column(3+6*s)):(column(4+6*s)) with yerrorlines "
 	    "title word(names, s+1)\n"
-	    "set terminal svg size 900,560\nset output '%s-throughput.svg'\n"
-	    "replot\n"
 	    "set title '%s: p99 wake-to-run latency'\n"
 	    "set ylabel 'p99 (us, log)'\nset logscale y\n"
-	    "set terminal pngcairo size 900,560\nset output '%s-p99.png'\n"
+	    "set output '%s-p99.svg'\n"
 	    "plot for [s=0:%d] '%s.dat' using 1:(column(5+6*s)):"
 	    "(column(6+6*s)):(column(7+6*s)) with yerrorlines "
-	    "title word(names, s+1)\n"
-	    "set terminal svg size 900,560\nset output '%s-p99.svg'\n"
-	    "replot\n", name, name, NSERIES - 1, name, name, name, name,
-	    NSERIES - 1, name, name);
+	    "title word(names, s+1)\n", name, name, NSERIES - 1, name, name,
+	    name, NSERIES - 1, name);
 	fclose(f);
 	return results_plot(sw, name);
 }

@@ -4,18 +4,11 @@ set key top left
 set xlabel 'load (% of cores)'
 set title 'knl-schbench: throughput (mean, min..max of the seeds)'
 set ylabel 'useful work (cores)'
-set terminal pngcairo size 900,560
-set output 'knl-schbench-throughput.png'
-plot for [s=0:6] 'knl-schbench.dat' using 1:(column(2+6*s)):(column(3+6*s)):(column(4+6*s)) with yerrorlines title word(names, s+1)
 set terminal svg size 900,560
 set output 'knl-schbench-throughput.svg'
-replot
+plot for [s=0:6] 'knl-schbench.dat' using 1:(column(2+6*s)):(column(3+6*s)):(column(4+6*s)) with yerrorlines title word(names, s+1)
 set title 'knl-schbench: p99 wake-to-run latency'
 set ylabel 'p99 (us, log)'
 set logscale y
-set terminal pngcairo size 900,560
-set output 'knl-schbench-p99.png'
-plot for [s=0:6] 'knl-schbench.dat' using 1:(column(5+6*s)):(column(6+6*s)):(column(7+6*s)) with yerrorlines title word(names, s+1)
-set terminal svg size 900,560
 set output 'knl-schbench-p99.svg'
-replot
+plot for [s=0:6] 'knl-schbench.dat' using 1:(column(5+6*s)):(column(6+6*s)):(column(7+6*s)) with yerrorlines title word(names, s+1)

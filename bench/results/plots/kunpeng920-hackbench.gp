@@ -4,18 +4,11 @@ set key top left
 set xlabel 'load (% of cores)'
 set title 'kunpeng920-hackbench: throughput (mean, min..max of the seeds)'
 set ylabel 'useful work (cores)'
-set terminal pngcairo size 900,560
-set output 'kunpeng920-hackbench-throughput.png'
-plot for [s=0:6] 'kunpeng920-hackbench.dat' using 1:(column(2+6*s)):(column(3+6*s)):(column(4+6*s)) with yerrorlines title word(names, s+1)
 set terminal svg size 900,560
 set output 'kunpeng920-hackbench-throughput.svg'
-replot
+plot for [s=0:6] 'kunpeng920-hackbench.dat' using 1:(column(2+6*s)):(column(3+6*s)):(column(4+6*s)) with yerrorlines title word(names, s+1)
 set title 'kunpeng920-hackbench: p99 wake-to-run latency'
 set ylabel 'p99 (us, log)'
 set logscale y
-set terminal pngcairo size 900,560
-set output 'kunpeng920-hackbench-p99.png'
-plot for [s=0:6] 'kunpeng920-hackbench.dat' using 1:(column(5+6*s)):(column(6+6*s)):(column(7+6*s)) with yerrorlines title word(names, s+1)
-set terminal svg size 900,560
 set output 'kunpeng920-hackbench-p99.svg'
-replot
+plot for [s=0:6] 'kunpeng920-hackbench.dat' using 1:(column(5+6*s)):(column(6+6*s)):(column(7+6*s)) with yerrorlines title word(names, s+1)

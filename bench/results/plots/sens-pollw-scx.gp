@@ -4,9 +4,6 @@ set key outside right
 set xlabel 'polling sibling's weight'
 set ylabel 'scx / stock throughput'
 set title 'scx over stock, hackbench and tbench at 125 %'
-set terminal pngcairo size 1000,560
-set output 'sens-pollw-scx.png'
-plot for [i=0:13] 'sens-pollw-scx.dat' index i using 1:2 with linespoints title word(names, i+1), 1 with lines lw 2 lc 'black' title 'break-even'
 set terminal svg size 1000,560
 set output 'sens-pollw-scx.svg'
-replot
+plot for [i=0:13] 'sens-pollw-scx.dat' index i using 1:2 with linespoints title word(names, i+1), 1 with lines lw 2 lc 'black' title 'break-even'
