@@ -262,112 +262,182 @@ static bool cache_hot(struct wake *w)
 	return allowed(w, w->prev);
 }
 
+/* The home PU may be used at all: the feature is on and it is allowed. */
+static bool home_usable(const struct wake *w)
+{
+	return vpw_feat(w, VP_SCX_FEAT_HOME) && allowed(w, w->v->home);
+}
+
 /*
- * The decision for one managed vCPU; returns the PU and sets *@why to the
- * vstat that says which rule chose it.  *@direct when the PU was claimed
- * idle and the task may be dispatched to it straight away.
+ * Rule 1: home, if idle.  As in place.c's select_home_pu(): with SIS_CORE
+ * and SMT_PRIO, a home next to a busy sibling waits until rule 2 has
+ * looked for a whole idle core; smt=isolate never takes it.
  */
-static __s32 decide(struct wake *w, enum vp_scx_vstat *why, bool *direct)
+static __s32 try_home(struct wake *w)
 {
 	const struct vp_scx_vcpu *v = w->v;
-	bool home_ok = vpw_feat(w, VP_SCX_FEAT_HOME) && allowed(w, v->home);
-	bool isolate = v->flags & VP_SCX_F_SMT_ISOLATE;
-	bool any = v->flags & VP_SCX_F_SMT_ANY;
+	bool whole, half_ok;
+
+	if (!home_usable(w))
+		return -1;
+	whole = vpw_idle_core(w, v->home);
+	half_ok = (v->flags & VP_SCX_F_SMT_ANY) ||
+	    (!(v->flags & VP_SCX_F_SMT_ISOLATE) &&
+	     !(vpw_feat(w, VP_SCX_FEAT_SIS_CORE) &&
+	       vpw_feat(w, VP_SCX_FEAT_SMT_PRIO)));
+	w->probes++;
+	if ((whole || (half_ok && vpw_idle(w, v->home))) &&
+	    claim(w, v->home))
+		return v->home;
+	return -1;
+}
+
+/* SIS_CACHE: a short sleeper goes back to its previous PU, if idle. */
+static __s32 try_cache_hot(struct wake *w)
+{
+	if (!cache_hot(w))
+		return -1;
+	w->probes++;
+	return claim(w, w->prev) ? w->prev : -1;
+}
+
+/* Rule 2: a whole idle core, the near (cluster) domain first. */
+static __s32 try_idle_core(struct wake *w)
+{
+	const struct vp_scx_vcpu *v = w->v;
 	__s32 cpu;
 
-	*direct = true;
-	/*
-	 * 1. home, if idle.  As in place.c's select_home_pu(): with SIS_CORE
-	 * and SMT_PRIO, a home next to a busy sibling waits until rule 2 has
-	 * looked for a whole idle core; smt=isolate never takes it.
-	 */
-	if (home_ok) {
-		bool whole = vpw_idle_core(w, v->home);
-		bool half_ok = any || (!isolate &&
-			!(vpw_feat(w, VP_SCX_FEAT_SIS_CORE) &&
-			  vpw_feat(w, VP_SCX_FEAT_SMT_PRIO)));
+	if (!vpw_feat(w, VP_SCX_FEAT_SIS_CORE) ||
+	    (v->flags & VP_SCX_F_SMT_ANY))
+		return -1;
+	if (vpw_feat(w, VP_SCX_FEAT_CLUSTER_FIRST) &&
+	    v->near_dom != v->far_dom &&
+	    (cpu = claim_idle_core_in(w, v->near_dom)) >= 0)
+		return cpu;
+	return claim_idle_core_in(w, v->far_dom);
+}
 
+/*
+ * Rule 3: no whole core is free, so a PU beside a busy sibling: home
+ * first, then the far domain's best (never for smt=isolate).
+ */
+static __s32 try_idle_pu(struct wake *w)
+{
+	const struct vp_scx_vcpu *v = w->v;
+
+	if (v->flags & VP_SCX_F_SMT_ISOLATE)
+		return -1;
+	if (home_usable(w) && !(v->flags & VP_SCX_F_SMT_ANY)) {
 		w->probes++;
-		if ((whole || (half_ok && vpw_idle(w, v->home))) &&
-		    claim(w, v->home)) {
-			*why = VP_SCX_V_HOME;
+		if (claim(w, v->home))
 			return v->home;
-		}
 	}
-	if (cache_hot(w)) {
-		w->probes++;
-		if (claim(w, w->prev)) {
-			*why = VP_SCX_V_CACHE_HOT;
-			return w->prev;
-		}
-	}
-	/* 2. a whole idle core, near domain first */
-	if (vpw_feat(w, VP_SCX_FEAT_SIS_CORE) && !any) {
-		if (vpw_feat(w, VP_SCX_FEAT_CLUSTER_FIRST) &&
-		    v->near_dom != v->far_dom &&
-		    (cpu = claim_idle_core_in(w, v->near_dom)) >= 0)
-			goto idle_core;
-		if ((cpu = claim_idle_core_in(w, v->far_dom)) >= 0)
-			goto idle_core;
-	}
-	/* 3. home next to a busy sibling, then the best idle PU */
-	if (!isolate) {
-		if (home_ok && !any) {
-			w->probes++;
-			if (claim(w, v->home)) {
-				*why = VP_SCX_V_HOME;
-				return v->home;
-			}
-		}
-		if ((cpu = claim_idle_pu_in(w, v->far_dom)) >= 0)
-			goto idle_pu;
-	}
-	/* 4. the rest of the allowed set, if the locality allows */
-	if (!(v->flags & VP_SCX_F_STAY_FAR_DOM)) {
-		w->probes++;
-		/* sched_ext's own picks claim the PU they return */
-		cpu = vpw_pick_idle(w, true);
-		if (cpu >= 0) {
-			w->sib_busy = false;
-			goto idle_core;
-		}
-		if (!isolate) {
-			w->probes++;
-			cpu = vpw_pick_idle(w, false);
-			if (cpu >= 0) {
-				/* no whole core was idle a moment ago */
-				w->sib_busy = true;
-				goto idle_pu;
-			}
-		}
-	}
-	/* 5. where it was, if idle; else it waits in the shared queue */
+	return claim_idle_pu_in(w, v->far_dom);
+}
+
+/*
+ * Rule 4: any idle PU of the allowed set beyond the far domain, a whole
+ * core first, unless the locality keeps the vCPU in its domain.  *@whole
+ * says which kind it found.  sched_ext's own picks claim the PU they
+ * return.
+ */
+static __s32 try_elsewhere(struct wake *w, bool *whole)
+{
+	__s32 cpu;
+
+	if (w->v->flags & VP_SCX_F_STAY_FAR_DOM)
+		return -1;
 	w->probes++;
-	if (allowed(w, w->prev) && claim(w, w->prev)) {
-		*why = VP_SCX_V_PREV;
-		return w->prev;
+	if ((cpu = vpw_pick_idle(w, true)) >= 0) {
+		w->sib_busy = false;
+		*whole = true;
+		return cpu;
 	}
-	*direct = false;
-	*why = VP_SCX_V_QUEUED;
-	/*
-	 * Where it waits: prev, else home, else any PU it may run on (re-pinned
-	 * while asleep, it may have neither).  Never an invalid CPU: the
-	 * kernel ejects a scheduler whose select_cpu returns one.
-	 */
+	if (w->v->flags & VP_SCX_F_SMT_ISOLATE)
+		return -1;
+	w->probes++;
+	if ((cpu = vpw_pick_idle(w, false)) >= 0) {
+		/* no whole core was idle a moment ago */
+		w->sib_busy = true;
+		*whole = false;
+	}
+	return cpu;
+}
+
+/* Rule 5: where it was, if idle. */
+static __s32 try_prev(struct wake *w)
+{
+	w->probes++;
+	return allowed(w, w->prev) && claim(w, w->prev) ? w->prev : -1;
+}
+
+/*
+ * Nothing idle: the CPU whose queue the vCPU waits on.  prev, else home,
+ * else any PU it may run on (re-pinned while asleep, it may have
+ * neither).  Never an invalid CPU: the kernel ejects a scheduler whose
+ * select_cpu returns one.
+ */
+static __s32 queue_cpu(const struct wake *w)
+{
+	__s32 cpu;
+
 	if (allowed(w, w->prev))
 		return w->prev;
-	if (allowed(w, v->home))
-		return v->home;
+	if (allowed(w, w->v->home))
+		return w->v->home;
 	/* not scx_bpf_pick_any_cpu(): it would claim an idle PU, unused */
 	cpu = vpw_any_allowed(w);
 	return cpu >= 0 && cpu < VP_SCX_MAX_CPUS &&
 	       allowed(w, cpu) ? cpu : w->prev;
-idle_core:
-	*why = cpu == v->home ? VP_SCX_V_HOME : VP_SCX_V_IDLE_CORE;
-	return cpu;
-idle_pu:
-	*why = cpu == v->home ? VP_SCX_V_HOME : VP_SCX_V_IDLE_SIBLING;
-	return cpu;
+}
+
+/* What a claimed idle @cpu is counted as: home wins over the rule's name. */
+static enum vp_scx_vstat idle_why(const struct wake *w, __s32 cpu,
+				  enum vp_scx_vstat rule)
+{
+	return cpu == w->v->home ? VP_SCX_V_HOME : rule;
+}
+
+/*
+ * The decision for one managed vCPU: the tries above, cheapest first, as
+ * place.c's place_select() orders them.  Returns the PU and sets *@why to
+ * the vstat that says which rule chose it; *@direct when the PU was
+ * claimed idle and the task may be dispatched to it straight away.
+ */
+static __s32 decide(struct wake *w, enum vp_scx_vstat *why, bool *direct)
+{
+	bool whole = false;
+	__s32 cpu;
+
+	*direct = true;
+	if ((cpu = try_home(w)) >= 0) {
+		*why = VP_SCX_V_HOME;
+		return cpu;
+	}
+	if ((cpu = try_cache_hot(w)) >= 0) {
+		*why = VP_SCX_V_CACHE_HOT;
+		return cpu;
+	}
+	if ((cpu = try_idle_core(w)) >= 0) {
+		*why = idle_why(w, cpu, VP_SCX_V_IDLE_CORE);
+		return cpu;
+	}
+	if ((cpu = try_idle_pu(w)) >= 0) {
+		*why = idle_why(w, cpu, VP_SCX_V_IDLE_SIBLING);
+		return cpu;
+	}
+	if ((cpu = try_elsewhere(w, &whole)) >= 0) {
+		*why = idle_why(w, cpu, whole ? VP_SCX_V_IDLE_CORE :
+		    VP_SCX_V_IDLE_SIBLING);
+		return cpu;
+	}
+	if ((cpu = try_prev(w)) >= 0) {
+		*why = VP_SCX_V_PREV;
+		return cpu;
+	}
+	*direct = false;
+	*why = VP_SCX_V_QUEUED;
+	return queue_cpu(w);
 }
 
 #endif /* VCPUPLACE_WAKE_H */
