@@ -96,6 +96,15 @@ spinner_main(void *arg)
 	sp->tid = (int)syscall(SYS_gettid);
 	while (!sp->go)
 		sleep_ms(1);
+	/*
+	 * One more sleep after go: go is set only once the loader has
+	 * written everything it writes (the pinned vCPU's vp_vcpus entry),
+	 * so this wake-up is sure to pass ops.enqueue with it in place.
+	 * Without it a thread that sees go without sleeping again (the
+	 * guest's vCPU preempted by the host between the check and the
+	 * sleep) spins on as host work for the whole test.
+	 */
+	sleep_ms(1);
 	c0 = thread_cpu_ns();
 	w0 = now_ns();
 	while (!sp->stop) {
