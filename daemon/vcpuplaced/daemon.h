@@ -524,7 +524,8 @@ int schedext_diff(const struct vp_sx_pushed *old, int nold,
 struct json_object;
 /* The "status" document; the caller puts it. */
 struct json_object *status_json(const struct vp_daemon *d);
-/* Writes status_json() atomically to --status-file, if one was given. */
+/* Writes status_json() atomically to --status-file, if one was given
+ * (atomicfile_write(): a planted symlink is never followed); -errno. */
 int status_write(const struct vp_daemon *d);
 
 /* metrics.c: Prometheus text exposition format 0.0.4 */
