@@ -156,7 +156,7 @@ pick_largest(const char *dir, char *path, size_t len, struct vp_topo **ret)
 		if (n < 5 || strcmp(e->d_name + n - 4, ".xml"))
 			continue;
 		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		if (hwtopo_load_xml(p, &t) < 0)
+		if (hwtopo_load_xml(p, &t, NULL, 0) < 0)
 			continue;
 		if (!best || t->npus > best->npus) {
 			topo_free(best);

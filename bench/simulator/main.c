@@ -170,7 +170,7 @@ run_one(const char *topo, struct run_cfg *c, const struct run_opts *o)
 	char *line;
 
 	c->topology = strrchr(topo, '/') ? strrchr(topo, '/') + 1 : topo;
-	if ((r = hwtopo_load_xml(topo, &t)) < 0) {
+	if ((r = hwtopo_load_xml(topo, &t, NULL, 0)) < 0) {
 		fprintf(stderr, "vcpuplace-sim: %s: %s\n", topo, strerror(-r));
 		return 1;
 	}
@@ -194,7 +194,7 @@ print_costs_of(const char *topo, const struct run_opts *o)
 	struct vp_topo *t = NULL;
 	int r;
 
-	if ((r = hwtopo_load_xml(topo, &t)) < 0) {
+	if ((r = hwtopo_load_xml(topo, &t, NULL, 0)) < 0) {
 		fprintf(stderr, "vcpuplace-sim: %s: %s\n", topo, strerror(-r));
 		return 1;
 	}

@@ -189,7 +189,7 @@ load_topos(struct sweep *sw, const char *topodir)
 
 		snprintf(path, sizeof(path), "%s/%s", topodir,
 		    sw->topo[i].file);
-		if (hwtopo_load_xml(path, &sw->t[i]) < 0) {
+		if (hwtopo_load_xml(path, &sw->t[i], NULL, 0) < 0) {
 			fprintf(stderr, "sweep: cannot load %s\n", path);
 			return -1;
 		}

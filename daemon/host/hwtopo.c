@@ -7,6 +7,9 @@
  * LLCs, clusters and cores as ranges, whichever object type each is.
  */
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,33 @@
 
 #include "host/hwtopo.h"
 
+/*
+ * Where a load says what was wrong: an hwloc XML is outside input (a
+ * file given with --topology, a fuzzer's bytes), and hwloc checks its
+ * objects' cpusets and indices against each other only in its debug
+ * builds.  @err may be NULL.
+ */
+struct diag {
+	char *err;
+	size_t errlen;
+};
+
+static int
+bad(struct diag *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int
+bad(struct diag *g, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (g->err && g->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(g->err, g->errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
 static int
 cmp_uint(const void *pa, const void *pb)
 {
@@ -26,17 +56,28 @@ cmp_uint(const void *pa, const void *pb)
 }
 
 /*
- * Logical index of the first PU inside @o: the object's sort key.  The
- * map from OS to logical index is built once per load (@os_to_logical),
- * since hwloc's own lookups walk all PUs and 4096 of them made the load
- * quadratic.
+ * Logical index of the first PU inside @o, plus one: the object's sort
+ * key, into *ret.  The map from OS index to that (@pu_key, 0 for no PU)
+ * is built once per load, since hwloc's own lookups walk all PUs and
+ * 4096 of them made the load quadratic.  An XML may give an object an
+ * empty cpuset, or one naming a CPU no PU has, or one past the map:
+ * -EINVAL naming the object.
  */
-static unsigned long
-first_pu_key(const unsigned int *os_to_logical, hwloc_obj_t o)
+static int
+first_pu_key(const unsigned int *pu_key, hwloc_obj_t o, struct diag *g,
+    unsigned long *ret)
 {
-	int os = hwloc_bitmap_first(o->cpuset);
+	int os = o->cpuset ? hwloc_bitmap_first(o->cpuset) : -1;
 
-	return os < 0 ? 0 : os_to_logical[os];
+	if (os < 0)
+		return bad(g, "%s L#%u: empty cpuset", hwloc_obj_type_string(
+		    o->type), o->logical_index);
+	if (os >= VP_MAX_OS_INDEX || !pu_key[os])
+		return bad(g, "%s L#%u: its cpuset's first CPU %d is no PU of "
+		    "the topology", hwloc_obj_type_string(o->type),
+		    o->logical_index, os);
+	*ret = pu_key[os];
+	return 0;
 }
 
 static bool
@@ -82,16 +123,40 @@ find_cluster(hwloc_obj_t core, hwloc_obj_t llc)
 }
 
 /*
+ * A cpukind's number from the XML, checked: a capacity is 1..1024
+ * (SCHED_CAPACITY_SCALE, the kernel's cpu_capacity at most), a frequency
+ * a finite 1..1000000 MHz; a cast of anything else (inf, nan, 1e30) to
+ * unsigned int is undefined.  Returns the value, or -1 after bad().
+ */
+static double
+kind_number(unsigned int kind, const struct hwloc_info_s *info, double max,
+    struct diag *g)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(info->value, &end);
+	if (errno || end == info->value || !isfinite(v) || v < 1 || v > max) {
+		bad(g, "cpukind %u: %s '%.32s' is not a number 1..%.0f", kind,
+		    info->name, info->value, max);
+		return -1;
+	}
+	return v;
+}
+
+/*
  * hwloc ranks CPU kinds by efficiency but gives no ratio.  Where a kind
  * has LinuxCapacity (arm64: 718 and 997 on GB10), that is the priority.
  * Else FrequencyMaxMHz scaled to 1024.  Else the rank on a ladder from
  * 614 to 1024: 0.6 is about what an E-core does per core against a
  * P-core, and it keeps the seed-002 order, idle P-core (1024) > idle
- * E-core (614) > idle sibling of a busy P-core (512).
+ * E-core (614) > idle sibling of a busy P-core (512).  Into *ret (0:
+ * unknown); -EINVAL for a number out of range.
  */
-static unsigned int
+static int
 kind_prio(hwloc_topology_t topo, unsigned int kind, unsigned int nr,
-    int eff, int max_eff)
+    int eff, int max_eff, struct diag *g, unsigned int *ret)
 {
 	struct hwloc_info_s *infos;
 	unsigned int i, ninfos;
@@ -99,42 +164,57 @@ kind_prio(hwloc_topology_t topo, unsigned int kind, unsigned int nr,
 	unsigned int k;
 	int e;
 
+	*ret = 0;
 	if (hwloc_cpukinds_get_info(topo, kind, NULL, &e, &ninfos, &infos, 0))
 		return 0;
 	for (i = 0; i < ninfos; i++)
-		if (strcmp(infos[i].name, "LinuxCapacity") == 0)
-			return (unsigned int)strtoul(infos[i].value, NULL, 10);
+		if (strcmp(infos[i].name, "LinuxCapacity") == 0) {
+			if ((f = kind_number(kind, &infos[i], 1024, g)) < 0)
+				return -EINVAL;
+			*ret = (unsigned int)f;
+			return 0;
+		}
 	for (i = 0; i < ninfos; i++) {
 		if (strcmp(infos[i].name, "FrequencyMaxMHz") != 0)
 			continue;
-		f = strtod(infos[i].value, NULL);
+		if ((f = kind_number(kind, &infos[i], 1e6, g)) < 0)
+			return -EINVAL;
 		for (k = 0; k < nr; k++) {
 			struct hwloc_info_s *ki;
 			unsigned int j, nki;
+			double v;
 
 			if (hwloc_cpukinds_get_info(topo, k, NULL, NULL, &nki,
 			    &ki, 0))
 				continue;
-			for (j = 0; j < nki; j++)
-				if (!strcmp(ki[j].name, "FrequencyMaxMHz") &&
-				    strtod(ki[j].value, NULL) > fmax)
-					fmax = strtod(ki[j].value, NULL);
+			for (j = 0; j < nki; j++) {
+				if (strcmp(ki[j].name, "FrequencyMaxMHz"))
+					continue;
+				if ((v = kind_number(k, &ki[j], 1e6, g)) < 0)
+					return -EINVAL;
+				if (v > fmax)
+					fmax = v;
+			}
 		}
-		if (nr > 1 && fmax > 0 && f > 0)
-			return (unsigned int)(1024 * f / fmax);
+		if (nr > 1) {
+			*ret = (unsigned int)(1024 * f / fmax);
+			return 0;
+		}
 	}
 	if (nr > 1 && eff >= 0 && max_eff > 0)
-		return 614 + (unsigned int)(410 * eff / max_eff);
+		*ret = 614 + (unsigned int)(410 * (long)eff / max_eff);
 	return 0;
 }
 
-/* Priority of @pu from hwloc cpukinds, 0 when unknown. */
-static unsigned int
-pu_kind_prio(hwloc_topology_t topo, hwloc_obj_t pu)
+/* Priority of @pu from hwloc cpukinds into *ret, 0 when unknown. */
+static int
+pu_kind_prio(hwloc_topology_t topo, hwloc_obj_t pu, struct diag *g,
+    unsigned int *ret)
 {
 	unsigned int k, nr;
 	int e, max_eff = -1, kind;
 
+	*ret = 0;
 	nr = (unsigned int)hwloc_cpukinds_get_nr(topo, 0);
 	if ((int)nr <= 0)
 		return 0;
@@ -146,15 +226,15 @@ pu_kind_prio(hwloc_topology_t topo, hwloc_obj_t pu)
 	if (kind < 0 || hwloc_cpukinds_get_info(topo, kind, NULL, &e, NULL,
 	    NULL, 0))
 		return 0;
-	return kind_prio(topo, (unsigned int)kind, nr, e, max_eff);
+	return kind_prio(topo, (unsigned int)kind, nr, e, max_eff, g, ret);
 }
 
-static void
+static int
 describe_pu(hwloc_topology_t topo, const unsigned int *map, hwloc_obj_t pu,
-    struct vp_pu_desc *d)
+    struct diag *g, struct vp_pu_desc *d)
 {
 	hwloc_obj_t core, llc, cluster, pkg;
-	int node;
+	int node, r;
 
 	core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu);
 	if (!core)
@@ -166,30 +246,56 @@ describe_pu(hwloc_topology_t topo, const unsigned int *map, hwloc_obj_t pu,
 
 	memset(d, 0, sizeof(*d));
 	d->os_index = pu->os_index;
-	d->core_key = first_pu_key(map, core);
-	d->cluster_key = first_pu_key(map, cluster);
-	d->llc_key = first_pu_key(map, llc ? llc : core);
+	if ((r = first_pu_key(map, core, g, &d->core_key)) < 0 ||
+	    (r = first_pu_key(map, cluster, g, &d->cluster_key)) < 0 ||
+	    (r = first_pu_key(map, llc ? llc : core, g, &d->llc_key)) < 0)
+		return r;
 	d->package_key = pkg ? pkg->logical_index : 0;
 	d->node_os = node < 0 ? 0 : (unsigned int)node;
 	d->llc_cache_level = llc ? (int)llc->attr->cache.depth : 0;
-	d->prio = pu_kind_prio(topo, pu);
+	return pu_kind_prio(topo, pu, g, &d->prio);
+}
+
+/*
+ * The OS-index map of every PU (see first_pu_key()): an OS index past
+ * VP_MAX_OS_INDEX, or one two PUs share, is -EINVAL naming the PU.
+ */
+static int
+map_pus(hwloc_topology_t topo, unsigned int *map, struct diag *g)
+{
+	hwloc_obj_t pu = NULL;
+
+	while ((pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu))) {
+		if (pu->os_index >= VP_MAX_OS_INDEX)
+			return bad(g, "PU L#%u: OS index %u, want below %u",
+			    pu->logical_index, pu->os_index, VP_MAX_OS_INDEX);
+		if (map[pu->os_index])
+			return bad(g, "PU L#%u: OS index %u taken by PU L#%u",
+			    pu->logical_index, pu->os_index,
+			    map[pu->os_index] - 1);
+		map[pu->os_index] = pu->logical_index + 1;
+	}
+	return 0;
 }
 
 /* Builds the model from a loaded hwloc topology; @descs receives the
  * descriptions (the caller may amend priorities and rebuild). */
 static int
-from_hwloc(hwloc_topology_t topo, struct vp_pu_desc **ret_descs, int *ret_n)
+from_hwloc(hwloc_topology_t topo, struct diag *g,
+    struct vp_pu_desc **ret_descs, int *ret_n)
 {
 	struct vp_pu_desc *d;
 	unsigned int *map;
 	hwloc_obj_t pu = NULL;
-	int n, i = 0;
+	int n, i = 0, r;
 
 	n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
 	if (n <= 0)
-		return -EINVAL;
-	if (n > VP_MAX_PUS)
+		return bad(g, "no PU");
+	if (n > VP_MAX_PUS) {
+		bad(g, "%d PUs, at most %d", n, VP_MAX_PUS);
 		return -E2BIG;
+	}
 	d = calloc(n, sizeof(*d));
 	map = calloc(VP_MAX_OS_INDEX, sizeof(*map));
 	if (!d || !map) {
@@ -197,21 +303,26 @@ from_hwloc(hwloc_topology_t topo, struct vp_pu_desc **ret_descs, int *ret_n)
 		free(map);
 		return -ENOMEM;
 	}
-	while ((pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu)))
-		if (pu->os_index < VP_MAX_OS_INDEX)
-			map[pu->os_index] = pu->logical_index;
-	while ((pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu)) &&
-	    i < n)
-		describe_pu(topo, map, pu, &d[i++]);
+	r = map_pus(topo, map, g);
+	while (!r && (pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu))
+	    && i < n)
+		r = describe_pu(topo, map, pu, g, &d[i++]);
 	free(map);
+	if (r < 0) {
+		free(d);
+		return r;
+	}
 	*ret_descs = d;
 	*ret_n = i;
 	return 0;
 }
 
-/* Every NUMA node hwloc knows, in OS order, memory-only ones too. */
+/*
+ * Every NUMA node hwloc knows, in OS order, memory-only ones too.  A PU
+ * whose nodeset names none of them (an XML can say so) is -EINVAL.
+ */
 static int
-add_memory_nodes(hwloc_topology_t topo, struct vp_topo *t)
+add_memory_nodes(hwloc_topology_t topo, struct vp_topo *t, struct diag *g)
 {
 	hwloc_obj_t node = NULL;
 	unsigned int *os;
@@ -229,30 +340,36 @@ add_memory_nodes(hwloc_topology_t topo, struct vp_topo *t)
 	qsort(os, i, sizeof(*os), cmp_uint);
 	r = topo_set_nodes(t, os, i);
 	free(os);
+	if (r == -EINVAL)
+		bad(g, "a PU's nodeset names no NUMANode object");
 	return r;
 }
 
 /* Loads with I/O objects filtered out: we never need PCI devices. */
 static int
 load(hwloc_topology_t topo, struct vp_topo **ret_topo,
-    void (*amend)(struct vp_pu_desc *, int))
+    void (*amend)(struct vp_pu_desc *, int), struct diag *g)
 {
 	struct vp_pu_desc *d = NULL;
 	struct vp_topo *t;
 	int r, n = 0;
 
 	if (hwloc_topology_load(topo) < 0)
-		return -EINVAL;
-	r = from_hwloc(topo, &d, &n);
+		return bad(g, "hwloc cannot load it");
+	r = from_hwloc(topo, g, &d, &n);
 	if (r < 0)
 		return r;
 	if (amend)
 		amend(d, n);
 	r = topo_build(d, n, &t);
 	free(d);
+	if (r == -EINVAL)
+		return bad(g, "the model rejects it: cores, clusters, LLCs and "
+		    "packages do not nest, or a core has over %d PUs",
+		    VP_MAX_SMT);
 	if (r < 0)
 		return r;
-	if ((r = add_memory_nodes(topo, t)) < 0) {
+	if ((r = add_memory_nodes(topo, t, g)) < 0) {
 		topo_free(t);
 		return r;
 	}
@@ -270,31 +387,65 @@ open_topo(hwloc_topology_t *ret)
 }
 
 int
-hwtopo_load_xml(const char *path, struct vp_topo **ret_topo)
+hwtopo_load_xml(const char *path, struct vp_topo **ret_topo, char *err,
+    size_t errlen)
 {
+	struct diag g = { err, errlen };
 	hwloc_topology_t topo;
 	int r;
 
-	if (access(path, R_OK) < 0)
-		return -errno;
+	if (access(path, R_OK) < 0) {
+		r = -errno;
+		if (err && errlen)
+			snprintf(err, errlen, "%s", strerror(-r));
+		return r;
+	}
 	if ((r = open_topo(&topo)) < 0)
 		return r;
-	r = hwloc_topology_set_xml(topo, path) < 0 ? -EINVAL :
-	    load(topo, ret_topo, NULL);
+	r = hwloc_topology_set_xml(topo, path) < 0 ?
+	    bad(&g, "hwloc rejects it as XML") : load(topo, ret_topo, NULL, &g);
 	hwloc_topology_destroy(topo);
+	return r;
+}
+
+int
+hwtopo_load_xml_buffer(const char *buf, size_t len, struct vp_topo **ret_topo,
+    char *err, size_t errlen)
+{
+	struct diag g = { err, errlen };
+	hwloc_topology_t topo;
+	char *text;
+	int r;
+
+	/* hwloc's own parser wants the text NUL-ended, the NUL counted */
+	if (len >= INT_MAX)
+		return bad(&g, "%zu bytes of XML, too many", len);
+	if (!(text = malloc(len + 1)))
+		return -ENOMEM;
+	memcpy(text, buf, len);
+	text[len] = '\0';
+	if ((r = open_topo(&topo)) < 0) {
+		free(text);
+		return r;
+	}
+	r = hwloc_topology_set_xmlbuffer(topo, text, (int)len + 1) < 0 ?
+	    bad(&g, "hwloc rejects it as XML") : load(topo, ret_topo, NULL, &g);
+	hwloc_topology_destroy(topo);
+	free(text);
 	return r;
 }
 
 int
 hwtopo_load_synthetic(const char *desc, struct vp_topo **ret_topo)
 {
+	struct diag g = { NULL, 0 };
 	hwloc_topology_t topo;
 	int r;
 
 	if ((r = open_topo(&topo)) < 0)
 		return r;
 	r = hwloc_topology_set_synthetic(topo, desc) < 0 ? -EINVAL :
-	    load(topo, ret_topo, NULL);
+	    load(topo, ret_topo, NULL, &g);
 	hwloc_topology_destroy(topo);
 	return r;
 }
@@ -368,14 +519,15 @@ amend_from_sysfs(struct vp_pu_desc *d, int n)
 }
 
 int
-hwtopo_load_host(struct vp_topo **ret_topo)
+hwtopo_load_host(struct vp_topo **ret_topo, char *err, size_t errlen)
 {
+	struct diag g = { err, errlen };
 	hwloc_topology_t topo;
 	int r;
 
 	if ((r = open_topo(&topo)) < 0)
 		return r;
-	r = load(topo, ret_topo, amend_from_sysfs);
+	r = load(topo, ret_topo, amend_from_sysfs, &g);
 	hwloc_topology_destroy(topo);
 	return r;
 }

@@ -10,15 +10,27 @@
 #ifndef HWTOPO_H
 #define HWTOPO_H
 
+#include <stddef.h>
+
 #include "core/vcpuplace.h"
 
 /*
  * Loads @path.  Returns 0 with *ret_topo set (free with topo_free()),
  * -ENOENT when the file is missing, -EINVAL when hwloc rejects it or it
- * has no PU, -E2BIG over VP_MAX_PUS PUs, -ENOMEM.
+ * has no PU, or when its objects contradict each other (an object whose
+ * cpuset names no PU, an OS index past VP_MAX_OS_INDEX or twice, a node
+ * no NUMANode is, a cpukind number out of range, objects that do not
+ * nest), -E2BIG over VP_MAX_PUS PUs, -ENOMEM.  On failure, @err (NULL:
+ * none) gets one line saying what was wrong, without the path: the
+ * caller names it.  An XML is outside input: whatever it says, the
+ * answer is one of these, never a read out of bounds (tests/fuzz/
+ * fz_hwloc_xml.c).
  */
-int hwtopo_load_xml(const char *path, struct vp_topo **ret_topo)
-	VP_MUST_CHECK;
+int hwtopo_load_xml(const char *path, struct vp_topo **ret_topo, char *err,
+    size_t errlen) VP_MUST_CHECK;
+/* The same from @len bytes of XML at @buf (borrowed; tests, fuzzing). */
+int hwtopo_load_xml_buffer(const char *buf, size_t len,
+    struct vp_topo **ret_topo, char *err, size_t errlen) VP_MUST_CHECK;
 /* hwloc's synthetic syntax, e.g. "pack:2 l3:1 core:8 pu:2" (tests). */
 int hwtopo_load_synthetic(const char *desc, struct vp_topo **ret_topo)
 	VP_MUST_CHECK;
@@ -27,7 +39,8 @@ int hwtopo_load_synthetic(const char *desc, struct vp_topo **ret_topo)
  * /sys/devices/system/cpu/cpuN/acpi_cppc/highest_perf, else cpufreq's
  * cpuinfo_max_freq.  Same returns as hwtopo_load_xml().
  */
-int hwtopo_load_host(struct vp_topo **ret_topo) VP_MUST_CHECK;
+int hwtopo_load_host(struct vp_topo **ret_topo, char *err, size_t errlen)
+	VP_MUST_CHECK;
 
 /*
  * The parser of those sysfs files, pure, for tests and fuzzing

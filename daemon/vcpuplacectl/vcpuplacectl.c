@@ -430,15 +430,14 @@ check_operands(const struct line *l)
 int
 ctl_load_topo(const char *path, struct vp_topo **ret_topo)
 {
+	char err[256] = "";
 	int r;
 
-	r = path ? hwtopo_load_xml(path, ret_topo) :
-	    hwtopo_load_host(ret_topo);
+	r = path ? hwtopo_load_xml(path, ret_topo, err, sizeof(err)) :
+	    hwtopo_load_host(ret_topo, err, sizeof(err));
 	if (r < 0)
 		fprintf(stderr, "vcpuplacectl: topology %s: %s\n",
-		    path ? path : "(live host)",
-		    r == -EINVAL ? "hwloc cannot load it, or it has no PU" :
-		    strerror(-r));
+		    path ? path : "(live host)", *err ? err : strerror(-r));
 	return r;
 }
 

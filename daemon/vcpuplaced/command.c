@@ -88,6 +88,35 @@ fail(char *err, size_t errlen, int why, const char *fmt, ...)
 	return why;
 }
 
+/*
+ * How many bytes of @s to quote in a message, at most @max, never ending
+ * inside a UTF-8 sequence: "%.64s" cut a name's 2-byte "é" after its
+ * first byte, and the answer (and any log line quoting it) was no longer
+ * UTF-8, which json and journalctl refuse or show as a blob.  A byte
+ * that is no part of a sequence counts as one character.
+ */
+static int
+utf8_cut(const char *s, int max)
+{
+	int n = (int)strnlen(s, (size_t)max), start = n;
+
+	if (n < max || n == 0)
+		return n;
+	/* the last sequence's lead byte: back over continuation bytes */
+	while (start > 0 && n - start < 4 &&
+	    ((unsigned char)s[start - 1] & 0xc0) == 0x80)
+		start--;
+	if (start > 0) {
+		unsigned char lead = (unsigned char)s[start - 1];
+		int len = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 :
+		    lead >= 0xc0 ? 2 : 1;
+
+		if (n - (start - 1) < len)	/* the sequence goes on */
+			return start - 1;
+	}
+	return n;
+}
+
 /* Splits @line on blanks into at most MAX_WORDS words of @buf. */
 static int
 split(char *buf, char **word)
@@ -119,8 +148,8 @@ parse_explain(const char *line, char **word, int n, struct vp_request *q,
 	errno = 0;
 	vcpu = strtol(last, &stop, 10);
 	if (errno || *stop || vcpu < 0 || vcpu >= VP_MAX_PUS)
-		return fail(err, errlen, VP_REJ_ARGS, "explain: vCPU '%.32s' "
-		    "is not a number", last);
+		return fail(err, errlen, VP_REJ_ARGS, "explain: vCPU '%.*s' "
+		    "is not a number", utf8_cut(last, 32), last);
 	start = line + strspn(line, " \t") + strlen(word[0]);
 	start += strspn(start, " \t");
 	end = strstr(start, last);
@@ -151,7 +180,8 @@ parse_policy(char **word, int n, struct vp_request *q, char *err,
 	for (i = 3; i < n; i++) {
 		if (strlen(word[i]) >= sizeof(q->override[0]))
 			return fail(err, errlen, VP_REJ_ARGS, "policy: "
-			    "override '%.32s...' too long", word[i]);
+			    "override '%.*s...' too long",
+			    utf8_cut(word[i], 32), word[i]);
 		snprintf(q->override[q->noverrides++], sizeof(q->override[0]),
 		    "%s", word[i]);
 	}
@@ -179,7 +209,7 @@ command_parse(const char *line, struct vp_request *ret, char *err,
 			break;
 	if (c == VP_CMD_COUNT)
 		return fail(err, errlen, VP_REJ_UNKNOWN, "unknown command "
-		    "'%.64s' (try: help)", word[0]);
+		    "'%.*s' (try: help)", utf8_cut(word[0], 64), word[0]);
 	if (n - 1 < cmds[c].min_args || n - 1 > cmds[c].max_args)
 		return fail(err, errlen, VP_REJ_ARGS, cmds[c].max_args ?
 		    "usage: %s" : "%s takes no arguments", cmds[c].max_args ?

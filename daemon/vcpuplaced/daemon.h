@@ -524,7 +524,8 @@ int schedext_diff(const struct vp_sx_pushed *old, int nold,
 struct json_object;
 /* The "status" document; the caller puts it. */
 struct json_object *status_json(const struct vp_daemon *d);
-/* Writes status_json() atomically to --status-file, if one was given. */
+/* Writes status_json() atomically to --status-file, if one was given
+ * (atomicfile_write(): a planted symlink is never followed); -errno. */
 int status_write(const struct vp_daemon *d);
 
 /* metrics.c: Prometheus text exposition format 0.0.4 */
@@ -556,7 +557,10 @@ int explain_vcpu(const struct vp_daemon *d, const char *vm, int vcpu, FILE *f);
 #define VP_CTL_ROOT_RESERVE	64	/* slots only uid 0 may take */
 #define VP_CTL_READ_NS	(2ULL * 1000000000)	/* to send the request */
 #define VP_CTL_WRITE_NS	(10ULL * 1000000000)	/* to read the answer */
-/* Binds and listens on d->ctl.path (mode 0660, group vcpuplace). */
+/*
+ * Binds and listens on d->ctl.path (mode 0660, group vcpuplace); -EPERM,
+ * -ENOTDIR (a symlink) when its folder may be written by others.
+ */
 int server_open(struct vp_daemon *d) VP_MUST_CHECK;
 void server_close(struct vp_daemon *d);
 /* Serves clients until the monotonic time @deadline: the tick's sleep. */

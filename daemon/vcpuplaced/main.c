@@ -252,14 +252,14 @@ static int
 setup(struct vp_daemon *d)
 {
 	const char *reserve = d->reserve_list;
-	char err[4096];
+	char err[4096] = "";
 	int r;
 
-	r = d->topology_file ? hwtopo_load_xml(d->topology_file, &d->topo) :
-	    hwtopo_load_host(&d->topo);
+	r = d->topology_file ? hwtopo_load_xml(d->topology_file, &d->topo,
+	    err, sizeof(err)) : hwtopo_load_host(&d->topo, err, sizeof(err));
 	if (r < 0) {
 		log_msg(LOG_ERR, "topology %s: %s", d->topology_file ?
-		    d->topology_file : "(host)", strerror(-r));
+		    d->topology_file : "(host)", *err ? err : strerror(-r));
 		return r;
 	}
 	if (reserve && (r = cpulist_parse(d->topo, reserve, &d->reserved)) < 0) {

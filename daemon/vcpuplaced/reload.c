@@ -104,13 +104,14 @@ reload_topology(struct vp_daemon *d)
 	struct vp_cpuset reserved = d->reserved;
 	struct vp_load load;
 	int r, old_npus = d->topo->npus;
+	char err[256] = "";
 
-	r = d->topology_file ? hwtopo_load_xml(d->topology_file, &t) :
-	    hwtopo_load_host(&t);
+	r = d->topology_file ? hwtopo_load_xml(d->topology_file, &t, err,
+	    sizeof(err)) : hwtopo_load_host(&t, err, sizeof(err));
 	if (r < 0) {
 		log_msg(LOG_ERR, "reload: topology %s: %s, keeping the "
 		    "previous one", d->topology_file ? d->topology_file :
-		    "(host)", strerror(-r));
+		    "(host)", *err ? err : strerror(-r));
 		return false;
 	}
 	if (same_topology(d->topo, t)) {

@@ -85,23 +85,41 @@ clear_stale(const char *path, const struct sockaddr_un *sa)
 	return unlink(path) < 0 ? -errno : 0;
 }
 
-/* Read access for the group "vcpuplace" if it exists, else root only. */
+/*
+ * Group "vcpuplace" (read access) if it exists, else root only.  Through
+ * the checked folder's descriptor and without following a symlink: no
+ * name is looked up again after check_parent().  The mode needs no
+ * chmod: bind() made the file 0660 under its umask.
+ */
 static void
-set_owner(const char *path)
+set_group(int dirfd, const char *path, const char *base)
 {
 	struct group *g = getgrnam(VP_SOCKET_GROUP);
 
-	if (chmod(path, 0660) < 0)
-		log_msg(LOG_WARNING, "socket %s: chmod: %s", path,
-		    strerror(errno));
 	if (!g) {
 		log_msg(LOG_NOTICE, "socket %s: no group '%s' (sysusers.d "
 		    "creates it): only root can connect", path, VP_SOCKET_GROUP);
 		return;
 	}
-	if (chown(path, (uid_t)-1, g->gr_gid) < 0)
+	if (fchownat(dirfd, base, (uid_t)-1, g->gr_gid,
+	    AT_SYMLINK_NOFOLLOW) < 0)
 		log_msg(LOG_WARNING, "socket %s: chown to group %s: %s", path,
 		    VP_SOCKET_GROUP, strerror(errno));
+}
+
+/* The folder of @path into @dir ("." for a bare name); its name in it. */
+static const char *
+split_parent(const char *path, char *dir, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, size, ".");
+	else if (slash == path)
+		snprintf(dir, size, "/");
+	else
+		snprintf(dir, size, "%.*s", (int)(slash - path), path);
+	return slash ? slash + 1 : path;
 }
 
 /*
@@ -109,23 +127,62 @@ set_owner(const char *path)
  * daemon started by hand makes it itself, like sshd its privsep dir.
  */
 static void
-make_parent(const char *path)
+make_parent(const char *dir)
 {
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	char *slash;
+	struct group *g;
 
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
+	if (mkdir(dir, 0750) < 0)
 		return;
-	*slash = '\0';
-	if (mkdir(dir, 0750) == 0) {
-		struct group *g = getgrnam(VP_SOCKET_GROUP);
+	g = getgrnam(VP_SOCKET_GROUP);
+	if (g && chown(dir, (uid_t)-1, g->gr_gid) < 0)
+		log_msg(LOG_WARNING, "%s: chown: %s", dir, strerror(errno));
+}
 
-		if (g && chown(dir, (uid_t)-1, g->gr_gid) < 0)
-			log_msg(LOG_WARNING, "%s: chown: %s", dir,
-			    strerror(errno));
+/*
+ * The socket's folder must be ours alone, as sshd wants of its privsep
+ * folder: a directory (not a symlink), owned by root or by us, writable
+ * by no group and no other user.  Whoever may write there could swap
+ * the socket for his own between bind() and chown(), or unlink it and
+ * serve clients in our name.  Returns an O_PATH descriptor of the folder
+ * checked, or -errno after one log line naming the folder and the fault.
+ */
+static int
+check_parent(const char *dir)
+{
+	const char *why = NULL;
+	struct stat st;
+	int fd;
+
+	fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		log_msg(LOG_ERR, "socket folder %s: %s", dir, e == ENOTDIR ?
+		    "not a directory (or a symbolic link to one)" :
+		    strerror(e));
+		return -e;
 	}
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+
+		close(fd);
+		log_msg(LOG_ERR, "socket folder %s: %s", dir, strerror(e));
+		return -e;
+	}
+	if (st.st_uid != 0 && st.st_uid != geteuid())
+		why = "owned by another user (want root or the daemon's)";
+	else if (st.st_mode & S_IWOTH)
+		why = "world-writable";
+	else if (st.st_mode & S_IWGRP)
+		why = "group-writable";
+	if (why) {
+		close(fd);
+		log_msg(LOG_ERR, "socket folder %s: %s (uid %ld, mode %04o): "
+		    "refusing it", dir, why, (long)st.st_uid,
+		    (unsigned int)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return fd;
 }
 
 /*
@@ -149,9 +206,11 @@ int
 server_open(struct vp_daemon *d)
 {
 	struct vp_ctl *c = &d->ctl;
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct sockaddr_un sa;
+	const char *base;
 	mode_t old;
-	int r;
+	int dirfd, r;
 
 	c->fd = -1;
 	if (!c->path)
@@ -161,21 +220,36 @@ server_open(struct vp_daemon *d)
 		    c->path, sizeof(sa.sun_path) - 1);
 		return -ENAMETOOLONG;
 	}
-	make_parent(c->path);
+	base = split_parent(c->path, dir, sizeof(dir));
+	make_parent(dir);
+	if ((dirfd = check_parent(dir)) < 0)
+		return dirfd;
 	raise_fd_limit();
 	c->client = calloc(VP_CTL_CLIENTS_MAX, sizeof(*c->client));
-	if (!c->client)
+	if (!c->client) {
+		close(dirfd);
 		return -ENOMEM;
+	}
 	if ((r = clear_stale(c->path, &sa)) < 0) {
 		if (r != -EEXIST && r != -EADDRINUSE)
 			log_msg(LOG_ERR, "socket %s: %s", c->path,
 			    strerror(-r));
+		close(dirfd);
 		return r;
 	}
 	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (c->fd < 0)
-		return -errno;
-	old = umask(0117);	/* never world-accessible, not even briefly */
+	if (c->fd < 0) {
+		r = -errno;
+		close(dirfd);
+		return r;
+	}
+	/*
+	 * The mode is set at creation: bind() makes the file 0777 less the
+	 * umask, so 0660, never world-accessible, not even briefly.  fchmod()
+	 * of the socket before bind() would do on Linux too, but fchown()
+	 * there changes no file: the group is set by set_group().
+	 */
+	old = umask(0117);
 	r = bind(c->fd, (struct sockaddr *)&sa, sizeof(sa));
 	umask(old);
 	if (r < 0 || listen(c->fd, SOMAXCONN) < 0) {
@@ -183,9 +257,11 @@ server_open(struct vp_daemon *d)
 		log_msg(LOG_ERR, "socket %s: %s", c->path, strerror(-r));
 		close(c->fd);
 		c->fd = -1;
+		close(dirfd);
 		return r;
 	}
-	set_owner(c->path);
+	set_group(dirfd, c->path, base);
+	close(dirfd);
 	return 0;
 }
 

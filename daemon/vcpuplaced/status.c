@@ -12,6 +12,7 @@
 
 #include <json-c/json.h>
 
+#include "host/atomicfile.h"
 #include "vcpuplaced/daemon.h"
 
 static json_object *
@@ -354,24 +355,15 @@ status_json(const struct vp_daemon *d)
 int
 status_write(const struct vp_daemon *d)
 {
-	char tmp[4096];
 	json_object *o;
-	FILE *f;
-	int r = 0;
+	int r;
 
 	if (!d->status_file)
 		return 0;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", d->status_file);
-	if (!(f = fopen(tmp, "we")))
-		return -errno;
 	o = status_json(d);
-	if (fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
-	    f) < 0)
-		r = -EIO;
+	/* 0644: readable by the tools that read it, written by us only */
+	r = atomicfile_write(d->status_file, json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PLAIN), 0644);
 	json_object_put(o);
-	if (fclose(f) != 0 && !r)
-		r = -errno;
-	if (!r && rename(tmp, d->status_file) < 0)
-		r = -errno;
 	return r;
 }

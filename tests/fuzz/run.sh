@@ -7,8 +7,8 @@
 #                BUILD/artifacts/TARGET/
 #   run.sh check BUILD 0 TARGET...         each target over its committed
 #                corpus and tests/fuzz/regress/TARGET, then CHECK_RUNS
-#                (20000) executions of fuzzing from -seed=1, without
-#                comparison tracing: reproducible
+#                (20000, or TARGET.runs) executions of fuzzing from
+#                -seed=1, without comparison tracing: reproducible
 #
 # One line per target: execs, exec/s, corpus size, whether it found
 # anything.  Exits 1 if any target crashed, hung or broke a property.
@@ -34,7 +34,12 @@ for t in "$@"; do
 		mkdir -p "$scratch"
 		# comparison tracing sees pointers, which ASLR moves: without
 		# it a seeded run mutates the same way every time
-		set -- "$@" -seed=1 -runs="${CHECK_RUNS:-20000}" -use_cmp=0 \
+		# TARGET.runs: that target's own count (hwloc_xml: 0, the
+		# corpus and regression inputs only, see README.md)
+		runs=${CHECK_RUNS:-20000}
+		[ -z "${CHECK_RUNS:-}" ] && [ -f "$here/$t.runs" ] &&
+			runs=$(cat "$here/$t.runs")
+		set -- "$@" -seed=1 -runs="$runs" -use_cmp=0 \
 			-use_memmem=0 "$scratch" "$corpus"
 		[ -d "$regress" ] && set -- "$@" "$regress"
 	else

@@ -19,7 +19,7 @@ fz_load_topology(const char *target)
 
 	snprintf(path, sizeof(path), "%s/coral-lassen.xml",
 	    fz_dir("VP_TOPOLOGY_DIR", "tests/topologies"));
-	if (hwtopo_load_xml(path, &topo) < 0) {
+	if (hwtopo_load_xml(path, &topo, NULL, 0) < 0) {
 		fprintf(stderr, "fz_%s: cannot load %s\n", target, path);
 		exit(2);
 	}

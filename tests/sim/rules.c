@@ -411,7 +411,8 @@ main(int argc, char **argv)
 {
 	struct vp_topo *t;
 
-	if (argc < 2 || argc > 3 || hwtopo_load_xml(argv[1], &t) < 0) {
+	if (argc < 2 || argc > 3 ||
+	    hwtopo_load_xml(argv[1], &t, NULL, 0) < 0) {
 		fprintf(stderr, "usage: sim-rules TOPOLOGY.xml [HYBRID.xml]\n");
 		return 2;
 	}
@@ -427,7 +428,7 @@ main(int argc, char **argv)
 	test_scx_local(t);
 	topo_free(t);
 	if (argc == 3) {
-		if (hwtopo_load_xml(argv[2], &t) < 0) {
+		if (hwtopo_load_xml(argv[2], &t, NULL, 0) < 0) {
 			fprintf(stderr, "sim-rules: cannot load %s\n", argv[2]);
 			return 2;
 		}

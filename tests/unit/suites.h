@@ -36,5 +36,6 @@ Suite *kernelmode_suite(void);
 Suite *sampler_suite(void);
 Suite *hwtopo_suite(void);
 Suite *server_suite(void);
+Suite *atomicfile_suite(void);
 
 #endif /* SUITES_H */

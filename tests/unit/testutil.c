@@ -45,7 +45,7 @@ struct vp_topo *load_topo(const char *file)
 	char *path = topo_path(file);
 	int r;
 
-	r = hwtopo_load_xml(path, &t);
+	r = hwtopo_load_xml(path, &t, NULL, 0);
 	ck_assert_msg(r == 0, "hwtopo_load_xml(%s) = %d", path, r);
 	ck_assert_ptr_nonnull(t);
 	free(path);

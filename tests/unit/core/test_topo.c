@@ -574,7 +574,8 @@ START_TEST(test_topo_load_errors)
 	const char junk[] = "<?xml version=\"1.0\"?>\n<this is not hwloc";
 	int fd;
 
-	ck_assert_int_eq(hwtopo_load_xml("/nonexistent/vp/none.xml", &t),
+	ck_assert_int_eq(hwtopo_load_xml("/nonexistent/vp/none.xml", &t,
+	    NULL, 0),
 	    -ENOENT);
 	ck_assert_ptr_eq(t, (struct vp_topo *)&t);
 	fd = mkstemp(tmpl);
@@ -582,7 +583,7 @@ START_TEST(test_topo_load_errors)
 	ck_assert_int_eq(write(fd, junk, sizeof(junk) - 1),
 	    (ssize_t)sizeof(junk) - 1);
 	close(fd);
-	ck_assert_int_eq(hwtopo_load_xml(tmpl, &t), -EINVAL);
+	ck_assert_int_eq(hwtopo_load_xml(tmpl, &t, NULL, 0), -EINVAL);
 	ck_assert_ptr_eq(t, (struct vp_topo *)&t);
 	unlink(tmpl);
 	ck_assert_int_eq(hwtopo_load_synthetic("pack:x core:", &t),

@@ -41,6 +41,39 @@ parse_fails(const char *line, int why, const char *needle)
 	    line);
 }
 
+/*
+ * A quoted word is cut at 64 bytes (32 for a vCPU or an override), never
+ * inside a UTF-8 sequence: "é" (c3 a9) across the cut goes whole.
+ */
+START_TEST(test_parse_cut_utf8)
+{
+	char line[160], err[256], *q;
+	struct vp_request r;
+
+	memset(line, 'a', 63);
+	strcpy(line + 63, "\xc3\xa9tail");	/* bytes 63-64: the cut */
+	ck_assert_int_eq(command_parse(line, &r, err, sizeof(err)),
+	    VP_REJ_UNKNOWN);
+	q = strchr(err, '\'');
+	ck_assert_ptr_nonnull(q);
+	ck_assert_msg(strstr(err, "\xc3'") == NULL, "split: '%s'", err);
+	ck_assert_uint_eq(strchr(q + 1, '\'') - (q + 1), 63);
+	/* a 3-byte "€" (e2 82 ac) at bytes 31-33 of a vCPU */
+	memset(line, 0, sizeof(line));
+	strcpy(line, "explain vm ");
+	memset(line + 11, '1', 31);
+	strcpy(line + 42, "\xe2\x82\xacx");
+	ck_assert_int_eq(command_parse(line, &r, err, sizeof(err)),
+	    VP_REJ_ARGS);
+	ck_assert_msg(strstr(err, "\xe2'") == NULL &&
+	    strstr(err, "\x82'") == NULL, "split: '%s'", err);
+	/* whole sequences under the limit are kept */
+	ck_assert_int_eq(command_parse("\xc3\xa9t\xc3\xa9", &r, err,
+	    sizeof(err)), VP_REJ_UNKNOWN);
+	ck_assert_ptr_nonnull(strstr(err, "'\xc3\xa9t\xc3\xa9'"));
+}
+END_TEST
+
 START_TEST(test_parse_commands)
 {
 	static const struct { const char *line; enum vp_cmd cmd; } ok[] = {
@@ -187,6 +220,7 @@ command_suite(void)
 
 	tcase_add_test(tc, test_parse_commands);
 	tcase_add_test(tc, test_parse_rejects);
+	tcase_add_test(tc, test_parse_cut_utf8);
 	tcase_add_test(tc, test_parse_explain_names);
 	tcase_add_test(tc, test_parse_policy);
 	tcase_add_test(tc, test_command_classes);

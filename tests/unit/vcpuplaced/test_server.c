@@ -8,12 +8,17 @@
  * is a sleep past VP_CTL_READ_NS between two calls of server_serve():
  * the verdict does not depend on the machine's speed, only on the
  * order in which the server reads and judges.
+ *
+ * The socket's folder: server_open() refuses one others may write to
+ * (group- or world-writable, another user's, a symlink), and makes the
+ * socket 0660 in a good one.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -126,15 +131,116 @@ START_TEST(test_silent_client_refused)
 }
 END_TEST
 
+/* server_open() on DIR/s.sock, DIR made with @mode (and owner @uid). */
+static int
+open_in(char *dir, size_t size, mode_t mode, uid_t uid, struct vp_daemon *d,
+    char *path, size_t psize)
+{
+	snprintf(dir, size, "/tmp/vp-test-sockdir-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chmod(dir, mode), 0);
+	if (uid != (uid_t)-1)
+		ck_assert_int_eq(chown(dir, uid, (gid_t)-1), 0);
+	snprintf(path, psize, "%s/s.sock", dir);
+	memset(d, 0, sizeof(*d));
+	d->ctl.path = path;
+	return server_open(d);
+}
+
+/* Refused with -EPERM, and nothing bound there. */
+static void
+assert_refused(mode_t mode, uid_t uid)
+{
+	struct vp_daemon d;
+	char dir[64], path[96];
+	struct stat st;
+
+	ck_assert_int_eq(open_in(dir, sizeof(dir), mode, uid, &d, path,
+	    sizeof(path)), -EPERM);
+	ck_assert_int_eq(d.ctl.fd, -1);
+	ck_assert_int_lt(lstat(path, &st), 0);
+	server_close(&d);
+	rmdir(dir);
+}
+
+START_TEST(test_group_writable_dir_refused)
+{
+	assert_refused(0770, (uid_t)-1);
+}
+END_TEST
+
+START_TEST(test_world_writable_dir_refused)
+{
+	assert_refused(0757, (uid_t)-1);	/* not group-writable */
+}
+END_TEST
+
+/* Root runs the suite here; as another user chown() would fail. */
+START_TEST(test_other_users_dir_refused)
+{
+	if (geteuid() != 0)
+		return;
+	assert_refused(0750, 4242);
+}
+END_TEST
+
+START_TEST(test_symlinked_dir_refused)
+{
+	struct vp_daemon d;
+	char dir[64], link[96], path[128];
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "/tmp/vp-test-sockdir-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chmod(dir, 0750), 0);
+	snprintf(link, sizeof(link), "%s.link", dir);
+	ck_assert_int_eq(symlink(dir, link), 0);
+	snprintf(path, sizeof(path), "%s/s.sock", link);
+	memset(&d, 0, sizeof(d));
+	d.ctl.path = path;
+	ck_assert_int_eq(server_open(&d), -ENOTDIR);
+	snprintf(path, sizeof(path), "%s/s.sock", dir);
+	ck_assert_int_lt(lstat(path, &st), 0);
+	server_close(&d);
+	unlink(link);
+	rmdir(dir);
+}
+END_TEST
+
+/* A folder of ours, 0750: served, the socket 0660 from its creation. */
+START_TEST(test_private_dir_served)
+{
+	struct vp_daemon d;
+	char dir[64], path[96];
+	struct stat st;
+
+	ck_assert_int_eq(open_in(dir, sizeof(dir), 0750, (uid_t)-1, &d, path,
+	    sizeof(path)), 0);
+	ck_assert_int_ge(d.ctl.fd, 0);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISSOCK(st.st_mode));
+	ck_assert_uint_eq(st.st_mode & 07777, 0660);
+	server_close(&d);
+	rmdir(dir);
+}
+END_TEST
+
 Suite *
 server_suite(void)
 {
 	Suite *s = suite_create("server");
 	TCase *tc = tcase_create("deadlines");
+	TCase *dir = tcase_create("folder");
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_request_waiting_is_answered);
 	tcase_add_test(tc, test_silent_client_refused);
 	suite_add_tcase(s, tc);
+	tcase_add_test(dir, test_group_writable_dir_refused);
+	tcase_add_test(dir, test_world_writable_dir_refused);
+	tcase_add_test(dir, test_other_users_dir_refused);
+	tcase_add_test(dir, test_symlinked_dir_refused);
+	tcase_add_test(dir, test_private_dir_served);
+	suite_add_tcase(s, dir);
 	return s;
 }
