@@ -26,8 +26,8 @@
  *     scx_bpf_dsq_nr_queued() counts them).  Not modelled: ops.tick's
  *     cut of a slice that has run past that once others wait (host.c has
  *     no tick: a waiter that comes mid-slice waits it out, at most
- *     VP_SLICE_MAX), and the preempting wake-ups of per-CPU kthreads and
- *     latency-profile vCPUs (vp_enqueue()'s enqueue_urgent());
+ *     VP_SLICE_MAX), and the preempting wake-ups of latency-profile
+ *     vCPUs (vp_enqueue()'s enqueue_urgent());
  *   - the per-CPU run records (vp_cpu_runs) are written at each start
  *     (vp_running()) and at each direct dispatch (note_claim()); a
  *     thread's average run and vtime at each stop (vp_stopping()).

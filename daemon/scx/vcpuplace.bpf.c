@@ -93,8 +93,6 @@ struct vp_task {
 	u64 avg_run_ns;		/* its bursts, averaged (1/4 new, 3/4 old) */
 	bool vcpu;		/* a managed vCPU at its last wake-up */
 	bool latency;		/* ... of the latency profile (VP_SCX_F_LATENCY) */
-	bool kthread_wake;	/* a per-CPU kthread woken with its short
-				 * slice, which ops.running leaves alone */
 };
 
 struct {
@@ -241,14 +239,9 @@ static void stat_inc(enum vp_scx_stat idx)
  * costs a switch (a few us, tens more in refilled caches) and often a
  * migration.  The simulator's tuning set (bench/README.md) lost 15 % of
  * schbench's throughput at 125 % with 250 us, nothing with 1 ms.
- * VP_SLICE_KTHREAD, 250 us: a per-CPU kthread's slice, which it takes
- * at once by preempting (vp_enqueue()); kworkers and ksoftirqd run for
- * us, and one that needs more goes through the queue at its slice end
- * like any task.
  */
 #define VP_SLICE_MAX		5000000ULL
 #define VP_SLICE_MIN		1000000ULL
-#define VP_SLICE_KTHREAD	250000ULL
 
 /*
  * Tasks waiting where PU @cpu would take them: its local DSQ and the
@@ -273,20 +266,8 @@ static u64 slice_for(s32 cpu)
 }
 
 /*
- * A per-CPU kthread: bound to one PU.  Not a task that merely has
- * migration disabled: p->migration_disabled read at a wake-up counted
- * ordinary threads too (scx_progress's host sleeper, then sent to its
- * previous PU beside the pinned vCPU in 398 of 399 rounds), and such a
- * task's wake-up goes to its PU anyway.
- */
-static bool pcpu_kthread(struct task_struct *p)
-{
-	return (p->flags & VP_PF_KTHREAD) && p->nr_cpus_allowed == 1;
-}
-
-/*
- * Per CPU: whether what runs there now is urgent (a per-CPU kthread or a
- * latency vCPU), which a latency vCPU's wake-up does not preempt.
+ * Per CPU: whether what runs there now is urgent (a latency vCPU), which
+ * a latency vCPU's wake-up does not preempt.
  * Written by ops.running; a stale read only preempts once too often or
  * too seldom.
  */
@@ -613,15 +594,11 @@ static void note_pinned_vcpu(struct task_struct *p, u64 enq_flags)
 }
 
 /*
- * A wake-up that must not wait behind the slice running on its PU (the
- * one ops.select_cpu chose, or its only one): a per-CPU kthread, whose
- * work (timers, RCU, softirqs, per-CPU workqueues) can run nowhere else,
- * so host work is never held up by a vCPU's slice; and a latency vCPU,
- * unless what runs there is urgent too.  It goes straight to the local
- * DSQ of its PU and preempts (SCX_ENQ_PREEMPT ends the current slice);
- * the preempted task goes through the queue by its vtime.  Only a
- * wake-up: at a slice end a busy kthread is queued like any task, or it
- * would take its PU for good.
+ * A latency vCPU's wake-up that found no idle PU must not wait behind the
+ * slice running on its PU (the one ops.select_cpu chose, or its only one),
+ * unless what runs there is urgent too.  It goes straight to that PU's
+ * local DSQ and preempts (SCX_ENQ_PREEMPT ends the current slice); the
+ * preempted task goes through the queue by its vtime.
  */
 static bool enqueue_urgent(struct task_struct *p, u64 enq_flags)
 {
@@ -631,14 +608,6 @@ static bool enqueue_urgent(struct task_struct *p, u64 enq_flags)
 	if (!(enq_flags & VP_ENQ_WAKEUP))
 		return false;
 	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
-	if (pcpu_kthread(p)) {
-		if (t)
-			t->kthread_wake = true;
-		stat_inc(VP_SCX_KTHREAD);
-		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_KTHREAD,
-			      enq_flags | VP_ENQ_PREEMPT);
-		return true;
-	}
 	cpu = scx_bpf_task_cpu(p);
 	if (!t || !t->latency || cpu_urgent(cpu))
 		return false;
@@ -776,13 +745,10 @@ void VP_SCX_OP(vp_running, struct task_struct *p)
 	/*
 	 * Its slice is decided now, where it starts, from the waiters of
 	 * this PU: the slice it was queued or dispatched with (VP_SLICE_MAX)
-	 * counted no one.  A per-CPU kthread woken by enqueue_urgent() keeps
-	 * its short one.
+	 * counted no one.
 	 */
-	*urgent = t->kthread_wake || t->latency;
-	if (!t->kthread_wake)
-		p->scx.slice = slice_for(cpu);
-	t->kthread_wake = false;
+	*urgent = t->latency;
+	p->scx.slice = slice_for(cpu);
 	now = bpf_ktime_get_ns();
 	t->ran_at = now;
 	t->slice_at = now;

@@ -48,8 +48,6 @@ enum vp_scx_stat {
 	VP_SCX_BAD_INPUT,	/* a vp_vcpus entry named a CPU or domain
 				 * out of range: ignored, stock path used */
 	VP_SCX_SLICE_CUT,	/* ops.tick ended a slice: others waited */
-	VP_SCX_KTHREAD,		/* a per-CPU kthread woke straight onto
-				 * its PU, preempting */
 	VP_SCX_LAT_PREEMPT,	/* a latency vCPU woke onto its PU,
 				 * preempting */
 	VP_SCX_STAT_NR
@@ -59,7 +57,7 @@ enum vp_scx_stat {
 #define VP_SCX_STAT_NAMES { "wake", "wake_unmanaged", "wake_idle_core", \
 	"wake_idle_pu", "wake_queued", "direct", "queued", "kick_idle", \
 	"kept", "host_packed", "host_moved", "bad_input", "slice_cut", \
-	"kthread", "lat_preempt" }
+	"lat_preempt" }
 
 /*
  * Per managed vCPU thread, per CPU (vp_vcpu_stats, a per-CPU hash keyed by

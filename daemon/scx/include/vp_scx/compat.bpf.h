@@ -35,12 +35,6 @@
 #define VP_PICK_IDLE_CORE	VP_SCX_ENUM(scx_pick_idle_cpu_flags, \
 					    SCX_PICK_IDLE_CORE)
 
-/*
- * PF_KTHREAD of include/linux/sched.h, the same bit from 2.6 to 7.3: a
- * #define, so not in the BTF that CO-RE reads.
- */
-#define VP_PF_KTHREAD		0x00200000
-
 /* Put @p on @dsq_id with @slice: scx_bpf_dsq_insert (6.13+), dispatch. */
 static __always_inline void
 vp_dsq_insert(struct task_struct *p, u64 dsq_id, u64 slice, u64 enq_flags)
