@@ -31,6 +31,7 @@ int main(void)
 	srunner_add_suite(sr, schedfeat_suite());
 	srunner_add_suite(sr, isolation_suite());
 	srunner_add_suite(sr, qemu_suite());
+	srunner_add_suite(sr, cputune_suite());
 	srunner_add_suite(sr, scx_suite());
 	srunner_add_suite(sr, scxfeed_suite());
 	srunner_add_suite(sr, procevents_suite());

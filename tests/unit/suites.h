@@ -22,6 +22,7 @@ Suite *policy_xml_suite(void);
 Suite *schedfeat_suite(void);
 Suite *isolation_suite(void);
 Suite *qemu_suite(void);
+Suite *cputune_suite(void);
 Suite *scx_suite(void);
 Suite *scxfeed_suite(void);
 Suite *procevents_suite(void);
