@@ -10,6 +10,7 @@
 
 #include <libvirt/virterror.h>
 
+#include "host/cputune.h"
 #include "host/domain.h"
 #include "host/policy_xml.h"
 
@@ -87,6 +88,19 @@ domain_policy_read(virDomainPtr dom, bool live, char **ret_xml)
 	}
 	*ret_xml = xml;
 	return 0;
+}
+
+int
+domain_cputune(virDomainPtr dom, struct vp_cputune *ret)
+{
+	char *xml = virDomainGetXMLDesc(dom, 0);
+	int r;
+
+	if (!xml)
+		return -EIO;
+	r = cputune_parse(xml, strlen(xml), ret);
+	free(xml);
+	return r;
 }
 
 int

@@ -45,6 +45,14 @@ int domain_vcpu_affinity(virDomainPtr dom, const struct vp_topo *t, int n,
 int domain_policy_read(virDomainPtr dom, bool live, char **ret_xml)
 	VP_MUST_CHECK;
 
+/*
+ * The domain's CPU quotas from its live XML's <cputune>
+ * (host/cputune.h).  -EIO when libvirt does not give the XML, -EINVAL
+ * when the XML cannot be read, -ENOMEM; *ret untouched then.
+ */
+struct vp_cputune;
+int domain_cputune(virDomainPtr dom, struct vp_cputune *ret) VP_MUST_CHECK;
+
 /* Where domain_policy_write() wrote. */
 #define VP_WROTE_LIVE	1u
 #define VP_WROTE_CONFIG	2u

@@ -109,7 +109,13 @@ print_kernel_mode(json_object *st)
 		printf("; sched_ext loaded (\"%s\", %s switch)", str(sx, "ops"),
 		    json_object_get_boolean(json_object_object_get(sx,
 		    "partial")) ? "partial" : "full");
-	else
+	/* --sched-ext=on under a CPU quota: loaded, the quota lost */
+	if (!strcmp(state, "loaded") && num(sx, "quota_vms") > 0 &&
+	    !json_object_get_boolean(json_object_object_get(sx,
+	    "quota_enforced")))
+		printf("; CPU quota not enforced for %ld VM(s) (%s)",
+		    (long)num(sx, "quota_vms"), str(sx, "quota_first"));
+	else if (strcmp(state, "loaded"))
 		printf("; sched_ext %s: %s", state, str(sx, "why"));
 	if (num(sx, "ejections") > 0)
 		printf("; %ld ejection(s)", (long)num(sx, "ejections"));

@@ -72,6 +72,10 @@ struct vp_vm {
 	bool cookie_done;		/* core-sched cookie given to its pid */
 	int thread_problem;		/* VP_THREADS_*, logged when it changes */
 	int thread_problem_seen;	/* what the last refresh found */
+	/* a CPU quota (cpu.max) in its live <cputune>, host/cputune.h;
+	 * read only while sched_ext is an option (not --sched-ext=off) */
+	bool quota;
+	char quota_words[96];		/* cputune_words() */
 };
 
 /*
@@ -218,6 +222,8 @@ enum vp_sx_cause {
 	VP_SX_CAUSE_TOPOLOGY,	/* the host exceeds the BPF tables */
 	VP_SX_CAUSE_LOAD_FAILED,	/* scx_load() or a first table failed */
 	VP_SX_CAUSE_EJECTED,	/* see struct vp_schedext.exit */
+	VP_SX_CAUSE_CPU_QUOTA,	/* auto, and a VM has a CPU quota (cpu.max),
+				 * which the BPF scheduler does not enforce */
 	VP_SX_CAUSE_COUNT
 };
 
@@ -290,6 +296,15 @@ struct vp_schedext {
 	bool isol_known;
 	struct isol_info isol;
 	enum isol_verdict isol_verdict;
+	/*
+	 * VMs with a CPU quota (vp_vm.quota), as of the last tick or start,
+	 * and the first of them in words for the log and status.  auto does
+	 * not load (or unloads) while there is one; on loads and warns once.
+	 */
+	unsigned int quota_vms;
+	char quota_first[sizeof(((struct vp_vm *)0)->name) +
+	    sizeof(((struct vp_vm *)0)->quota_words) + 2];
+	bool quota_warned;		/* on: the warning said */
 };
 
 struct vp_ctl {
@@ -462,6 +477,8 @@ struct vp_sx_probe {
 	const char *topo_why;	/* ... its words */
 	int load_err;		/* scx_load(), then the first tables: 0 or
 				 * -errno; 0 also while not tried yet */
+	unsigned int quota_vms;	/* VMs with a CPU quota (cpu.max) */
+	const char *quota_why;	/* ... the first in words */
 };
 struct vp_sx_verdict {
 	enum vp_sx_state state;	/* LOADED: load it (or keep it) */
@@ -493,6 +510,13 @@ void schedext_tick(struct vp_daemon *d);
 void schedext_topology_changed(struct vp_daemon *d);
 /* Daemon exit: threads back to SCHED_OTHER, the scheduler unloaded. */
 void schedext_stop(struct vp_daemon *d);
+/*
+ * Whether our BPF scheduler enforces cgroup cpu.max quotas: no, on every
+ * kernel (it implements no ops.cgroup_set_bandwidth, which 7.3.4's
+ * sched_ext_ops has, and 6.12's enforces quotas for CFS tasks only, which
+ * a full switch leaves none of).  The one place that says so.
+ */
+bool schedext_quota_enforced(void);
 /* "sched-ext", else kernelmode_label(): the kernel mode everywhere. */
 const char *schedext_mode_label(const struct vp_daemon *d);
 /* The entry last written for thread @tid, or NULL. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/cputune.h"
 #include "host/domain.h"
 #include "host/qemu.h"
 #include "vcpuplaced/daemon.h"
@@ -165,6 +166,26 @@ read_policy(struct vp_daemon *d, struct vp_vm *vm)
 	vm->error[0] = '\0';
 }
 
+/*
+ * The VM's CPU quotas (schedext.c decides what they mean for the BPF
+ * scheduler), only while sched_ext is an option.  A failure keeps what
+ * was known, counted as libvirt's.
+ */
+static void
+read_cputune(struct vp_daemon *d, struct vp_vm *vm)
+{
+	struct vp_cputune c;
+
+	if (d->scx.opt == VP_SX_OPT_OFF)
+		return;
+	if (domain_cputune(vm->dom, &c) < 0) {
+		d->c.libvirt_errors++;
+		return;
+	}
+	vm->quota = cputune_has_quota(&c);
+	cputune_words(&c, vm->quota_words, sizeof(vm->quota_words));
+}
+
 struct vp_vm *
 inventory_vm_by_name(const struct vp_daemon *d, const char *name)
 {
@@ -310,6 +331,7 @@ describe_vm(struct vp_daemon *d, virDomainPtr dom,
 	snprintf(vm->name, sizeof(vm->name), "%s", info->name);
 	vm->pid = pid;
 	read_policy(d, vm);
+	read_cputune(d, vm);
 	read_tids(d, vm);
 	/* a dry run never pins: keep the affinity it pretended to apply */
 	if (d->dry_run && carried)

@@ -293,6 +293,14 @@ setup(struct vp_daemon *d)
 	hotplug_open(d);
 	if ((r = server_open(d)) < 0)
 		return r;
+	/*
+	 * The VMs first, so that sched_ext is decided knowing their CPU
+	 * quotas (auto does not load under one, schedext.c): a daemon
+	 * started on a busy host never loads a scheduler only to unload
+	 * it at its first tick.  Not connected: the first tick tries again.
+	 */
+	if (inventory_connect(d) == 0)
+		inventory_refresh(d);
 	/* after the socket: a second daemon stops there, never loads */
 	if ((r = schedext_start(d)) < 0) {
 		server_close(d);

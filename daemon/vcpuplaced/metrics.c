@@ -395,6 +395,11 @@ write_sched_ext(const struct vp_daemon *d, FILE *f)
 	    "the BPF scheduler's tables and thread moves into or out of "
 	    "SCHED_EXT that failed (the log says why, once per cause).",
 	    (double)s->errors);
+	single(f, "vcpuplace_sched_ext_quota_unenforced_vms", "gauge", "VMs "
+	    "with a CPU quota (cpu.max) while vcpuplace's BPF scheduler runs, "
+	    "which does not enforce it (--sched-ext=on; auto unloads "
+	    "instead).", s->sched && !schedext_quota_enforced() ?
+	    (double)s->quota_vms : 0);
 	if (!s->sched)
 		return;
 	for (i = 0; i < VP_SCX_STAT_NR; i++) {

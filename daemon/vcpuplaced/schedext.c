@@ -52,6 +52,7 @@ static const char *const cause_names[VP_SX_CAUSE_COUNT] = {
 	[VP_SX_CAUSE_TOPOLOGY] = "topology",
 	[VP_SX_CAUSE_LOAD_FAILED] = "load-failed",
 	[VP_SX_CAUSE_EJECTED] = "ejected",
+	[VP_SX_CAUSE_CPU_QUOTA] = "cpu-quota",
 };
 
 static const char *const op_names[VP_SX_OP_COUNT] = {
@@ -126,6 +127,18 @@ schedext_exit_kind_name(int kind)
 	}
 }
 
+bool
+schedext_quota_enforced(void)
+{
+	/*
+	 * vcpuplace.bpf.c has no ops.cgroup_set_bandwidth (7.3.4's
+	 * sched_ext_ops has it, 6.12's not) and throttles nothing itself;
+	 * CFS's bandwidth control throttles only CFS tasks, and a full
+	 * switch moves every task out of CFS.
+	 */
+	return false;
+}
+
 const char *
 schedext_mode_label(const struct vp_daemon *d)
 {
@@ -187,6 +200,14 @@ schedext_decide(const struct vp_sx_probe *p, struct vp_sx_verdict *ret)
 		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_TOPOLOGY,
 		    "the host does not fit the BPF tables: %s",
 		    p->topo_why ? p->topo_why : strerror(-p->topo_err));
+	/* on: loaded anyway, with a warning (quota_note()) */
+	else if (p->quota_vms && p->opt == VP_SX_OPT_AUTO &&
+	    !schedext_quota_enforced())
+		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_CPU_QUOTA,
+		    "a VM has a CPU quota (cpu.max), which the BPF scheduler "
+		    "does not enforce: it would be lost for every task (%s); "
+		    "--sched-ext=on loads it anyway",
+		    p->quota_why ? p->quota_why : "a VM");
 	else if (p->dry_run)
 		verdict(&v, VP_SX_OFF, VP_SX_CAUSE_DRY_RUN, "%s", "--dry-run "
 		    "changes no scheduling: the BPF scheduler is not loaded");
@@ -383,6 +404,67 @@ probe_isolation(struct vp_schedext *s, struct vp_sx_probe *p, char *why,
 	p->isol_why = why;
 }
 
+/*
+ * Counts the VMs with a CPU quota into s->quota_vms, the first in words
+ * into s->quota_first.  Every VM libvirt runs, managed or not: under a
+ * full switch every thread of the host is the BPF scheduler's, so an
+ * unmanaged VM's quota is lost as well.
+ */
+static void
+quota_count(struct vp_daemon *d)
+{
+	struct vp_schedext *s = &d->scx;
+	unsigned int n = 0;
+	int i;
+
+	s->quota_first[0] = '\0';
+	for (i = 0; i < d->nvms; i++) {
+		if (!d->vm[i].quota)
+			continue;
+		if (!n++)
+			snprintf(s->quota_first, sizeof(s->quota_first),
+			    "%s: %s", d->vm[i].name, d->vm[i].quota_words);
+	}
+	s->quota_vms = n;
+}
+
+/* "2 VMs, the first vm1: <quota> 50000 us per 100000 us period" */
+static void
+quota_words(const struct vp_schedext *s, char *buf, size_t len)
+{
+	if (s->quota_vms == 1)
+		snprintf(buf, len, "VM %s", s->quota_first);
+	else
+		snprintf(buf, len, "%u VMs, the first %s", s->quota_vms,
+		    s->quota_first);
+}
+
+/*
+ * --sched-ext=on with the scheduler loaded: the quotas it does not
+ * enforce are said once, at warning, while there are any (again after
+ * none was left), and counted in
+ * vcpuplace_sched_ext_quota_unenforced_vms.
+ */
+static void
+quota_note(struct vp_daemon *d)
+{
+	struct vp_schedext *s = &d->scx;
+	char words[sizeof(s->quota_first) + 64];
+
+	if (!s->quota_vms || schedext_quota_enforced()) {
+		s->quota_warned = false;
+		return;
+	}
+	if (s->quota_warned)
+		return;
+	s->quota_warned = true;
+	quota_words(s, words, sizeof(words));
+	log_msg(LOG_WARNING, "sched-ext: CPU quotas not enforced: %s; the "
+	    "BPF scheduler (--sched-ext=on) does not enforce cpu.max, and no "
+	    "task is left on CFS to do it (vcpuplace_sched_ext_quota_"
+	    "unenforced_vms)", words);
+}
+
 int
 schedext_start(struct vp_daemon *d)
 {
@@ -392,8 +474,14 @@ schedext_start(struct vp_daemon *d)
 	char topo_why[200] = "", ops[sizeof(s->ops)], state[32];
 	char isol_why[sizeof(s->isol.cmd.isolcpus) +
 	    sizeof(s->isol.isolated) + PATH_MAX + 128];
+	char quota_why[sizeof(s->quota_first) + 64];
 
 	s->ops[0] = '\0';
+	/* the VMs main.c's first inventory found */
+	quota_count(d);
+	quota_words(s, quota_why, sizeof(quota_why));
+	p.quota_vms = s->quota_vms;
+	p.quota_why = quota_why;
 	if (p.opt != VP_SX_OPT_OFF)
 		p.supported = LD(s)->supported(s->root);
 	/* with sched_ext and BTF, what the kernel would refuse anyway */
@@ -432,6 +520,8 @@ schedext_start(struct vp_daemon *d)
 		    p.load_err : -EINVAL;
 	}
 	log_mode(d, LOG_INFO);
+	if (s->state == VP_SX_LOADED)
+		quota_note(d);
 	return 0;
 }
 
@@ -745,12 +835,65 @@ restart(struct vp_daemon *d)
 	return true;
 }
 
+/*
+ * auto: a VM with a CPU quota appeared (started, or given one by virsh
+ * schedtune) while the scheduler runs: unloaded, threads back to CFS,
+ * which enforces it, kernel mode the fallback, said once at warning.  And
+ * when none is left, loaded again (this is the daemon's choice, not an
+ * ejection, so the never-reload rule is not at stake).  on: warned.
+ */
+static void
+quota_tick(struct vp_daemon *d)
+{
+	struct vp_schedext *s = &d->scx;
+	char words[sizeof(s->quota_first) + 64];
+	struct vp_sx_verdict v;
+	struct vp_sx_probe p = { .opt = s->opt };
+	int r;
+
+	quota_count(d);
+	if (s->opt == VP_SX_OPT_ON && s->sched)
+		quota_note(d);
+	if (s->opt != VP_SX_OPT_AUTO)
+		return;
+	if (s->sched && s->quota_vms) {
+		quota_words(s, words, sizeof(words));
+		p.quota_vms = s->quota_vms;
+		p.quota_why = words;
+		schedext_decide(&p, &v);
+		if (v.cause != VP_SX_CAUSE_CPU_QUOTA)
+			return;
+		unload(d);
+		s->state = v.state;
+		s->cause = v.cause;
+		snprintf(s->why, sizeof(s->why), "%s", v.why);
+		d->status_dirty = true;
+		log_mode(d, LOG_WARNING);
+	} else if (!s->sched && !s->quota_vms && s->state ==
+	    VP_SX_UNAVAILABLE && s->cause == VP_SX_CAUSE_CPU_QUOTA) {
+		d->status_dirty = true;
+		if ((r = load(d)) < 0) {
+			s->cause = VP_SX_CAUSE_LOAD_FAILED;
+			snprintf(s->why, sizeof(s->why), "no VM has a CPU "
+			    "quota any more, but loading the BPF scheduler "
+			    "failed: %s", strerror(-r));
+			log_mode(d, LOG_WARNING);
+			return;
+		}
+		s->state = VP_SX_LOADED;
+		s->cause = VP_SX_CAUSE_NONE;
+		s->why[0] = '\0';
+		log_mode(d, LOG_NOTICE);
+	}
+}
+
 void
 schedext_tick(struct vp_daemon *d)
 {
 	struct vp_schedext *s = &d->scx;
 	uint32_t f;
 
+	quota_tick(d);
 	if (!s->sched)
 		return;
 	if (LD(s)->exited(s->sched)) {

@@ -269,6 +269,12 @@ sched_ext_json(const struct vp_schedext *s)
 	    (int64_t)s->restarts));
 	json_object_object_add(o, "errors", json_object_new_int64(
 	    (int64_t)s->errors));
+	json_object_object_add(o, "quota_vms", json_object_new_int64(
+	    (int64_t)s->quota_vms));
+	json_object_object_add(o, "quota_first", s->quota_vms ?
+	    json_object_new_string(s->quota_first) : NULL);
+	json_object_object_add(o, "quota_enforced", json_object_new_boolean(
+	    schedext_quota_enforced()));
 	if (s->exit_known) {
 		ex = json_object_new_object();
 		json_object_object_add(ex, "kind", json_object_new_int(

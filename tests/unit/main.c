@@ -32,6 +32,7 @@ int main(void)
 	srunner_add_suite(sr, smallfile_suite());
 	srunner_add_suite(sr, isolation_suite());
 	srunner_add_suite(sr, qemu_suite());
+	srunner_add_suite(sr, cputune_suite());
 	srunner_add_suite(sr, scx_suite());
 	srunner_add_suite(sr, scxfeed_suite());
 	srunner_add_suite(sr, procevents_suite());

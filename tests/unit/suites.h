@@ -23,6 +23,7 @@ Suite *schedfeat_suite(void);
 Suite *smallfile_suite(void);
 Suite *isolation_suite(void);
 Suite *qemu_suite(void);
+Suite *cputune_suite(void);
 Suite *scx_suite(void);
 Suite *scxfeed_suite(void);
 Suite *procevents_suite(void);

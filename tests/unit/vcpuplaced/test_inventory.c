@@ -77,6 +77,42 @@ START_TEST(test_refresh_reads_domains)
 }
 END_TEST
 
+/*
+ * A VM's CPU quota, from the live XML's <cputune> the test driver keeps:
+ * read while sched_ext is an option, not with --sched-ext=off.
+ */
+START_TEST(test_refresh_reads_quota)
+{
+	struct vp_daemon d;
+	const struct vp_vm *vm;
+	virDomainPtr dom;
+
+	setup(&d);
+	dom = virDomainCreateXML(d.virt.conn, "<domain type='test'><name>"
+	    "capped</name><memory>8192</memory><vcpu>1</vcpu><cputune>"
+	    "<period>100000</period><quota>50000</quota></cputune><os><type>"
+	    "hvm</type></os></domain>", 0);
+	ck_assert_msg(dom != NULL, "%s", virt_error());
+	ck_assert_int_eq(inventory_refresh(&d), 0);
+	vm = inventory_vm_by_name(&d, "capped");
+	ck_assert_ptr_nonnull(vm);
+	ck_assert(vm->quota);
+	ck_assert_str_eq(vm->quota_words, "<quota> 50000 us per 100000 us "
+	    "period");
+	vm = inventory_vm_by_name(&d, "test");
+	ck_assert(!vm->quota);
+	ck_assert_str_eq(vm->quota_words, "no quota");
+	/* off: not asked */
+	inventory_free(&d);
+	d.scx.opt = VP_SX_OPT_OFF;
+	ck_assert_int_eq(inventory_refresh(&d), 0);
+	ck_assert(!inventory_vm_by_name(&d, "capped")->quota);
+	virDomainDestroy(dom);
+	virDomainFree(dom);
+	teardown(&d);
+}
+END_TEST
+
 START_TEST(test_plan_follows_vms_across_refresh)
 {
 	struct vp_daemon d;
@@ -123,6 +159,7 @@ inventory_suite(void)
 	TCase *tc = tcase_create("test-driver");
 
 	tcase_add_test(tc, test_refresh_reads_domains);
+	tcase_add_test(tc, test_refresh_reads_quota);
 	tcase_add_test(tc, test_plan_follows_vms_across_refresh);
 	suite_add_tcase(s, tc);
 	return s;

@@ -132,6 +132,49 @@ START_TEST(test_decide)
 }
 END_TEST
 
+/*
+ * A VM with a CPU quota (cpu.max), which the scheduler does not
+ * enforce: auto does not load, on loads (and warns, test_life_quota);
+ * what the kernel refuses comes first.
+ */
+START_TEST(test_decide_quota)
+{
+	struct vp_sx_probe p = { .opt = VP_SX_OPT_AUTO, .quota_vms = 1,
+	    .quota_why = "VM vm0: <quota> 50000 us per 100000 us period" };
+	struct vp_sx_verdict v;
+
+	ck_assert(!schedext_quota_enforced());
+	schedext_decide(&p, &v);
+	ck_assert_int_eq(v.state, VP_SX_UNAVAILABLE);
+	ck_assert_int_eq(v.cause, VP_SX_CAUSE_CPU_QUOTA);
+	ck_assert(!v.fatal);
+	ck_assert_str_eq(schedext_cause_name(v.cause), "cpu-quota");
+	ck_assert_msg(strstr(v.why, "a VM has a CPU quota (cpu.max), which "
+	    "the BPF scheduler does not enforce") && strstr(v.why,
+	    "(VM vm0: <quota> 50000 us per 100000 us period)"), "%s", v.why);
+	p.opt = VP_SX_OPT_ON;
+	schedext_decide(&p, &v);
+	ck_assert_int_eq(v.state, VP_SX_LOADED);
+	ck_assert(!v.fatal);
+	p.opt = VP_SX_OPT_OFF;
+	schedext_decide(&p, &v);
+	ck_assert_int_eq(v.cause, VP_SX_CAUSE_OPTION);
+	/* the kernel's refusal is named before the quota */
+	p.opt = VP_SX_OPT_AUTO;
+	p.isol = ISOL_BOOT;
+	schedext_decide(&p, &v);
+	ck_assert_int_eq(v.cause, VP_SX_CAUSE_ISOLCPUS);
+	p.isol = ISOL_NONE;
+	p.supported = -ENOENT;
+	schedext_decide(&p, &v);
+	ck_assert_int_eq(v.cause, VP_SX_CAUSE_NO_SCHED_EXT);
+	/* no quota: loaded */
+	p = (struct vp_sx_probe){ .opt = VP_SX_OPT_AUTO };
+	schedext_decide(&p, &v);
+	ck_assert_int_eq(v.state, VP_SX_LOADED);
+}
+END_TEST
+
 /* The words name what was found: the other scheduler, the limit. */
 START_TEST(test_decide_words)
 {
@@ -793,6 +836,96 @@ START_TEST(test_life_isolcpus)
 }
 END_TEST
 
+static void
+quota_set(struct life *w, int vm, bool on)
+{
+	w->vm[vm].quota = on;
+	snprintf(w->vm[vm].quota_words, sizeof(w->vm[vm].quota_words), "%s",
+	    on ? "<quota> 50000 us per 100000 us period" : "no quota");
+}
+
+/*
+ * auto and a VM with a CPU quota: not loaded at start, and why in
+ * status and metrics; loaded once no VM has one; unloaded (threads back
+ * to CFS) when a VM gets one.  on: loaded all along, the quota counted.
+ */
+START_TEST(test_life_quota)
+{
+	struct life w;
+	char *text;
+
+	life_setup(&w, VP_SX_OPT_AUTO);
+	quota_set(&w, 1, true);
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(F.nload, 0);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_UNAVAILABLE);
+	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_CPU_QUOTA);
+	ck_assert_int_eq(w.d.scx.quota_vms, 1);
+	ck_assert_msg(strstr(w.d.scx.why, "(VM vm1: <quota> 50000 us per "
+	    "100000 us period)"), "%s", w.d.scx.why);
+	ck_assert_str_eq(schedext_mode_label(&w.d), kernelmode_label(&w.d));
+	text = metrics_text(&w.d);
+	ck_assert_ptr_nonnull(strstr(text, "\nvcpuplace_sched_ext_state{"
+	    "state=\"unavailable\",cause=\"cpu-quota\"} 1\n"));
+	/* not loaded: no quota is left unenforced */
+	ck_assert_ptr_nonnull(strstr(text,
+	    "\nvcpuplace_sched_ext_quota_unenforced_vms 0\n"));
+	free(text);
+	text = status_text(&w.d);
+	ck_assert_msg(strstr(text, "\"cause\":\"cpu-quota\"") &&
+	    strstr(text, "\"quota_vms\":1,\"quota_first\":\"vm1: <quota> "
+	    "50000 us per 100000 us period\""), "%s", text);
+	free(text);
+	schedext_tick(&w.d);		/* still there: still not loaded */
+	ck_assert_int_eq(F.nload, 0);
+	ck_assert_int_eq(F.nmap, 0);
+	/* gone: loaded at the next tick, its vCPUs in */
+	quota_set(&w, 1, false);
+	schedext_tick(&w.d);
+	ck_assert_int_eq(F.nload, 1);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_NONE);
+	ck_assert_str_eq(w.d.scx.why, "");
+	ck_assert_int_eq(F.nmap, LNVMS * LNVCPUS);
+	/* a VM gets one: unloaded, every thread back first */
+	F.log[0] = '\0';
+	quota_set(&w, 0, true);
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "ext 101 0;ext 102 0;ext 103 0;ext 104 0;"
+	    "free;");
+	ck_assert_ptr_null(w.d.scx.sched);
+	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_CPU_QUOTA);
+	ck_assert_ptr_nonnull(strstr(w.d.scx.why, "VM vm0: "));
+	ck_assert_int_eq(w.d.scx.ejections, 0);
+	life_teardown(&w);
+
+	/* on: loaded, and the quota it does not enforce counted */
+	life_setup(&w, VP_SX_OPT_ON);
+	quota_set(&w, 0, true);
+	quota_set(&w, 1, true);
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	ck_assert(w.d.scx.quota_warned);
+	schedext_tick(&w.d);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	text = metrics_text(&w.d);
+	ck_assert_ptr_nonnull(strstr(text,
+	    "\nvcpuplace_sched_ext_quota_unenforced_vms 2\n"));
+	free(text);
+	text = status_text(&w.d);
+	ck_assert_msg(strstr(text, "\"quota_vms\":2,\"quota_first\":\"vm0: "
+	    "<quota> 50000 us per 100000 us period\",\"quota_enforced\":"
+	    "false"), "%s", text);
+	free(text);
+	/* none left: the warning is re-armed for the next */
+	quota_set(&w, 0, false);
+	quota_set(&w, 1, false);
+	schedext_tick(&w.d);
+	ck_assert(!w.d.scx.quota_warned);
+	life_teardown(&w);
+}
+END_TEST
+
 /* sched_ext being enabled or disabled by someone else: declined. */
 static int
 fake_state_busy(const char *root, char *buf, size_t len)
@@ -1113,11 +1246,13 @@ schedext_suite(void)
 	tcase_add_test(tc, test_parse_opt);
 	tcase_add_test(tc, test_decide);
 	tcase_add_test(tc, test_decide_words);
+	tcase_add_test(tc, test_decide_quota);
 	tcase_add_test(tc, test_diff);
 	tcase_add_test(tc, test_start_here);
 	tcase_add_loop_test(tl, test_life_load_writes_tables, 0, 3);
 	tcase_add_test(tl, test_life_declines);
 	tcase_add_test(tl, test_life_isolcpus);
+	tcase_add_test(tl, test_life_quota);
 	tcase_add_test(tl, test_life_busy);
 	tcase_add_test(tl, test_life_sync);
 	tcase_add_test(tl, test_life_ejection);
