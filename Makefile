@@ -83,7 +83,7 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/*.c tests/unit/*/*.c))
 obj = $(patsubst %.c,$(1)/%.o,$(2))
 LIBS_ALL = $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) $(LIB_VIRT) $(LIB_SYSTEMD)
 
-.PHONY: all check check-deps check-fresh check-build check-unit check-docs check-asan check-cli check-socket \
+.PHONY: all check check-deps check-fresh check-build check-unit check-docs check-asan check-cli check-trust check-socket \
 	check-systemd check-systemd-boot check-systemd-boot-trixie check-layering check-valgrind deps install uninstall \
 	clean bench-scan bench-daemon demo demo-run
 # The daemon `make install` installs: with the BPF scheduler (SCX=yes,
@@ -186,7 +186,7 @@ deps:
 # `make -j check` builds in parallel, then runs the suites one after the
 # other: they share libvirtd, the socket tests' timeouts and two CPUs.
 CHECKS := check-deps check-layering check-unit check-asan check-man check-docs \
-	check-cli \
+	check-cli check-trust \
 	check-socket check-alerts check-systemd check-deb check-systemd-boot \
 	check-deb-trixie check-systemd-boot-trixie \
 	check-valgrind kvm-check check-sim \
@@ -256,6 +256,12 @@ check-cli: $(B)/vcpuplacectl
 	sh tests/cli/run.sh $(B)/vcpuplacectl
 	sh tests/cli/policy.sh $(B)/vcpuplacectl
 	sh tests/cli/options.sh $(B)/vcpuplacectl
+
+# The trust boundary end to end: a VM's own metadata cannot take other
+# VMs' CPUs (a dry run on libvirt's test driver, a 16-PU model that
+# lstopo restricts a shipped topology to)
+check-trust: $(B)/vcpuplaced
+	python3 tests/trust/run.py $(B)
 
 bench-daemon: $(B)/vcpuplaced
 	sh bench/daemon_bench.sh $(B)/vcpuplaced 60 200 4

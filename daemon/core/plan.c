@@ -3,8 +3,8 @@
  * vCPU, from the model, the host's own load and the VMs' policies.
  *
  * Order of claims, most exclusive first: the host's reserved PUs leave
- * the pool; dedicated VMs take PUs 1:1; isolated VMs take whole cores;
- * shared VMs, high priority first, get homes by the same decision the
+ * the pool; dedicated VMs take PUs 1:1; isolated VMs take whole cores,
+ * each claim within the host's budget (budget.c) or refused; shared VMs, high priority first, get homes by the same decision the
  * wake-up path uses (place.c), on a view where every PU already chosen
  * as a home counts as busy, so homes spread over idle cores first.
  */
@@ -19,6 +19,7 @@ struct planner {
 	const struct vp_plan_input *in;
 	struct vp_cpuset pool;		/* PUs still open to sharing */
 	struct vp_cpuset claimed;	/* homes so far, any VM */
+	struct vp_cpuset exclusive;	/* PUs exclusive VMs hold so far */
 	int *load;			/* [npus]: homes on each PU */
 	struct vp_idlemask idle;
 	unsigned long probes;
@@ -227,16 +228,44 @@ keep_previous(struct planner *p, const struct vp_vm_spec *vm,
 	return true;
 }
 
+/*
+ * Whether the claim @taken keeps the exclusive VMs within the host's
+ * budget; if not, gives it back and says so in @out (-EDQUOT), with the
+ * vCPU plans cleared for planning the VM as a shared one.
+ */
+static int
+within_budget(struct planner *p, const struct vp_vm_spec *vm,
+    const struct vp_cpuset *taken, struct vp_vm_plan *out)
+{
+	struct vp_cpuset all;
+	unsigned int cores;
+
+	if (!p->in->budget)
+		return 0;
+	cpuset_or(&all, &p->exclusive, taken);
+	if (budget_allows(p->t, p->in->reserved, p->in->budget, &all,
+	    &p->pool, &cores)) {
+		p->exclusive = all;
+		return 0;
+	}
+	cpuset_or(&p->pool, &p->pool, taken);
+	out->over_budget = true;
+	out->want_cores = cores;
+	out->max_cores = budget_max_cores(p->t, p->in->reserved,
+	    p->in->budget);
+	memset(out->vcpu, 0, vm->nvcpus * sizeof(*out->vcpu));
+	return -EDQUOT;
+}
+
 static int
 plan_exclusive(struct planner *p, const struct vp_vm_spec *vm,
     struct vp_vm_plan *out)
 {
 	struct vp_cpuset taken;
 
-	if (keep_previous(p, vm, out->vcpu, &taken))
-		return 0;
-	if (take_cores(p, vm, out->vcpu, &taken) == vm->nvcpus)
-		return 0;
+	if (keep_previous(p, vm, out->vcpu, &taken) ||
+	    take_cores(p, vm, out->vcpu, &taken) == vm->nvcpus)
+		return within_budget(p, vm, &taken, out);
 	/* did not fit: give everything back, plan nothing */
 	cpuset_or(&p->pool, &p->pool, &taken);
 	free(out->vcpu);
@@ -398,6 +427,33 @@ plan_shared(struct planner *p, const struct vp_vm_spec *vm,
 	return 0;
 }
 
+/*
+ * The exclusive VMs the budget refused, planned last as shared VMs with
+ * the fallback policy: after every claim, so their shared homes never
+ * keep a granted VM from a core.
+ */
+static void
+plan_over_budget(struct planner *p, struct vp_plan *pl)
+{
+	int i;
+
+	for (i = 0; i < pl->nvms; i++) {
+		struct vp_vm_spec vm;
+
+		if (pl->vm[i].error != -EDQUOT)
+			continue;
+		vm = p->in->vms[i];
+		if (p->in->fallback)
+			vm.policy = *p->in->fallback;
+		else
+			policy_default(&vm.policy);
+		if (vm.policy.mode != VP_MODE_SHARED ||
+		    vm.policy.smt == VP_SMT_ISOLATE)
+			policy_default(&vm.policy);	/* never exclusive */
+		pl->vm[i].error = plan_shared(p, &vm, &pl->vm[i]);
+	}
+}
+
 static int
 check_input(const struct vp_topo *t, const struct vp_plan_input *in,
     struct vp_cpuset *ret_pool)
@@ -476,6 +532,7 @@ plan_compute(const struct vp_topo *t, const struct vp_plan_input *in,
 		out->error = claim_rank(vm) < 2 ? plan_exclusive(&p, vm, out) :
 		    plan_shared(&p, vm, out);
 	}
+	plan_over_budget(&p, pl);
 	pl->shared_pool = p.pool;
 	pl->probes = p.probes;
 	*ret_plan = pl;

@@ -510,12 +510,54 @@ struct vp_vm_spec {
 	const int *prev_home;
 };
 
+/*
+ * The host's budget of exclusive cores: what dedicated and isolated VMs
+ * (mode dedicated, smt isolate) may hold together, so that no grant, a
+ * host's or a mistaken one, can empty the pool the other VMs share.
+ * Counted in whole cores of the model outside the reserved PUs.
+ */
+struct vp_budget {
+	/* most of those cores exclusive VMs may hold, in percent (0-100) */
+	unsigned int exclusive_max_pct;
+	/* fewest whole cores left to the shared pool, never given away */
+	unsigned int shared_min_cores;
+};
+/*
+ * The defaults: half the cores, and one core always shared.  Half: a
+ * host that grants more than half of itself away has no pool left to
+ * absorb the shared VMs' bursts (Nova's equivalent, cpu_dedicated_set,
+ * is sized by the operator by hand; this is the default when none is).
+ */
+#define VP_BUDGET_EXCLUSIVE_MAX_PCT	50
+#define VP_BUDGET_SHARED_MIN_CORES	1
+void budget_default(struct vp_budget *ret);
+/* The most cores the exclusive VMs may hold together under @b. */
+unsigned int budget_max_cores(const struct vp_topo *t,
+    const struct vp_cpuset *reserved, const struct vp_budget *b);
+/*
+ * Whether exclusive VMs holding the PUs @exclusive (all of them so far,
+ * the new claim included) keep within @b: at most budget_max_cores()
+ * cores touched, and at least shared_min_cores whole cores left in
+ * @pool.  *ret_cores: the cores @exclusive touches.
+ */
+bool budget_allows(const struct vp_topo *t, const struct vp_cpuset *reserved,
+    const struct vp_budget *b, const struct vp_cpuset *exclusive,
+    const struct vp_cpuset *pool, unsigned int *ret_cores);
+
 struct vp_plan_input {
 	const struct vp_vm_spec *vms;
 	int nvms;
 	const struct vp_cpuset *busy;	/* host PUs busy outside the VMs */
 	const struct vp_cpuset *reserved;	/* host-only PUs, or NULL */
 	const struct vp_features *feat;
+	/*
+	 * NULL: no limit.  An exclusive VM whose claim would break it is
+	 * planned as a shared VM instead (the host default's placement)
+	 * and flagged over_budget.
+	 */
+	const struct vp_budget *budget;
+	/* the policy an over-budget VM is planned with; NULL: built in */
+	const struct vp_policy *fallback;
 };
 
 struct vp_vcpu_plan {
@@ -529,6 +571,13 @@ struct vp_vcpu_plan {
 struct vp_vm_plan {
 	int nvcpus;
 	int error;		/* 0, or -ENOSPC: the request did not fit */
+	/*
+	 * Its exclusive claim would have broken the budget: it was planned
+	 * with in->fallback instead.  The cores it would have held, and
+	 * the budget's limit, for the refusal's message.
+	 */
+	bool over_budget;
+	unsigned int want_cores, max_cores;
 	struct vp_vcpu_plan *vcpu;	/* [nvcpus]; NULL for mode=off or error */
 };
 

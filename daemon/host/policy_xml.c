@@ -13,11 +13,14 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <libxml/parser.h>
 #include <libxml/relaxng.h>
@@ -29,13 +32,29 @@
 #define XML_MAX_BYTES	(64 * 1024)
 #define SCHEMA_FILE	"policy.rng"
 #define DEFAULT_PROFILE	"balanced"
+#define GRANTS_FILE	"grants.xml"	/* not a profile: the host's rules */
+#define UUID_LEN	36
+/* at most this many VMs granted in one file: bounded, like all input */
+#define GRANTS_MAX	4096
 #define NAME_MAX_LEN	(VP_PROFILE_NAME_MAX - 1)	/* policy.rng: profile_name */
+
+struct grant {
+	char uuid[UUID_LEN + 1];
+	char profile[VP_PROFILE_NAME_MAX];
+	struct vp_policy pol;
+};
 
 struct vp_profiles {
 	int n;
 	char **names;		/* [n + 1], NULL-terminated, sorted */
 	struct vp_policy *pol;	/* [n] */
+	bool *tenant;		/* [n]: VM metadata may name it */
 	xmlRelaxNGPtr schema;	/* for metadata checked after loading */
+	/* from grants.xml, or the defaults when there is none */
+	unsigned int tenant_fields;	/* VP_TENANT_* bits */
+	struct vp_budget budget;
+	struct grant *grant;	/* [ngrants] */
+	int ngrants;
 };
 
 /* libxml2 2.12 made the structured error handler's argument const. */
@@ -59,8 +78,29 @@ static const char *const fields[] = {
 	"emulator",
 };
 #define NFIELDS		((int)(sizeof(fields) / sizeof(fields[0])))
+/* tenant_fields bits: one per field (index in fields[]), and this one */
+#define TENANT_SMT_ISOLATE	(1u << NFIELDS)
+/*
+ * What VM metadata may override when grants.xml does not say: smt (not
+ * isolate), locality, cache_hot and core_sched, which only move a VM's
+ * own vCPUs inside the shared pool.  Not mode (dedicated takes PUs 1:1),
+ * smt=isolate (whole cores), priority (planned before the others) nor
+ * emulator (housekeeping runs QEMU on the host's --reserve PUs): those
+ * take from the other VMs or the host, as Nova keeps hw:cpu_policy and
+ * hw:emulator_threads_policy in flavors only admins write.
+ */
+#define VP_TENANT_FIELDS_DEFAULT	((1u << 1) | (1u << 2) | (1u << 4) | \
+	(1u << 5))
 
-enum root_kind { ROOT_PROFILE, ROOT_POLICY };
+enum root_kind { ROOT_PROFILE, ROOT_POLICY, ROOT_GRANTS };
+
+/* What a parse_doc() of a policy asks of the authority, and learns. */
+struct authority {
+	bool check;		/* metadata from a VM's owner: apply the rules */
+	bool tenant;		/* out, profile: tenant="yes" */
+	bool refused;		/* out: the rules refused it (-EPERM) */
+	struct vp_profiles *rules;	/* grants: filled on success */
+};
 
 static int __attribute__((format(printf, 3, 4)))
 diag_set(struct diag *d, long line, const char *fmt, ...)
@@ -221,7 +261,7 @@ read_field(xmlNodePtr el, struct vp_policy *pol, struct diag *d)
  */
 static int
 read_fields(xmlNodePtr root, bool all, struct vp_policy *pol,
-    struct diag *d)
+    struct diag *d, unsigned int *ret_seen)
 {
 	unsigned int seen = 0;
 	xmlNodePtr c;
@@ -259,6 +299,8 @@ read_fields(xmlNodePtr root, bool all, struct vp_policy *pol,
 		if (!(seen & (1u << i)))
 			return diag_set(d, xmlGetLineNo(root),
 			    "missing element %s", fields[i]);
+	if (ret_seen)
+		*ret_seen = seen;
 	return 0;
 }
 
@@ -289,17 +331,224 @@ validate(xmlRelaxNGPtr schema, xmlDocPtr doc, struct diag *d)
 	return diag_set(d, 0, "not valid per " SCHEMA_FILE);
 }
 
+/* tenant_fields' text, a list of field names and "smt=isolate". */
+static int
+read_tenant_fields(xmlNodePtr el, unsigned int *ret, struct diag *d)
+{
+	char *text, *tok, *save = NULL;
+	unsigned int bits = 0;
+	int i, r = 0;
+
+	text = (char *)xmlNodeGetContent(el);
+	if (!text)
+		return -ENOMEM;
+	for (tok = strtok_r(text, " \t\r\n", &save); tok && r == 0;
+	    tok = strtok_r(NULL, " \t\r\n", &save)) {
+		i = field_index(tok);
+		if (i >= 0)
+			bits |= 1u << i;
+		else if (!strcmp(tok, "smt=isolate"))
+			bits |= TENANT_SMT_ISOLATE;
+		else
+			r = diag_set(d, xmlGetLineNo(el), "element "
+			    "tenant_fields: unknown field '%.64s'", tok);
+	}
+	xmlFree(text);
+	if (r == 0)
+		*ret = bits;
+	return r;
+}
+
+/* An unsigned attribute of at most @max; the schema says the same. */
+static int
+read_uint_attr(xmlNodePtr el, const char *name, unsigned int max,
+    unsigned int *ret, struct diag *d)
+{
+	xmlChar *v = xmlGetNoNsProp(el, BAD_CAST name);
+	unsigned long n;
+	char *end;
+	int r = 0;
+
+	if (!v)
+		return diag_set(d, xmlGetLineNo(el), "element %s: missing "
+		    "attribute %s", (const char *)el->name, name);
+	errno = 0;
+	n = strtoul((const char *)v, &end, 10);
+	if (errno || end == (char *)v || *end || n > max ||
+	    ((const char *)v)[0] == '-')
+		r = diag_set(d, xmlGetLineNo(el), "element %s: attribute %s: "
+		    "want 0-%u, not '%.32s'", (const char *)el->name, name, max,
+		    (const char *)v);
+	else
+		*ret = (unsigned int)n;
+	xmlFree(v);
+	return r;
+}
+
+/* One <vm uuid= profile=> of grants.xml: the profile and overrides. */
+static int
+read_grant(const struct vp_profiles *p, xmlNodePtr el, struct grant *g,
+    struct diag *d)
+{
+	xmlChar *uuid = xmlGetNoNsProp(el, BAD_CAST "uuid");
+	xmlChar *prof = xmlGetNoNsProp(el, BAD_CAST "profile");
+	const struct vp_policy *base;
+	int r = -EINVAL;
+
+	if (!uuid || strlen((const char *)uuid) != UUID_LEN)
+		diag_set(d, xmlGetLineNo(el), "element vm: attribute uuid: "
+		    "want a UUID of %d characters", UUID_LEN);
+	else if (!prof || !(base = profiles_get(p, (const char *)prof)))
+		diag_set(d, xmlGetLineNo(el), "element vm: unknown profile "
+		    "'%.64s'", prof ? (const char *)prof : "");
+	else {
+		memcpy(g->uuid, uuid, UUID_LEN + 1);
+		snprintf(g->profile, sizeof(g->profile), "%s",
+		    (const char *)prof);
+		g->pol = *base;
+		r = read_fields(el, false, &g->pol, d, NULL);
+	}
+	xmlFree(uuid);
+	xmlFree(prof);
+	return r;
+}
+
+/*
+ * The children of grants.xml's root into @rules' host fields, all or
+ * nothing: *@rules is changed only when every element is good.
+ */
+static int
+read_grants(xmlNodePtr root, struct vp_profiles *rules, struct diag *d)
+{
+	unsigned int fields_bits = rules->tenant_fields;
+	struct vp_budget b = rules->budget;
+	struct grant *g = NULL;
+	int n = 0, r = 0, i;
+	xmlNodePtr c;
+
+	for (c = root->children; c && r == 0; c = c->next) {
+		const char *name = (const char *)c->name;
+
+		if (c->type != XML_ELEMENT_NODE)
+			continue;	/* the schema checks stray text */
+		if (!strcmp(name, "tenant_fields"))
+			r = read_tenant_fields(c, &fields_bits, d);
+		else if (!strcmp(name, "budget"))
+			r = read_uint_attr(c, "exclusive_max_pct", 100,
+			    &b.exclusive_max_pct, d) ?:
+			    read_uint_attr(c, "shared_min_cores", 4096,
+			    &b.shared_min_cores, d);
+		else if (strcmp(name, "vm"))
+			r = diag_set(d, xmlGetLineNo(c), "unknown element "
+			    "'%.64s'", name);
+		else if (n >= GRANTS_MAX)
+			r = diag_set(d, xmlGetLineNo(c), "more than %d VMs",
+			    GRANTS_MAX);
+		else {
+			struct grant *ng = realloc(g, (n + 1) * sizeof(*g));
+
+			if (!ng) {
+				r = -ENOMEM;
+				break;
+			}
+			g = ng;
+			r = read_grant(rules, c, &g[n], d);
+			for (i = 0; r == 0 && i < n; i++)
+				if (!strcasecmp(g[i].uuid, g[n].uuid))
+					r = diag_set(d, xmlGetLineNo(c),
+					    "VM %s granted twice", g[n].uuid);
+			n += r == 0;
+		}
+	}
+	if (r < 0) {
+		free(g);
+		return r;
+	}
+	free(rules->grant);
+	rules->grant = g;
+	rules->ngrants = n;
+	rules->tenant_fields = fields_bits;
+	rules->budget = b;
+	return 0;
+}
+
+/* A profile root's one attribute, tenant="yes|no" (default no). */
+static int
+profile_attrs(xmlNodePtr root, struct authority *auth, struct diag *d)
+{
+	xmlAttrPtr a;
+	xmlChar *v;
+	int r = 0;
+
+	for (a = root->properties; a; a = a->next) {
+		if (a->ns || strcmp((const char *)a->name, "tenant"))
+			return diag_set(d, xmlGetLineNo(root),
+			    "unexpected attribute '%.64s'",
+			    (const char *)a->name);
+		v = xmlGetNoNsProp(root, BAD_CAST "tenant");
+		if (!v)
+			return -ENOMEM;
+		if (!strcmp((const char *)v, "yes") ||
+		    !strcmp((const char *)v, "true")) {
+			if (auth)
+				auth->tenant = true;
+		} else if (strcmp((const char *)v, "no") &&
+		    strcmp((const char *)v, "false")) {
+			r = diag_set(d, xmlGetLineNo(root), "attribute tenant: "
+			    "bad value '%.64s'", (const char *)v);
+		}
+		xmlFree(v);
+	}
+	return r;
+}
+
 /*
  * Parses one document of kind @kind into *ret (untouched on failure).
  * @p resolves a policy's profile; NULL while loading profiles.
  */
+/*
+ * The host's rules for metadata a VM's owner wrote: the profile must say
+ * tenant="yes", and every field given must be one grants.xml (or the
+ * default) lets tenants set.  -EPERM with the reason in @d.
+ */
+static int
+tenant_allows(const struct vp_profiles *p, const struct vp_policy *base,
+    const char *profile, const struct vp_policy *pol, unsigned int seen,
+    long line, struct diag *d)
+{
+	int i;
+
+	if (!p->tenant[base - p->pol]) {
+		diag_set(d, line, "profile '%s' is host-granted only: a VM's "
+		    "own metadata may not select it", profile);
+		return -EPERM;
+	}
+	for (i = 0; i < NFIELDS; i++)
+		if ((seen & (1u << i)) && !(p->tenant_fields & (1u << i))) {
+			diag_set(d, line, "field %s is not tenant-settable on "
+			    "this host", fields[i]);
+			return -EPERM;
+		}
+	if ((seen & (1u << field_index("smt"))) &&
+	    pol->smt == VP_SMT_ISOLATE && base->smt != VP_SMT_ISOLATE &&
+	    !(p->tenant_fields & TENANT_SMT_ISOLATE)) {
+		diag_set(d, line, "smt=isolate is host-granted only");
+		return -EPERM;
+	}
+	return 0;
+}
+
 static int
 parse_doc(const struct vp_profiles *p, xmlRelaxNGPtr schema,
     const char *text, size_t len, const char *url, enum root_kind kind,
-    struct vp_policy *ret, char *ret_profile, struct diag *d)
+    struct vp_policy *ret, char *ret_profile, struct diag *d,
+    struct authority *auth)
 {
+	const struct vp_policy *base = NULL;
+	unsigned int seen = 0;
 	char profile[VP_PROFILE_NAME_MAX] = "";
-	const char *want = kind == ROOT_PROFILE ? "profile" : "policy";
+	const char *want = kind == ROOT_PROFILE ? "profile" :
+	    kind == ROOT_POLICY ? "policy" : "grants";
 	struct vp_policy pol;
 	struct quiet q;
 	xmlDocPtr doc;
@@ -374,7 +623,6 @@ parse_doc(const struct vp_profiles *p, xmlRelaxNGPtr schema,
 
 	policy_default(&pol);
 	if (kind == ROOT_POLICY) {
-		const struct vp_policy *base;
 		xmlAttrPtr a;
 
 		for (a = root->properties; a; a = a->next)
@@ -401,14 +649,25 @@ parse_doc(const struct vp_profiles *p, xmlRelaxNGPtr schema,
 		if (!base)
 			goto out;
 		pol = *base;
-	} else if (root->properties) {
-		diag_set(d, xmlGetLineNo(root), "unexpected attribute '%.64s'",
-		    (const char *)root->properties->name);
+	} else if (kind == ROOT_GRANTS) {
+		r = validate(schema, doc, d);
+		if (r == 0 && root->properties)
+			r = diag_set(d, xmlGetLineNo(root), "unexpected "
+			    "attribute '%.64s'",
+			    (const char *)root->properties->name);
+		if (r == 0)
+			r = read_grants(root, auth->rules, d);
+		goto out;
+	} else if (profile_attrs(root, auth, d) < 0) {
 		goto out;
 	}
-	r = read_fields(root, kind == ROOT_PROFILE, &pol, d);
+	r = read_fields(root, kind == ROOT_PROFILE, &pol, d, &seen);
 	if (r == 0)
 		r = validate(schema, doc, d);
+	if (r == 0 && auth && auth->check && kind == ROOT_POLICY &&
+	    (r = tenant_allows(p, base, profile, &pol, seen,
+	    xmlGetLineNo(root), d)) < 0)
+		auth->refused = true;
 	if (r == 0) {
 		*ret = pol;
 		if (ret_profile)
@@ -488,7 +747,8 @@ profile_file(const struct dirent *e)
 	size_t len = strlen(e->d_name);
 
 	return e->d_name[0] != '.' && len > 4 &&
-	    !strcmp(e->d_name + len - 4, ".xml");
+	    !strcmp(e->d_name + len - 4, ".xml") &&
+	    strcmp(e->d_name, GRANTS_FILE);
 }
 
 static int
@@ -540,6 +800,7 @@ load_one(struct vp_profiles *p, const char *dir, const char *file,
     char *err, size_t errlen)
 {
 	struct diag d = { .set = false };
+	struct authority auth = { .check = false };
 	size_t nlen = strlen(file) - 4, len = 0;
 	struct vp_policy pol;
 	char *path, *text = NULL;
@@ -563,7 +824,7 @@ load_one(struct vp_profiles *p, const char *dir, const char *file,
 		goto out;
 	}
 	r = parse_doc(NULL, p->schema, text, len, path, ROOT_PROFILE, &pol,
-	    NULL, &d);
+	    NULL, &d, &auth);
 	free(text);
 	if (r == -EINVAL)
 		err_diag(err, errlen, path, &d);
@@ -574,8 +835,57 @@ load_one(struct vp_profiles *p, const char *dir, const char *file,
 		r = -ENOMEM;
 		goto out;
 	}
+	p->tenant[p->n] = auth.tenant;
 	p->pol[p->n++] = pol;
 out:
+	free(path);
+	return r;
+}
+
+/*
+ * DIR/grants.xml, when there is one: it grants what no VM owner may ask
+ * for, so only root (or the daemon's own user) may have written it.
+ */
+static int
+load_grants(struct vp_profiles *p, const char *dir, char *err,
+    size_t errlen)
+{
+	struct diag d = { .set = false };
+	struct authority auth = { .rules = p };
+	char *path, *text = NULL;
+	size_t len = 0;
+	struct stat st;
+	int r;
+
+	if (asprintf(&path, "%s/" GRANTS_FILE, dir) < 0)
+		return -ENOMEM;
+	if (stat(path, &st) < 0) {
+		r = errno == ENOENT ? 0 : -errno;
+		if (r < 0)
+			err_append(err, errlen, "%s: %s", path, strerror(-r));
+		free(path);
+		return r == 0 || r == -ENOMEM ? r : -EINVAL;
+	}
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)) || !S_ISREG(st.st_mode)) {
+		err_append(err, errlen, "%s: must be a file owned by root and "
+		    "writable by its owner alone (uid %u, mode %04o): it "
+		    "grants exclusive cores", path, (unsigned int)st.st_uid,
+		    (unsigned int)(st.st_mode & 07777));
+		free(path);
+		return -EINVAL;
+	}
+	r = read_text(path, &text, &len);
+	if (r == 0)
+		r = parse_doc(p, p->schema, text, len, path, ROOT_GRANTS, NULL,
+		    NULL, &d, &auth);
+	else if (r != -ENOMEM) {
+		err_append(err, errlen, "%s: %s", path, strerror(-r));
+		r = -EINVAL;
+	}
+	free(text);
+	if (r == -EINVAL && d.set)
+		err_diag(err, errlen, path, &d);
 	free(path);
 	return r;
 }
@@ -593,6 +903,8 @@ profiles_load(const char *dir, struct vp_profiles **ret, char *err,
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	p->tenant_fields = VP_TENANT_FIELDS_DEFAULT;
+	budget_default(&p->budget);
 	r = load_schema(dir, &p->schema, err, errlen);
 	if (r < 0)
 		goto fail;
@@ -607,7 +919,8 @@ profiles_load(const char *dir, struct vp_profiles **ret, char *err,
 	}
 	p->names = calloc(nents + 1, sizeof(*p->names));
 	p->pol = calloc(nents + 1, sizeof(*p->pol));
-	if (!p->names || !p->pol) {
+	p->tenant = calloc(nents + 1, sizeof(*p->tenant));
+	if (!p->names || !p->pol || !p->tenant) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -622,6 +935,12 @@ profiles_load(const char *dir, struct vp_profiles **ret, char *err,
 	if (!bad && !profiles_get(p, DEFAULT_PROFILE)) {
 		err_append(err, errlen, "%s/" DEFAULT_PROFILE ".xml: missing "
 		    "(the host default profile)", dir);
+		bad++;
+	}
+	/* the host's rules need the profiles their grants name */
+	if (!bad && (r = load_grants(p, dir, err, errlen)) < 0) {
+		if (r == -ENOMEM)
+			goto fail;
 		bad++;
 	}
 	r = bad ? -EINVAL : 0;
@@ -651,6 +970,8 @@ profiles_free(struct vp_profiles *p)
 		free(p->names[i]);
 	free(p->names);
 	free(p->pol);
+	free(p->tenant);
+	free(p->grant);
 	if (p->schema)
 		xmlRelaxNGFree(p->schema);
 	free(p);
@@ -674,10 +995,10 @@ profiles_names(const struct vp_profiles *p, int *ret_n)
 	return (const char *const *)p->names;
 }
 
-int
-policy_from_metadata(const struct vp_profiles *p, const char *xml,
+static int
+metadata_parse(const struct vp_profiles *p, const char *xml,
     struct vp_policy *ret, char ret_profile[VP_PROFILE_NAME_MAX], char *err,
-    size_t errlen)
+    size_t errlen, struct authority *auth)
 {
 	struct diag d = { .set = false };
 	size_t len;
@@ -691,7 +1012,7 @@ policy_from_metadata(const struct vp_profiles *p, const char *xml,
 	}
 	len = strnlen(xml, XML_MAX_BYTES + 1);
 	r = parse_doc(p, p->schema, xml, len, "metadata", ROOT_POLICY, ret,
-	    ret_profile, &d);
+	    ret_profile, &d, auth);
 	if (r == -EINVAL) {
 		if (d.wf)
 			err_append(err, errlen,
@@ -700,7 +1021,48 @@ policy_from_metadata(const struct vp_profiles *p, const char *xml,
 		else
 			err_append(err, errlen, "%s", d.msg);
 	}
+	if (r == -EPERM)
+		err_append(err, errlen, "%s", d.msg);
 	return r;
+}
+
+int
+policy_from_metadata(const struct vp_profiles *p, const char *xml,
+    struct vp_policy *ret, char ret_profile[VP_PROFILE_NAME_MAX], char *err,
+    size_t errlen)
+{
+	return metadata_parse(p, xml, ret, ret_profile, err, errlen, NULL);
+}
+
+int
+policy_from_tenant(const struct vp_profiles *p, const char *xml,
+    struct vp_policy *ret, char ret_profile[VP_PROFILE_NAME_MAX], char *err,
+    size_t errlen)
+{
+	struct authority auth = { .check = true };
+
+	return metadata_parse(p, xml, ret, ret_profile, err, errlen, &auth);
+}
+
+const struct vp_budget *
+profiles_budget(const struct vp_profiles *p)
+{
+	return p ? &p->budget : NULL;
+}
+
+const struct vp_policy *
+profiles_grant(const struct vp_profiles *p, const char *uuid,
+    const char **ret_profile)
+{
+	int i;
+
+	for (i = 0; p && uuid && i < p->ngrants; i++)
+		if (!strcasecmp(p->grant[i].uuid, uuid)) {
+			if (ret_profile)
+				*ret_profile = p->grant[i].profile;
+			return &p->grant[i].pol;
+		}
+	return NULL;
 }
 
 int
@@ -713,7 +1075,7 @@ profile_from_text(const struct vp_profiles *p, const char *text, size_t len,
 	if (err && errlen)
 		err[0] = '\0';
 	r = parse_doc(NULL, p->schema, text, len, "profile", ROOT_PROFILE, ret,
-	    NULL, &d);
+	    NULL, &d, NULL);
 	if (r == -EINVAL)
 		err_diag(err, errlen, "profile", &d);
 	return r;

@@ -25,7 +25,8 @@ struct vp_profiles;
 /*
  * Loads every *.xml profile of @dir, each validated against
  * @dir/policy.rng; a file's name without .xml is the profile name, and
- * "balanced" must exist (the host default).  Keeps going so every bad
+ * "balanced" must exist (the host default).  @dir/grants.xml, when
+ * present, is the host's rules (see profiles_grant()), not a profile.  Keeps going so every bad
  * file is reported, as "FILE:LINE: message" lines in @err; returns 0
  * with *ret set (free with profiles_free()), -EINVAL (with @err), -ENOENT
  * (no dir or no schema), -ENOMEM.  *ret untouched on failure.
@@ -64,6 +65,31 @@ int profile_from_text(const struct vp_profiles *p, const char *text,
 int policy_from_metadata(const struct vp_profiles *p, const char *xml,
     struct vp_policy *ret, char ret_profile[VP_PROFILE_NAME_MAX], char *err,
     size_t errlen) VP_MUST_CHECK;
+
+/*
+ * The same for metadata a VM's owner wrote, under the host's rules: the
+ * profile must say tenant="yes" and each field given must be one the
+ * host lets tenants set (grants.xml's tenant_fields; by default smt but
+ * not smt=isolate, locality, cache_hot, core_sched).  Returns -EPERM with
+ * the reason in @err ("profile 'dedicated' is host-granted only: ...")
+ * when the rules refuse a request that is otherwise valid.
+ */
+int policy_from_tenant(const struct vp_profiles *p, const char *xml,
+    struct vp_policy *ret, char ret_profile[VP_PROFILE_NAME_MAX], char *err,
+    size_t errlen) VP_MUST_CHECK;
+
+/*
+ * The host's grants (@dir/grants.xml, read by profiles_load(); optional,
+ * must be owned by root and writable by no one else): the policy granted
+ * to the VM of UUID @uuid ("xxxxxxxx-xxxx-..."), or NULL.  *ret_profile
+ * (may be NULL) is the profile it names.  Owned by @p.  Issue 29's fleet
+ * rules are meant to be a second source consulted the same way.
+ */
+const struct vp_policy *profiles_grant(const struct vp_profiles *p,
+    const char *uuid, const char **ret_profile);
+/* The budget of exclusive cores grants.xml sets, else the defaults;
+ * NULL (no budget) for no profiles. */
+const struct vp_budget *profiles_budget(const struct vp_profiles *p);
 
 /*
  * Builds metadata text for profile @profile with @n "field=value"

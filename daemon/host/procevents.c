@@ -1,5 +1,7 @@
 /* procevents.c - see procevents.h. */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -7,6 +9,7 @@
 
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
+#include <linux/filter.h>
 #include <linux/netlink.h>
 
 #include "host/procevents.h"
@@ -29,6 +32,67 @@ send_op(int fd, enum proc_cn_mcast_op op)
 	return send(fd, req, sizeof(req), 0) < 0 ? -errno : 0;
 }
 
+/* Where the filter looks, from the start of the datagram. */
+#define OFF_CN		NLMSG_HDRLEN
+#define OFF_EV		(OFF_CN + sizeof(struct cn_msg))
+#define OFF_WHAT	(OFF_EV + offsetof(struct proc_event, what))
+#define OFF_COMM	(OFF_EV + offsetof(struct proc_event, \
+	event_data.comm.comm))
+/* "CPU N/KVM": N of 1 to 4 digits puts the '/' at comm[5] to comm[8] */
+#define SLASH_FIRST	5
+#define SLASH_LAST	8
+#define FILTER_LEN	(8 + 3 * (SLASH_LAST - SLASH_FIRST + 1) + 2)
+
+/*
+ * Text as BPF_LD|BPF_ABS loads it: the bytes in network order.  A field
+ * the kernel wrote in host order compares with htonl() of its value.
+ */
+static uint32_t
+text4(const char *s)
+{
+	return (uint32_t)(unsigned char)s[0] << 24 |
+	    (uint32_t)(unsigned char)s[1] << 16 |
+	    (uint32_t)(unsigned char)s[2] << 8 | (unsigned char)s[3];
+}
+
+int
+procev_attach_filter(int fd)
+{
+	struct sock_filter f[FILTER_LEN];
+	struct sock_fprog prog = { .len = FILTER_LEN, .filter = f };
+	const int drop = FILTER_LEN - 2, keep = FILTER_LEN - 1;
+	int n = 0, k;
+
+#define LD(off)	f[n] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | \
+	BPF_ABS, (off)), n++
+#define NEED(v)	f[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | \
+	BPF_K, (v), 0, drop - n - 1), n++
+#define TAKE(v)	f[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | \
+	BPF_K, (v), keep - n - 1, 0), n++
+	LD(OFF_CN + offsetof(struct cn_msg, id.idx));
+	NEED(htonl(CN_IDX_PROC));
+	LD(OFF_CN + offsetof(struct cn_msg, id.val));
+	NEED(htonl(CN_VAL_PROC));
+	LD(OFF_WHAT);
+	NEED(htonl(PROC_EVENT_COMM));
+	LD(OFF_COMM);
+	NEED(text4("CPU "));
+	for (k = SLASH_FIRST; k <= SLASH_LAST; k++) {
+		LD(OFF_COMM + k);
+		TAKE(text4("/KVM"));
+		TAKE(text4("/TCG"));
+	}
+#undef LD
+#undef NEED
+#undef TAKE
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0xffffffff);
+	if (n != FILTER_LEN)
+		return -EINVAL;
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
+	    sizeof(prog)) < 0 ? -errno : 0;
+}
+
 int
 procev_open(void)
 {
@@ -41,9 +105,11 @@ procev_open(void)
 	if (fd < 0)
 		return -errno;
 	/* nl_pid 0: the kernel picks a unique port (two daemons in tests) */
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+	/* the filter before the subscription: no event it drops is queued */
+	if ((r = procev_attach_filter(fd)) == 0 &&
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		r = -errno;
-	else
+	if (r == 0)
 		r = send_op(fd, PROC_CN_MCAST_LISTEN);
 	if (r < 0) {
 		close(fd);
@@ -98,6 +164,13 @@ parse_proc(const unsigned char *p, size_t len, struct vp_procev *ret)
 	}
 }
 
+bool
+procev_from_kernel(const struct sockaddr_nl *from, socklen_t len)
+{
+	return len >= sizeof(*from) && from->nl_family == AF_NETLINK &&
+	    from->nl_pid == 0;
+}
+
 int
 procev_parse(const void *buf, size_t len, struct vp_procev *ret, int max,
     unsigned long *ret_seen)
@@ -145,7 +218,10 @@ procev_read(int fd, struct vp_procev *ret, int max, unsigned long *ret_seen)
 	int n = 0;
 
 	while (n < max) {
-		ssize_t len = recv(fd, buf.b, sizeof(buf.b), MSG_DONTWAIT);
+		struct sockaddr_nl from;
+		socklen_t flen = sizeof(from);
+		ssize_t len = recvfrom(fd, buf.b, sizeof(buf.b), MSG_DONTWAIT,
+		    (struct sockaddr *)&from, &flen);
 
 		if (len < 0) {
 			if (errno == EINTR)
@@ -156,6 +232,8 @@ procev_read(int fd, struct vp_procev *ret, int max, unsigned long *ret_seen)
 		}
 		if (len == 0)
 			break;
+		if (!procev_from_kernel(&from, flen))
+			continue;	/* a local process's forgery */
 		n += procev_parse(buf.b, (size_t)len, ret + n, max - n,
 		    ret_seen);
 	}

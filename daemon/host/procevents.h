@@ -13,7 +13,11 @@
 #ifndef VP_PROCEVENTS_H
 #define VP_PROCEVENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
+
+#include <linux/netlink.h>
 
 enum vp_procev_kind {
 	VP_PROCEV_COMM = 1,	/* thread tid of process tgid renamed */
@@ -32,6 +36,18 @@ struct vp_procev {
  * -ENOENT without the connector).
  */
 int procev_open(void);
+
+/*
+ * Attaches to @fd the classic BPF filter procev_open() uses (as udev and
+ * systemd filter their netlink sockets): only PROC_EVENT_COMM of a thread
+ * named "CPU N/KVM" or "CPU N/TCG", QEMU's vCPU threads, reaches the
+ * daemon; any other rename, fork or exit of any local user is dropped by
+ * the kernel before it is queued, so it can neither wake the daemon nor
+ * overrun the socket.  0 or -errno.  For tests, on any socket.
+ */
+int procev_attach_filter(int fd);
+/* True when @from (@len bytes) is the kernel (nl_pid 0), not a process. */
+bool procev_from_kernel(const struct sockaddr_nl *from, socklen_t len);
 void procev_close(int fd);
 
 /*

@@ -91,6 +91,15 @@ policy_get(virConnectPtr conn, const struct vp_profiles *profs,
 	}
 	printf("profile: %s\n", profile);
 	print_policy(&pol);
+	/*
+	 * The VM's owner may have written it: say whether the host's rules
+	 * let vcpuplaced follow it (a grants.xml grant by UUID, which the
+	 * daemon reads first, or --trust-metadata, may still).
+	 */
+	if (policy_from_tenant(profs, xml, &pol, profile, err,
+	    sizeof(err)) == -EPERM)
+		printf("refused: %s; vcpuplaced places the VM as the host "
+		    "default (balanced) unless grants.xml grants it\n", err);
 	free(xml);
 	return 0;
 }

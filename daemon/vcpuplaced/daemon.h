@@ -64,6 +64,16 @@ struct vp_vm {
 	struct vp_policy policy;
 	bool policy_known;		/* has a valid policy been read */
 	char error[256];		/* last metadata error, "" none */
+	/*
+	 * Why the host refused what the VM asked for ("" none): its own
+	 * metadata named what only the host grants (VP_REFUSED_TENANT), or
+	 * its grant broke the budget of exclusive cores (VP_REFUSED_BUDGET).
+	 * Either way it is placed as the host default.  Logged and counted
+	 * once per change of the text.
+	 */
+	char refused[256];
+	int refused_cause;		/* VP_REFUSED_* */
+	bool granted;			/* its policy is a grants.xml grant */
 	bool seen;			/* found by this refresh */
 	bool replace;			/* policy changed: bypass cooldown */
 	int nvcpus;
@@ -127,8 +137,12 @@ static inline bool vm_managed(const struct vp_vm *vm)
 	return vm->policy_known && vm->policy.mode != VP_MODE_OFF;
 }
 
+enum { VP_REFUSED_NONE, VP_REFUSED_TENANT, VP_REFUSED_BUDGET,
+	VP_REFUSED_COUNT };
+
 struct vp_counters {
 	unsigned long ticks;
+	unsigned long refused[VP_REFUSED_COUNT];	/* by cause */
 	unsigned long reconnects;
 	unsigned long libvirt_errors;
 	unsigned long invalid_metadata;
@@ -323,6 +337,8 @@ struct vp_daemon {
 	const char *topology_file;
 	unsigned int tick_ms;
 	bool dry_run;
+	/* --trust-metadata: VM metadata may ask for anything (a lab) */
+	bool trust_metadata;
 	const char *reserve_list;	/* --reserve, reparsed on reload */
 	struct vp_cpuset reserved;
 	atomic_bool reload_asked;	/* SIGHUP or the "reload" command */
@@ -412,6 +428,13 @@ int load_update_at(struct vp_daemon *d, uint64_t now_ns);
 int inventory_connect(struct vp_daemon *d);
 /* Rebuilds the VM list from libvirt's live state; -errno on failure. */
 int inventory_refresh(struct vp_daemon *d);
+/*
+ * Records that the host refuses what @vm asked for, for @cause
+ * (VP_REFUSED_*), because @why; "" clears it.  Logs and counts only when
+ * @why changes.
+ */
+void inventory_note_refused(struct vp_daemon *d, struct vp_vm *vm,
+    int cause, const char *why);
 void inventory_free(struct vp_daemon *d);
 /* The running VM named @name, or NULL. */
 struct vp_vm *inventory_vm_by_name(const struct vp_daemon *d,

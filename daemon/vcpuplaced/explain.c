@@ -146,6 +146,12 @@ explain_policy(const struct vp_vm *vm, FILE *f)
 	if (vm->error[0])
 		fprintf(f, "  metadata rejected, previous policy kept: %s\n",
 		    vm->error);
+	if (vm->granted)
+		fputs("  granted by the host (grants.xml); its metadata is not "
+		    "read\n", f);
+	if (vm->refused[0])
+		fprintf(f, "  refused: %s; placed as the host default "
+		    "(balanced)\n", vm->refused);
 }
 
 static void

@@ -18,6 +18,7 @@
  * logged once, shown in the metrics, not an error.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "host/clock.h"
@@ -87,6 +88,40 @@ follow(struct vp_daemon *d, int pid, int vcpu, uint64_t now)
 	    .event_ns = now, .until = now + HP_FOLLOW_MAX_NS };
 }
 
+/*
+ * After an overrun: the known QEMUs with a vCPU thread past the vCPUs we
+ * know (a hot-plug whose rename the kernel dropped) are followed.  Only
+ * their task lists are read, not libvirt's whole inventory: whoever can
+ * overrun the socket (a local user renaming threads "CPU N/KVM" in a
+ * loop, which the filter lets through) then costs one /proc read per VM.
+ */
+static bool
+rescan_known(struct vp_daemon *d, uint64_t now)
+{
+	bool want = false;
+	int i, r, *tids;
+
+	for (i = 0; i < d->nvms; i++) {
+		struct vp_vm *vm = &d->vm[i];
+
+		if (vm->pid <= 0)
+			continue;
+		tids = calloc(vm->nvcpus + 1, sizeof(*tids));
+		if (!tids) {
+			virt_mark_dirty(&d->virt, now);	/* the refresh finds it */
+			return true;
+		}
+		r = qemu_vcpu_tids(vm->pid, vm->nvcpus + 1, tids);
+		if (r >= 0 && tids[vm->nvcpus] != 0) {
+			follow(d, vm->pid, vm->nvcpus, now);
+			virt_mark_dirty(&d->virt, now);
+			want = true;
+		}
+		free(tids);
+	}
+	return want;
+}
+
 bool
 hotplug_take(struct vp_daemon *d)
 {
@@ -102,8 +137,7 @@ hotplug_take(struct vp_daemon *d)
 	if (n == -ENOBUFS) {
 		/* the kernel dropped events: one of them may have been ours */
 		d->hp.overruns++;
-		virt_mark_dirty(&d->virt, now);
-		return true;
+		return rescan_known(d, now);
 	}
 	for (i = 0; i < n; i++) {
 		int k;

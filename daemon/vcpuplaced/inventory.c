@@ -127,9 +127,65 @@ host_default(const struct vp_daemon *d, struct vp_policy *ret)
 }
 
 /*
- * Reads the VM's policy from its metadata.  Bad metadata is logged with
- * the VM's name, counted once per change of the text, and leaves the
- * previous policy (or, for a VM seen for the first time, the default).
+ * Says once, when the reason changes, that the host refused what the VM
+ * asked for (@why; "" when it no longer does), and counts it by @cause.
+ */
+void
+inventory_note_refused(struct vp_daemon *d, struct vp_vm *vm, int cause,
+    const char *why)
+{
+	if (!strcmp(vm->refused, why))
+		return;
+	snprintf(vm->refused, sizeof(vm->refused), "%s", why);
+	vm->refused_cause = why[0] ? cause : VP_REFUSED_NONE;
+	if (!why[0]) {
+		log_msg(LOG_NOTICE, "VM %s: no longer refused", vm->name);
+		return;
+	}
+	d->c.refused[cause]++;
+	log_msg(LOG_WARNING, "VM %s: refused: %s; placed as the host default "
+	    "(balanced)", vm->name, why);
+}
+
+/* The canonical text of a libvirt UUID, as grants.xml keys it. */
+static void
+uuid_text(const unsigned char *u, char ret[37])
+{
+	snprintf(ret, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+	    "%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4], u[5],
+	    u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+/*
+ * A grant of the host's (grants.xml, by UUID) wins over the VM's
+ * metadata, which its owner writes: true when there is one.
+ */
+static bool
+read_grant(struct vp_daemon *d, struct vp_vm *vm)
+{
+	const struct vp_policy *g;
+	const char *profile = NULL;
+	char uuid[37];
+
+	uuid_text(vm->uuid, uuid);
+	g = profiles_grant(d->profiles, uuid, &profile);
+	vm->granted = g != NULL;
+	if (!g)
+		return false;
+	adopt_policy(vm, g, profile);
+	vm->error[0] = '\0';
+	if (vm->refused_cause == VP_REFUSED_TENANT)
+		inventory_note_refused(d, vm, VP_REFUSED_TENANT, "");
+	return true;
+}
+
+/*
+ * Reads the VM's policy from its metadata, under the host's rules unless
+ * --trust-metadata.  Bad metadata is logged with the VM's name, counted
+ * once per change of the text, and leaves the previous policy (or, for a
+ * VM seen for the first time, the default).  Metadata the rules refuse
+ * is valid but asks for what only the host grants: the VM gets the host
+ * default, never what it asked for.
  */
 static void
 read_policy(struct vp_daemon *d, struct vp_vm *vm)
@@ -139,6 +195,8 @@ read_policy(struct vp_daemon *d, struct vp_vm *vm)
 	char *xml = NULL;
 	int r;
 
+	if (read_grant(d, vm))
+		return;
 	r = domain_policy_read(vm->dom, true, &xml);
 	if (r == -EIO) {
 		d->c.libvirt_errors++;	/* passing error: change nothing */
@@ -146,8 +204,17 @@ read_policy(struct vp_daemon *d, struct vp_vm *vm)
 	}
 	if (r == -ENODATA) {
 		host_default(d, &pol);		/* no metadata at all */
-	} else if (policy_from_metadata(d->profiles, xml, &pol, profile, err,
-	    sizeof(err)) < 0) {
+	} else if ((r = d->trust_metadata ?
+	    policy_from_metadata(d->profiles, xml, &pol, profile, err,
+	    sizeof(err)) : policy_from_tenant(d->profiles, xml, &pol, profile,
+	    err, sizeof(err))) == -EPERM) {
+		free(xml);
+		inventory_note_refused(d, vm, VP_REFUSED_TENANT, err);
+		host_default(d, &pol);
+		adopt_policy(vm, &pol, "balanced");
+		vm->error[0] = '\0';
+		return;
+	} else if (r < 0) {
 		free(xml);
 		if (strcmp(vm->error, err)) {
 			d->c.invalid_metadata++;
@@ -164,6 +231,8 @@ read_policy(struct vp_daemon *d, struct vp_vm *vm)
 	free(xml);
 	adopt_policy(vm, &pol, profile);
 	vm->error[0] = '\0';
+	if (vm->refused_cause == VP_REFUSED_TENANT)
+		inventory_note_refused(d, vm, VP_REFUSED_TENANT, "");
 }
 
 /*

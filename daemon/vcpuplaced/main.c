@@ -91,8 +91,9 @@ usage(FILE *f)
 	    "                  [--debugfs DIR] [--feature NAME=on|off ...]\n"
 	    "                  [--sched-ext auto|on|off] [--dry-run] "
 	    "[--foreground] [--debug]\n"
-	    "                  [--no-proc-events] [--kernel-root DIR] [--help] "
-	    "[--version]\n"
+	    "                  [--no-proc-events] [--kernel-root DIR] "
+	    "[--trust-metadata]\n"
+	    "                  [--help] [--version]\n"
 	    "--socket '' serves no socket; default " VP_DEFAULT_SOCKET "\n"
 	    "--connect default " VP_DEFAULT_URI "; --policies default "
 	    VP_DEFAULT_POLICY_DIR "\n"
@@ -110,6 +111,9 @@ usage(FILE *f)
 	    "whether the\n"
 	    "  kernel takes a BPF scheduler (sched_ext, BTF, isolcpus=); for "
 	    "tests\n"
+	    "--trust-metadata: a VM's own metadata may select any profile and "
+	    "override\n"
+	    "  any field (a host whose VM owners are its operators)\n"
 	    "See vcpuplaced(8).\n", f);
 }
 
@@ -181,6 +185,7 @@ parse_args(struct vp_daemon *d, int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ "no-proc-events", no_argument, NULL, 'P' },
 		{ "kernel-root", required_argument, NULL, 'K' },
+		{ "trust-metadata", no_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct stat st;
@@ -210,6 +215,7 @@ parse_args(struct vp_daemon *d, int argc, char **argv)
 			}
 			break;
 		case 'n': d->dry_run = true; break;
+		case 'M': d->trust_metadata = true; break;
 		case 'f': break;	/* always foreground: systemd forks */
 		case 'd': log_set_level(LOG_DEBUG); break;
 		case 'h': usage(stdout); exit(0);
@@ -314,6 +320,9 @@ setup(struct vp_daemon *d)
 	    d->topo->nllcs, d->uri, d->ctl.path ? d->ctl.path : "none",
 	    d->core_sched_supported ? "supported" : "unsupported",
 	    d->dry_run ? "; dry run: nothing is pinned" : "");
+	if (d->trust_metadata)
+		log_msg(LOG_NOTICE, "--trust-metadata: VM metadata may ask for "
+		    "dedicated cores, isolation and the host's reserved PUs");
 	return 0;
 }
 

@@ -492,6 +492,15 @@ write_counters(const struct vp_daemon *d, FILE *f)
 	single(f, "vcpuplace_invalid_metadata_total", "counter", "Policy "
 	    "metadata rejected (the VM kept its previous policy).",
 	    (double)d->c.invalid_metadata);
+	family(f, "vcpuplace_policy_refused_total", "counter", "Requests "
+	    "the host refused, each once per change of its reason: a VM's "
+	    "own metadata asking for what only the host grants (tenant), or "
+	    "a grant past the budget of exclusive cores (budget); the VM is "
+	    "placed as the host default.");
+	fprintf(f, "vcpuplace_policy_refused_total{cause=\"tenant\"} %lu\n",
+	    d->c.refused[VP_REFUSED_TENANT]);
+	fprintf(f, "vcpuplace_policy_refused_total{cause=\"budget\"} %lu\n",
+	    d->c.refused[VP_REFUSED_BUDGET]);
 	single(f, "vcpuplace_vcpu_thread_errors_total", "counter", "VMs "
 	    "whose vCPU threads could not be told (QEMU gone, or a 'CPU N/' "
 	    "thread name missing or duplicated): those threads are left "

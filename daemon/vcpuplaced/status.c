@@ -72,6 +72,11 @@ vm_json(const struct vp_daemon *d, const struct vp_vm *vm,
 	json_object_object_add(o, "policy", pol);
 	json_object_object_add(o, "error",
 	    vm->error[0] ? json_object_new_string(vm->error) : NULL);
+	/* what the host refused it, and so placed it as the host default */
+	json_object_object_add(o, "refused",
+	    vm->refused[0] ? json_object_new_string(vm->refused) : NULL);
+	json_object_object_add(o, "granted",
+	    json_object_new_boolean(vm->granted));
 	arr = json_object_new_array();
 	for (k = 0; k < vm->nvcpus; k++) {
 		const struct vp_vcpu *v = &vm->vcpu[k];
@@ -342,6 +347,8 @@ status_json(const struct vp_daemon *d)
 	NUM("reconnects", d->c.reconnects);
 	NUM("libvirt_errors", d->c.libvirt_errors);
 	NUM("invalid_metadata", d->c.invalid_metadata);
+	NUM("refused_tenant", d->c.refused[VP_REFUSED_TENANT]);
+	NUM("refused_budget", d->c.refused[VP_REFUSED_BUDGET]);
 	NUM("pins_failed", d->c.pins_failed);
 	NUM("vanished", d->c.vanished);
 	NUM("plan_ns", d->c.plan_ns_last);

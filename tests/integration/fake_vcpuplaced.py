@@ -83,6 +83,7 @@ def main():
     ap.add_argument("--policies")
     ap.add_argument("--status-file", required=True)
     ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--trust-metadata", action="store_true")
     ap.add_argument("--reserve", default="")
     # accepted but not served: the tests that ask the socket fail here
     ap.add_argument("--socket")

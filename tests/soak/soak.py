@@ -764,7 +764,8 @@ def main(argv):
         argv_d = [daemon_bin, "--connect", vmlib.URI, "--foreground",
                   "--tick", str(TICK_MS), "--policies",
                   os.path.join(ROOT, "policies"), "--status-file",
-                  os.path.join(outdir, "status.json"), "--socket", sock]
+                  os.path.join(outdir, "status.json"), "--socket", sock,
+                  "--trust-metadata"]     # its VMs' metadata asks dedicated
         sup = Supervisor(world, argv_d, outdir, log)
         sup.start()
         chk = checker.Checker(world, os.path.join(outdir, "checker.log"))

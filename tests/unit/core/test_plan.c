@@ -128,15 +128,18 @@ static void check_plan(const struct vp_topo *t, const struct world *w,
 			ck_assert_msg(cpuset_empty(&out),
 			    "vm %s vcpu %d: allowed has reserved PUs",
 			    s->name, k);
-			if (s->policy.mode == VP_MODE_SHARED &&
-			    s->policy.smt != VP_SMT_ISOLATE) {
+			/* over budget: planned as a shared VM */
+			if (v->over_budget ||
+			    (s->policy.mode == VP_MODE_SHARED &&
+			    s->policy.smt != VP_SMT_ISOLATE)) {
 				cpuset_andnot(&out, &c->allowed,
 				    &p->shared_pool);
 				ck_assert_msg(cpuset_empty(&out),
 				    "vm %s vcpu %d: outside the shared pool",
 				    s->name, k);
 			}
-			if (s->policy.mode != VP_MODE_DEDICATED)
+			if (s->policy.mode != VP_MODE_DEDICATED ||
+			    v->over_budget)
 				continue;
 			ck_assert(c->reason == VP_REASON_DEDICATED ||
 			    c->reason == VP_REASON_ISOLATED);
@@ -755,6 +758,108 @@ START_TEST(test_trace_bounded)
 }
 END_TEST
 
+/*
+ * The host budget (budget.c): the finding of issue 30 on a 16-PU host
+ * of 8 SMT-2 cores, core 0 reserved, so 7 cores for VMs and a 50 %
+ * budget of 3 cores.  A dedicated smt=isolate VM of 6 vCPUs would take
+ * 6 of them; it is refused and planned shared, and the three other VMs
+ * keep homes of their own on the cores it asked for.
+ */
+START_TEST(test_plan_budget_refuses)
+{
+	_cleanup_topo_ struct vp_topo *t = load_synth("pack:1 l3:1 core:8 pu:2");
+	struct vp_vm_spec vms[4];
+	_cleanup_plan_ struct vp_plan *p = NULL;
+	struct vp_budget b = { 50, 1 };
+	struct vp_cpuset homes;
+	struct world w;
+	int i, k;
+
+	vms[0] = vm("web", 3, VP_MODE_SHARED, VP_SMT_PREFER_IDLE_CORE,
+	    VP_LOC_LLC);
+	vms[1] = vm("greedy", 6, VP_MODE_DEDICATED, VP_SMT_ISOLATE,
+	    VP_LOC_LLC);
+	vms[1].policy.emulator = VP_EMU_HOUSEKEEPING;
+	vms[2] = vm("db", 3, VP_MODE_SHARED, VP_SMT_PREFER_IDLE_CORE,
+	    VP_LOC_LLC);
+	vms[3] = vm("batch", 3, VP_MODE_SHARED, VP_SMT_PREFER_IDLE_CORE,
+	    VP_LOC_LLC);
+	world_init(&w, t, vms, 4);
+	w.in.budget = &b;
+	p = compute(t, &w);
+	check_plan(t, &w, p);
+	ck_assert(p->vm[1].over_budget);
+	ck_assert_int_eq(p->vm[1].error, 0);
+	ck_assert_uint_eq(p->vm[1].want_cores, 6);
+	ck_assert_uint_eq(p->vm[1].max_cores, 3);
+	/* nothing left the pool: every PU but the reserved core is shared */
+	ck_assert_int_eq(cpuset_count(&p->shared_pool), 14);
+	cpuset_zero(&homes);
+	for (i = 0; i < 4; i++) {
+		ck_assert(i == 1 || !p->vm[i].over_budget);
+		for (k = 0; k < p->vm[i].nvcpus; k++) {
+			ck_assert_int_ne(p->vm[i].vcpu[k].reason,
+			    VP_REASON_DEDICATED);
+			ck_assert_int_ne(p->vm[i].vcpu[k].reason,
+			    VP_REASON_ISOLATED);
+			if (i != 1)
+				cpuset_set(&homes, p->vm[i].vcpu[k].home);
+		}
+	}
+	/* the other VMs' 9 vCPUs have 9 homes, not 2 PUs to share */
+	ck_assert_int_eq(cpuset_count(&homes), 9);
+}
+END_TEST
+
+/* Within the budget a claim is granted; the next one past it is not. */
+START_TEST(test_plan_budget_grants_within)
+{
+	_cleanup_topo_ struct vp_topo *t = load_synth("pack:1 l3:1 core:8 pu:2");
+	struct vp_vm_spec vms[2];
+	_cleanup_plan_ struct vp_plan *p = NULL;
+	struct vp_budget b = { 50, 1 };
+	struct world w;
+	int k;
+
+	vms[0] = vm("d1", 3, VP_MODE_DEDICATED, VP_SMT_ISOLATE, VP_LOC_LLC);
+	vms[1] = vm("i1", 2, VP_MODE_SHARED, VP_SMT_ISOLATE, VP_LOC_LLC);
+	world_init(&w, t, vms, 2);
+	w.in.budget = &b;
+	p = compute(t, &w);
+	check_plan(t, &w, p);
+	ck_assert(!p->vm[0].over_budget);
+	for (k = 0; k < 3; k++)
+		ck_assert_int_eq(p->vm[0].vcpu[k].reason,
+		    VP_REASON_DEDICATED);
+	/* 3 cores held: one more is past 3 of 7 */
+	ck_assert(p->vm[1].over_budget);
+	ck_assert_uint_eq(p->vm[1].want_cores, 4);
+	ck_assert_int_eq(cpuset_count(&p->shared_pool), 8);
+}
+END_TEST
+
+/* The minimum shared pool holds even when the share would allow all. */
+START_TEST(test_plan_budget_shared_min)
+{
+	_cleanup_topo_ struct vp_topo *t = load_synth("pack:1 l3:1 core:8 pu:2");
+	struct vp_vm_spec vms[1];
+	_cleanup_plan_ struct vp_plan *p = NULL, *q = NULL;
+	struct vp_budget b = { 100, 2 };
+	struct world w;
+
+	vms[0] = vm("i1", 12, VP_MODE_SHARED, VP_SMT_ISOLATE, VP_LOC_LLC);
+	world_init(&w, t, vms, 1);
+	w.in.budget = &b;
+	p = compute(t, &w);
+	ck_assert(p->vm[0].over_budget);	/* 6 cores: 1 left, want 2 */
+	b.shared_min_cores = 1;
+	q = compute(t, &w);
+	ck_assert(!q->vm[0].over_budget);
+	ck_assert_int_eq(q->vm[0].vcpu[0].reason, VP_REASON_ISOLATED);
+	ck_assert_int_eq(cpuset_count(&q->shared_pool), 2);
+}
+END_TEST
+
 Suite *plan_suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -782,6 +887,9 @@ Suite *plan_suite(void)
 	tcase_add_test(tc, test_plan_trace_exclusive);
 	tcase_add_test(tc, test_trace_bounded);
 	tcase_add_loop_test(tc, test_plan_overcommit_spread, 0, 3);
+	tcase_add_test(tc, test_plan_budget_refuses);
+	tcase_add_test(tc, test_plan_budget_grants_within);
+	tcase_add_test(tc, test_plan_budget_shared_min);
 	suite_add_tcase(s, tc);
 	return s;
 }

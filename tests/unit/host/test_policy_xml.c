@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <check.h>
 
@@ -367,16 +368,17 @@ put(const char *dir, const char *name, const char *text)
 	ck_assert_int_eq(fclose(f), 0);
 }
 
-/* Copies the shipped schema and balanced profile into @dir. */
+/* Copies the shipped schema, balanced and dedicated profiles into @dir. */
 static void
 seed_dir(const char *dir)
 {
-	static const char *const files[] = { "policy.rng", "balanced.xml" };
+	static const char *const files[] = { "policy.rng", "balanced.xml",
+		"dedicated.xml" };
 	char path[512], buf[65536];
 	size_t i, n;
 	FILE *f;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		snprintf(path, sizeof(path), "%s/%s", policy_dir(), files[i]);
 		f = fopen(path, "r");
 		ck_assert_ptr_nonnull(f);
@@ -471,6 +473,140 @@ START_TEST(test_load_missing)
 }
 END_TEST
 
+/*
+ * The host's rules for a VM owner's metadata (issue 30): the shipped
+ * host-granted profiles are refused, and so are the fields tenants may
+ * not set; what policy_from_metadata() (the operator's path) accepts.
+ */
+START_TEST(test_tenant_authority)
+{
+	static const struct { const char *xml, *why; } refused[] = {
+		{ "<policy profile=\"dedicated\"/>",
+		    "profile 'dedicated' is host-granted only" },
+		{ "<policy profile=\"isolated\"/>",
+		    "profile 'isolated' is host-granted only" },
+		{ "<policy profile=\"off\"/>",
+		    "profile 'off' is host-granted only" },
+		{ "<policy profile=\"balanced\"><mode>dedicated</mode></policy>",
+		    "field mode is not tenant-settable" },
+		{ "<policy profile=\"balanced\"><smt>isolate</smt></policy>",
+		    "smt=isolate is host-granted only" },
+		{ "<policy profile=\"balanced\"><priority>high</priority>"
+		    "</policy>", "field priority is not tenant-settable" },
+		{ "<policy profile=\"latency\"><emulator>housekeeping"
+		    "</emulator></policy>",
+		    "field emulator is not tenant-settable" },
+	};
+	struct vp_policy pol, keep;
+	char err[256], prof[VP_PROFILE_NAME_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		memset(&pol, 0x5a, sizeof(pol));
+		keep = pol;
+		ck_assert_int_eq(policy_from_tenant(profs, refused[i].xml,
+		    &pol, prof, err, sizeof(err)), -EPERM);
+		ck_assert_msg(strstr(err, refused[i].why), "%s: %s",
+		    refused[i].xml, err);
+		ck_assert(!memcmp(&pol, &keep, sizeof(pol)));
+		/* the operator's own path takes it */
+		ck_assert_int_eq(policy_from_metadata(profs, refused[i].xml,
+		    &pol, prof, err, sizeof(err)), 0);
+	}
+	/* what tenants may do */
+	ck_assert_int_eq(policy_from_tenant(profs, "<policy profile=\"latency\">"
+	    "<smt>siblings</smt><locality>numa</locality><cache_hot>no"
+	    "</cache_hot><core_sched>yes</core_sched></policy>", &pol, prof,
+	    err, sizeof(err)), 0);
+	ck_assert_str_eq(prof, "latency");
+	ck_assert_int_eq(pol.smt, VP_SMT_SIBLINGS);
+	ck_assert_int_eq(pol.priority, VP_PRIO_HIGH);	/* the profile's */
+	ck_assert(pol.core_sched);
+	/* a bad document is still -EINVAL, not a refusal */
+	ck_assert_int_eq(policy_from_tenant(profs, "<policy profile=\"balanced\">"
+	    "<smt>x</smt></policy>", &pol, prof, err, sizeof(err)), -EINVAL);
+}
+END_TEST
+
+static const char *const grants_ok =
+    "<grants xmlns=\"urn:vcpuplace:policy:1\">\n"
+    "<tenant_fields>smt smt=isolate locality</tenant_fields>\n"
+    "<budget exclusive_max_pct=\"75\" shared_min_cores=\"2\"/>\n"
+    "<vm uuid=\"56500000-0000-0000-0000-000000000001\" "
+    "profile=\"dedicated\"><smt>isolate</smt></vm>\n"
+    "</grants>\n";
+
+/* grants.xml: tenant fields, budget and per-UUID grants; ownership. */
+START_TEST(test_grants)
+{
+	char dir[] = "/tmp/vp-policy-XXXXXX", err[2048], path[600];
+	char prof[VP_PROFILE_NAME_MAX];
+	struct vp_profiles *p = NULL;
+	const struct vp_policy *g;
+	struct vp_policy pol;
+	const char *gp = NULL;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	seed_dir(dir);
+	/* none: the defaults */
+	ck_assert_int_eq(profiles_load(dir, &p, err, sizeof(err)), 0);
+	ck_assert_uint_eq(profiles_budget(p)->exclusive_max_pct,
+	    VP_BUDGET_EXCLUSIVE_MAX_PCT);
+	ck_assert_ptr_null(profiles_grant(p,
+	    "56500000-0000-0000-0000-000000000001", NULL));
+	profiles_free(p);
+
+	put(dir, "grants.xml", grants_ok);
+	snprintf(path, sizeof(path), "%s/grants.xml", dir);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	ck_assert_int_eq(profiles_load(dir, &p, err, sizeof(err)), 0);
+	ck_assert_uint_eq(profiles_budget(p)->exclusive_max_pct, 75);
+	ck_assert_uint_eq(profiles_budget(p)->shared_min_cores, 2);
+	g = profiles_grant(p, "56500000-0000-0000-0000-000000000001", &gp);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_str_eq(gp, "dedicated");
+	ck_assert_int_eq(g->mode, VP_MODE_DEDICATED);
+	ck_assert_int_eq(g->smt, VP_SMT_ISOLATE);
+	ck_assert_int_eq(g->emulator, VP_EMU_HOUSEKEEPING);
+	ck_assert_ptr_null(profiles_grant(p,
+	    "56500000-0000-0000-0000-000000000002", NULL));
+	/* the host let tenants set smt=isolate, not priority */
+	ck_assert_int_eq(policy_from_tenant(p, "<policy profile=\"balanced\">"
+	    "<smt>isolate</smt></policy>", &pol, prof, err, sizeof(err)), 0);
+	ck_assert_int_eq(policy_from_tenant(p, "<policy profile=\"balanced\">"
+	    "<cache_hot>yes</cache_hot></policy>", &pol, prof, err,
+	    sizeof(err)), -EPERM);
+	profiles_free(p);
+	p = NULL;
+
+	/* writable by others: refused, nothing loaded */
+	ck_assert_int_eq(chmod(path, 0666), 0);
+	ck_assert_int_eq(profiles_load(dir, &p, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "grants.xml: must be a file owned by root"),
+	    "%s", err);
+	ck_assert_ptr_null(p);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+
+	/* schema-checked, with the line */
+	put(dir, "grants.xml", "<grants xmlns=\"urn:vcpuplace:policy:1\">\n"
+	    "<vm uuid=\"56500000-0000-0000-0000-000000000001\" "
+	    "profile=\"fast\"/>\n</grants>\n");
+	ck_assert_int_eq(profiles_load(dir, &p, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "grants.xml:2: element vm: unknown profile "
+	    "'fast'"), "%s", err);
+	put(dir, "grants.xml", "<grants xmlns=\"urn:vcpuplace:policy:1\">\n"
+	    "<budget exclusive_max_pct=\"150\" shared_min_cores=\"1\"/>\n"
+	    "</grants>\n");
+	ck_assert_int_eq(profiles_load(dir, &p, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "grants.xml:"), "%s", err);
+	put(dir, "grants.xml", "<grants xmlns=\"urn:vcpuplace:policy:1\">\n"
+	    "<tenant_fields>smt turbo</tenant_fields>\n</grants>\n");
+	ck_assert_int_eq(profiles_load(dir, &p, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_null(p);
+	rm_dir(dir);
+}
+END_TEST
+
 Suite *
 policy_xml_suite(void)
 {
@@ -487,6 +623,8 @@ policy_xml_suite(void)
 	tcase_add_test(tc, test_to_metadata_errors);
 	tcase_add_test(tc, test_load_bad_dir);
 	tcase_add_test(tc, test_load_missing);
+	tcase_add_test(tc, test_tenant_authority);
+	tcase_add_test(tc, test_grants);
 	suite_add_tcase(s, tc);
 	return s;
 }

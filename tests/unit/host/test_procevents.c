@@ -8,7 +8,9 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -46,8 +48,9 @@ comm_event(int tgid, int tid, const char *name)
 	ev.what = PROC_EVENT_COMM;
 	ev.event_data.comm.process_tgid = tgid;
 	ev.event_data.comm.process_pid = tid;
-	strncpy(ev.event_data.comm.comm, name,
-	    sizeof(ev.event_data.comm.comm));
+	/* not NUL-ended when it fills all 16 bytes, as the kernel's */
+	memcpy(ev.event_data.comm.comm, name, strnlen(name,
+	    sizeof(ev.event_data.comm.comm)));
 	return ev;
 }
 
@@ -187,6 +190,115 @@ START_TEST(test_live_rename)
 }
 END_TEST
 
+/*
+ * The socket filter (issue 30 item 2), run by the kernel on datagrams a
+ * Unix socket pair carries: only a COMM event naming a vCPU thread of
+ * QEMU ("CPU N/KVM", "CPU N/TCG", N of 1 to 4 digits) passes.
+ */
+START_TEST(test_filter_keeps_vcpu_names)
+{
+	static const struct { const char *name; bool keep; } cases[] = {
+		{ "CPU 0/KVM", true }, { "CPU 7/TCG", true },
+		{ "CPU 12/KVM", true }, { "CPU 123/TCG", true },
+		{ "CPU 1023/KVM", true }, { "bash", false },
+		{ "CPU 0/XYZ", false }, { "CPU 12345/KVM", false },
+		{ "cpu 0/KVM", false }, { "qemu-system-x86", false },
+	};
+	unsigned char buf[512], got[512];
+	struct proc_event ev;
+	size_t off, i;
+	int sv[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+	ck_assert_int_eq(procev_attach_filter(sv[1]), 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		off = 0;
+		ev = comm_event(10, 11, cases[i].name);
+		put_msg(buf, &off, CN_IDX_PROC, &ev, sizeof(ev));
+		ck_assert_int_eq(send(sv[0], buf, off, 0), (ssize_t)off);
+		ck_assert_int_eq(recv(sv[1], got, sizeof(got), MSG_DONTWAIT) ==
+		    (ssize_t)off, cases[i].keep);
+	}
+	/* other events and other connectors, whatever their bytes */
+	off = 0;
+	ev = comm_event(10, 11, "CPU 0/KVM");
+	ev.what = PROC_EVENT_EXIT;
+	put_msg(buf, &off, CN_IDX_PROC, &ev, sizeof(ev));
+	ck_assert_int_eq(send(sv[0], buf, off, 0), (ssize_t)off);
+	off = 0;
+	ev = comm_event(10, 11, "CPU 0/KVM");
+	put_msg(buf, &off, CN_IDX_PROC + 1, &ev, sizeof(ev));
+	ck_assert_int_eq(send(sv[0], buf, off, 0), (ssize_t)off);
+	ck_assert_int_lt(recv(sv[1], got, sizeof(got), MSG_DONTWAIT), 0);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+/* Only the kernel sends process events: nl_pid 0. */
+START_TEST(test_from_kernel)
+{
+	struct sockaddr_nl a = { .nl_family = AF_NETLINK, .nl_pid = 0 };
+
+	ck_assert(procev_from_kernel(&a, sizeof(a)));
+	a.nl_pid = 4242;	/* a local process unicasting to our port */
+	ck_assert(!procev_from_kernel(&a, sizeof(a)));
+	a.nl_pid = 0;
+	ck_assert(!procev_from_kernel(&a, 2));
+}
+END_TEST
+
+static void *
+rename_twice(void *arg)
+{
+	(void)arg;
+	renamed_tid = (int)syscall(SYS_gettid);
+	pthread_setname_np(pthread_self(), "not-a-vcpu");
+	pthread_setname_np(pthread_self(), "CPU 9/KVM");
+	pthread_barrier_wait(&named);
+	return NULL;
+}
+
+/*
+ * Live: a rename to any other name never reaches the socket.  The two
+ * renames are queued in order, so once the second is read the first
+ * would have been read before it.
+ */
+START_TEST(test_live_filter)
+{
+	struct vp_procev ev[32];
+	unsigned long seen = 0;
+	pthread_t t;
+	int fd, i, n, found = 0, polls;
+
+	fd = procev_open();
+	if (fd < 0)
+		return;		/* no connector here: test_live_rename says */
+	pthread_barrier_init(&named, NULL, 2);
+	ck_assert_int_eq(pthread_create(&t, NULL, rename_twice, NULL), 0);
+	pthread_barrier_wait(&named);
+	pthread_join(t, NULL);
+	for (polls = 0; !found && polls < 500; polls++) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (poll(&p, 1, 20) <= 0)
+			continue;
+		n = procev_read(fd, ev, 32, &seen);
+		ck_assert_int_ge(n, 0);
+		for (i = 0; i < n; i++) {
+			ck_assert_msg(ev[i].kind == VP_PROCEV_COMM &&
+			    !strncmp(ev[i].comm, "CPU ", 4), "filtered event "
+			    "read: kind %d comm '%s'", ev[i].kind, ev[i].comm);
+			found |= ev[i].tid == renamed_tid &&
+			    !strcmp(ev[i].comm, "CPU 9/KVM");
+		}
+	}
+	ck_assert(found);
+	procev_close(fd);
+	pthread_barrier_destroy(&named);
+}
+END_TEST
+
 Suite *
 procevents_suite(void)
 {
@@ -197,6 +309,9 @@ procevents_suite(void)
 	tcase_add_test(tc, test_parse_full_comm);
 	tcase_add_test(tc, test_parse_truncated);
 	tcase_add_test(tc, test_live_rename);
+	tcase_add_test(tc, test_filter_keeps_vcpu_names);
+	tcase_add_test(tc, test_from_kernel);
+	tcase_add_test(tc, test_live_filter);
 	suite_add_tcase(s, tc);
 	return s;
 }
