@@ -88,11 +88,8 @@ struct {
 struct vp_task {
 	u64 slept_at;		/* SIS_CACHE: when it last went to sleep */
 	u64 ran_at;		/* when its current burst started */
-	u64 slice_at;		/* when its current slice started (a burst
-				 * kept by ops.dispatch has several) */
 	u64 avg_run_ns;		/* its bursts, averaged (1/4 new, 3/4 old) */
 	bool vcpu;		/* a managed vCPU at its last wake-up */
-	bool latency;		/* ... of the latency profile (VP_SCX_F_LATENCY) */
 };
 
 struct {
@@ -221,70 +218,9 @@ static void stat_inc(enum vp_scx_stat idx)
 		(*cnt)++;
 }
 
-/*
- * Slices that fit the load.  A task runs for VP_SLICE_MAX when nothing
- * waits where its PU would take it, and for VP_SLICE_MAX / (n + 1) when n
- * tasks wait, never less than VP_SLICE_MIN; ops.tick ends a slice that
- * has run past that while others wait.  So with n waiters one of them
- * waits about n slices of VP_SLICE_MAX / n: VP_SLICE_MAX, whatever n is,
- * until n passes VP_SLICE_MAX / VP_SLICE_MIN.
- *
- * VP_SLICE_MAX, 5 ms: what a task waits behind one hog on its PU, at
- * most (plus a tick).  A guest's timer tick is 1-4 ms (HZ 1000-250), so
- * a vCPU kept waiting much longer than that misses ticks and its guest
- * sees the lost time as steal; a hog alone keeps its PU anyway (the slice
- * is renewed), so a longer slice would buy nothing but the wait.
- * VP_SLICE_MIN, 1 ms: slice ends land on ticks (1 ms at HZ 1000), so a
- * shorter bound would only cut a crowded PU at every tick; and each cut
- * costs a switch (a few us, tens more in refilled caches) and often a
- * migration.  The simulator's tuning set (bench/README.md) lost 15 % of
- * schbench's throughput at 125 % with 250 us, nothing with 1 ms.
- */
-#define VP_SLICE_MAX		5000000ULL
-#define VP_SLICE_MIN		1000000ULL
 
-/*
- * Tasks waiting where PU @cpu would take them: its local DSQ and the
- * shared queue.  The shared queue's count includes tasks only other PUs
- * may run, so this may be too many, never too few: a slice ended for
- * nothing costs one ops.dispatch, which renews it (vp_dispatch()).
- */
-static u64 nr_waiting(s32 cpu)
-{
-	s32 shared = scx_bpf_dsq_nr_queued(VP_SCX_DSQ_SHARED);
-	s32 local = scx_bpf_dsq_nr_queued(VP_DSQ_LOCAL_ON | cpu);
 
-	return (u64)(shared > 0 ? shared : 0) + (u64)(local > 0 ? local : 0);
-}
 
-/* The slice for a task that starts on PU @cpu now. */
-static u64 slice_for(s32 cpu)
-{
-	u64 slice = VP_SLICE_MAX / (nr_waiting(cpu) + 1);
-
-	return slice < VP_SLICE_MIN ? VP_SLICE_MIN : slice;
-}
-
-/*
- * Per CPU: whether what runs there now is urgent (a latency vCPU), which
- * a latency vCPU's wake-up does not preempt.
- * Written by ops.running; a stale read only preempts once too often or
- * too seldom.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(key_size, sizeof(u32));
-	__uint(value_size, sizeof(u32));
-	__uint(max_entries, VP_SCX_MAX_CPUS);
-} vp_cpu_urgent SEC(".maps");
-
-static bool cpu_urgent(s32 cpu)
-{
-	u32 key = cpu;
-	u32 *u = bpf_map_lookup_elem(&vp_cpu_urgent, &key);
-
-	return !u || *u;
-}
 
 /* Per-vCPU counters: one wake-up decided at @cpu for rule @why. */
 static void count_wake(struct wake *w, s32 cpu, enum vp_scx_vstat why,
@@ -349,7 +285,7 @@ static s32 select_vcpu(struct task_struct *p, s32 prev_cpu,
 		stat_inc(w.sib_busy ? VP_SCX_WAKE_IDLE_PU :
 			 VP_SCX_WAKE_IDLE_CORE);
 		stat_inc(VP_SCX_DIRECT);
-		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_MAX, 0);
+		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_DFL, 0);
 	} else {
 		stat_inc(VP_SCX_WAKE_QUEUED);
 	}
@@ -502,10 +438,8 @@ s32 VP_SCX_OP(vp_select_cpu, struct task_struct *p, s32 prev_cpu,
 	stat_inc(VP_SCX_WAKE);
 	v = bpf_map_lookup_elem(&vp_vcpus, &tid);
 	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
-	if (t) {
+	if (t)
 		t->vcpu = v != NULL;
-		t->latency = v && (v->flags & VP_SCX_F_LATENCY);
-	}
 	if (v && vp_force_error)
 		vp_scx_error("vp_force_error set by the loader (test hook), tid %d",
 			     p->pid);
@@ -526,7 +460,7 @@ s32 VP_SCX_OP(vp_select_cpu, struct task_struct *p, s32 prev_cpu,
 	if (idle) {
 		note_claim(cpu, p, false);
 		stat_inc(VP_SCX_DIRECT);
-		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_MAX, 0);
+		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_DFL, 0);
 	}
 	return cpu;
 }
@@ -555,7 +489,7 @@ static void enqueue_last(struct task_struct *p, u64 enq_flags)
 	if (cpu >= 0 && local_on_ok(p, cpu)) {
 		note_claim(cpu, p, false);
 		stat_inc(VP_SCX_HOST_MOVED);
-		vp_dsq_insert(p, VP_DSQ_LOCAL_ON | cpu, VP_SLICE_MAX,
+		vp_dsq_insert(p, VP_DSQ_LOCAL_ON | cpu, VP_SLICE_DFL,
 			      enq_flags);
 		scx_bpf_kick_cpu(cpu, VP_KICK_IDLE);
 		return;
@@ -565,7 +499,7 @@ static void enqueue_last(struct task_struct *p, u64 enq_flags)
 	if (cpu >= 0)
 		scx_bpf_kick_cpu(cpu, VP_KICK_IDLE);
 	stat_inc(VP_SCX_KEPT);
-	vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_MAX, enq_flags);
+	vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_DFL, enq_flags);
 	scx_bpf_kick_cpu(scx_bpf_task_cpu(p), 0);
 }
 
@@ -579,42 +513,14 @@ static void enqueue_last(struct task_struct *p, u64 enq_flags)
  */
 static void note_pinned_vcpu(struct task_struct *p, u64 enq_flags)
 {
-	const struct vp_scx_vcpu *v;
 	struct vp_task *t;
 	u32 tid = p->pid;
 
 	if (!(enq_flags & VP_ENQ_WAKEUP) || p->nr_cpus_allowed != 1)
 		return;
 	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
-	if (!t)
-		return;
-	v = bpf_map_lookup_elem(&vp_vcpus, &tid);
-	t->vcpu = v != NULL;
-	t->latency = v && (v->flags & VP_SCX_F_LATENCY);
-}
-
-/*
- * A latency vCPU's wake-up that found no idle PU must not wait behind the
- * slice running on its PU (the one ops.select_cpu chose, or its only one),
- * unless what runs there is urgent too.  It goes straight to that PU's
- * local DSQ and preempts (SCX_ENQ_PREEMPT ends the current slice); the
- * preempted task goes through the queue by its vtime.
- */
-static bool enqueue_urgent(struct task_struct *p, u64 enq_flags)
-{
-	struct vp_task *t;
-	s32 cpu;
-
-	if (!(enq_flags & VP_ENQ_WAKEUP))
-		return false;
-	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
-	cpu = scx_bpf_task_cpu(p);
-	if (!t || !t->latency || cpu_urgent(cpu))
-		return false;
-	stat_inc(VP_SCX_LAT_PREEMPT);
-	vp_dsq_insert(p, VP_DSQ_LOCAL, slice_for(cpu),
-		      enq_flags | VP_ENQ_PREEMPT);
-	return true;
+	if (t)
+		t->vcpu = bpf_map_lookup_elem(&vp_vcpus, &tid) != NULL;
 }
 
 void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
@@ -627,8 +533,6 @@ void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 		enqueue_last(p, enq_flags);
 		return;
 	}
-	if (enqueue_urgent(p, enq_flags))
-		return;
 	/*
 	 * Anything else that is not a wake-up (a slice that ran out while
 	 * another task waited, which ops.dispatch has just taken) goes
@@ -639,7 +543,7 @@ void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 	/* a sleeper banks at most one slice of credit */
 	if (vtime_before(vtime, vtime_now - VP_SLICE_DFL))
 		vtime = vtime_now - VP_SLICE_DFL;
-	vp_dsq_insert_vtime(p, VP_SCX_DSQ_SHARED, VP_SLICE_MAX, vtime,
+	vp_dsq_insert_vtime(p, VP_SCX_DSQ_SHARED, VP_SLICE_DFL, vtime,
 			       enq_flags);
 	/*
 	 * At a slice end its own PU dispatches next anyway: no PU to wake
@@ -678,8 +582,6 @@ void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
  */
 void VP_SCX_OP(vp_dispatch, s32 cpu, struct task_struct *prev)
 {
-	struct vp_task *t;
-
 	if (vp_dsq_move_to_local(VP_SCX_DSQ_SHARED))
 		return;
 	if (!prev || !(prev->scx.flags & VP_TASK_QUEUED))
@@ -687,30 +589,7 @@ void VP_SCX_OP(vp_dispatch, s32 cpu, struct task_struct *prev)
 	if (host_pack_move(prev, false) >= 0)
 		return;
 	stat_inc(VP_SCX_KEPT);
-	prev->scx.slice = slice_for(cpu);
-	t = bpf_task_storage_get(&vp_task_store, prev, 0, 0);
-	if (t)
-		t->slice_at = bpf_ktime_get_ns();
-}
-
-/*
- * The slice of the task running here ends early once it has run the
- * slice that fits the load now and others wait for this PU: the slice it
- * was given counted the waiters when it started (ops.running), and those
- * who came since would otherwise wait for it.
- */
-void VP_SCX_OP(vp_tick, struct task_struct *p)
-{
-	s32 cpu = scx_bpf_task_cpu(p);
-	struct vp_task *t;
-
-	if (!nr_waiting(cpu))
-		return;
-	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
-	if (!t || bpf_ktime_get_ns() - t->slice_at < slice_for(cpu))
-		return;
-	stat_inc(VP_SCX_SLICE_CUT);
-	p->scx.slice = 0;
+	prev->scx.slice = VP_SLICE_DFL;
 }
 
 /*
@@ -731,7 +610,6 @@ void VP_SCX_OP(vp_running, struct task_struct *p)
 	u32 cpu = bpf_get_smp_processor_id();
 	struct vp_cpu_run *r;
 	struct vp_task *t;
-	u32 *urgent;
 	u64 now;
 
 	/* racy across CPUs, and a lost update only delays vtime_now a bit */
@@ -739,19 +617,10 @@ void VP_SCX_OP(vp_running, struct task_struct *p)
 		vtime_now = p->scx.dsq_vtime;
 	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
 	r = bpf_map_lookup_elem(&vp_cpu_runs, &cpu);
-	urgent = bpf_map_lookup_elem(&vp_cpu_urgent, &cpu);
-	if (!t || !r || !urgent)
+	if (!t || !r)
 		return;
-	/*
-	 * Its slice is decided now, where it starts, from the waiters of
-	 * this PU: the slice it was queued or dispatched with (VP_SLICE_MAX)
-	 * counted no one.
-	 */
-	*urgent = t->latency;
-	p->scx.slice = slice_for(cpu);
 	now = bpf_ktime_get_ns();
 	t->ran_at = now;
-	t->slice_at = now;
 	run_record_write(r, now, t->avg_run_ns, t->vcpu);
 }
 
@@ -761,17 +630,12 @@ void VP_SCX_OP(vp_stopping, struct task_struct *p, bool runnable)
 	struct vp_task *t;
 	u64 now;
 
+	/* the time it ran, scaled by the inverse of its weight (nice) */
+	p->scx.dsq_vtime += (VP_SLICE_DFL - p->scx.slice) * 100 / p->scx.weight;
 	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
 	if (!t)
 		return;
 	now = bpf_ktime_get_ns();
-	/*
-	 * The time it ran, scaled by the inverse of its weight (nice).  From
-	 * the clock, not from what is left of its slice: slices differ
-	 * (slice_for()), ops.tick may zero one, ops.dispatch renews them.
-	 */
-	if (t->ran_at && now > t->ran_at)
-		p->scx.dsq_vtime += (now - t->ran_at) * 100 / p->scx.weight;
 	if (t->ran_at && now > t->ran_at)
 		t->avg_run_ns = (3 * t->avg_run_ns + (now - t->ran_at)) / 4;
 	if (!runnable && bpf_map_lookup_elem(&vp_vcpus, &tid))
@@ -825,7 +689,6 @@ VP_SCX_OPS_DEFINE(vcpuplace_ops,
 	       .select_cpu	= (void *)vp_select_cpu,
 	       .enqueue		= (void *)vp_enqueue,
 	       .dispatch	= (void *)vp_dispatch,
-	       .tick		= (void *)vp_tick,
 	       .cpu_release	= (void *)vp_cpu_release,
 	       .running		= (void *)vp_running,
 	       .stopping	= (void *)vp_stopping,

@@ -47,17 +47,13 @@ enum vp_scx_stat {
 	VP_SCX_HOST_MOVED,	/* ... moved there when its slice ended */
 	VP_SCX_BAD_INPUT,	/* a vp_vcpus entry named a CPU or domain
 				 * out of range: ignored, stock path used */
-	VP_SCX_SLICE_CUT,	/* ops.tick ended a slice: others waited */
-	VP_SCX_LAT_PREEMPT,	/* a latency vCPU woke onto its PU,
-				 * preempting */
 	VP_SCX_STAT_NR
 };
 
 /* The names of the counters, in enum order, for logs and metrics. */
 #define VP_SCX_STAT_NAMES { "wake", "wake_unmanaged", "wake_idle_core", \
 	"wake_idle_pu", "wake_queued", "direct", "queued", "kick_idle", \
-	"kept", "host_packed", "host_moved", "bad_input", "slice_cut", \
-	"lat_preempt" }
+	"kept", "host_packed", "host_moved", "bad_input" }
 
 /*
  * Per managed vCPU thread, per CPU (vp_vcpu_stats, a per-CPU hash keyed by
@@ -104,9 +100,6 @@ enum vp_scx_vflag {
 	VP_SCX_F_SMT_ANY	= 1u << 2,
 	/* locality: never wake outside far_dom (cluster, LLC or node) */
 	VP_SCX_F_STAY_FAR_DOM	= 1u << 3,
-	/* priority=high (the latency profile): a wake-up that finds no idle
-	 * PU preempts what runs on its PU, unless that is urgent too */
-	VP_SCX_F_LATENCY	= 1u << 4,
 };
 
 /*

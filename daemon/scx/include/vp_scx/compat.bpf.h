@@ -29,7 +29,6 @@
 #define VP_ENQ_WAKEUP		VP_SCX_ENUM(scx_enq_flags, SCX_ENQ_WAKEUP)
 #define VP_ENQ_LAST		VP_SCX_ENUM(scx_enq_flags, SCX_ENQ_LAST)
 #define VP_ENQ_REENQ		VP_SCX_ENUM(scx_enq_flags, SCX_ENQ_REENQ)
-#define VP_ENQ_PREEMPT		VP_SCX_ENUM(scx_enq_flags, SCX_ENQ_PREEMPT)
 #define VP_TASK_QUEUED		VP_SCX_ENUM(scx_ent_flags, SCX_TASK_QUEUED)
 #define VP_KICK_IDLE		VP_SCX_ENUM(scx_kick_flags, SCX_KICK_IDLE)
 #define VP_PICK_IDLE_CORE	VP_SCX_ENUM(scx_pick_idle_cpu_flags, \
