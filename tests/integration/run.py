@@ -70,6 +70,27 @@ def check(cond, msg):
 
 # ---- the daemon ------------------------------------------------------
 
+# The host rules of this lab: every VM owner is the host's operator, so
+# VM metadata may ask for dedicated cores (--trust-metadata), and an
+# exclusive VM may take the whole of this small host (the default budget,
+# half the cores and one left shared, would refuse a 2-vCPU dedicated VM
+# on 2 CPUs).  A copy of the shipped profiles with that grants.xml.
+LAB_GRANTS = ("<grants xmlns='urn:vcpuplace:policy:1'>"
+              "<budget exclusive_max_pct='100' shared_min_cores='0'/>"
+              "</grants>\n")
+
+
+def lab_policies(ctx):
+    d = os.path.join(ctx.rundir, "policies")
+    if not os.path.isdir(d):
+        shutil.copytree(POLICIES, d)
+        path = os.path.join(d, "grants.xml")
+        with open(path, "w") as f:
+            f.write(LAB_GRANTS)
+        os.chmod(path, 0o644)
+    return d
+
+
 class Daemon:
     def __init__(self, ctx, tag, uri=vmlib.URI, extra=()):
         self.ctx = ctx
@@ -79,7 +100,7 @@ class Daemon:
         self.last_tick = None
         self.sock = os.path.join(ctx.rundir, tag + ".sock")
         self.argv = [ctx.binary, "--connect", uri, "--foreground",
-                     "--tick", str(TICK_MS), "--policies", POLICIES,
+                     "--tick", str(TICK_MS), "--policies", lab_policies(ctx),
                      "--status-file", self.status_path,
                      "--socket", self.sock,
                      # the VMs' own metadata asks for dedicated and off:
