@@ -522,6 +522,13 @@ void schedext_decide(const struct vp_sx_probe *p, struct vp_sx_verdict *ret);
  * and fills the topology tables; logs the kernel mode.  Returns 0, or
  * -errno when --sched-ext=on cannot be honoured (logged: a fatal error).
  */
+/*
+ * Whether schedext_start() may load the scheduler at all: the option is
+ * not off, no dry run, and the kernel has sched_ext and BTF.  Only then
+ * does start-up read the VMs (their CPU quotas) before it, so a host
+ * without sched_ext starts without waiting on libvirt, as before.
+ */
+bool schedext_may_load(struct vp_daemon *d);
 int schedext_start(struct vp_daemon *d) VP_MUST_CHECK;
 /*
  * Each tick after planning and pinning: notices an ejection (and falls

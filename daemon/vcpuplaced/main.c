@@ -304,8 +304,10 @@ setup(struct vp_daemon *d)
 	 * quotas (auto does not load under one, schedext.c): a daemon
 	 * started on a busy host never loads a scheduler only to unload
 	 * it at its first tick.  Not connected: the first tick tries again.
+	 * Only where it may load: elsewhere start-up does not wait on
+	 * libvirt (a frozen libvirtd holds no start-up line back).
 	 */
-	if (inventory_connect(d) == 0)
+	if (schedext_may_load(d) && inventory_connect(d) == 0)
 		inventory_refresh(d);
 	/* after the socket: a second daemon stops there, never loads */
 	if ((r = schedext_start(d)) < 0) {

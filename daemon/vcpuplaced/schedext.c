@@ -465,6 +465,15 @@ quota_note(struct vp_daemon *d)
 	    "unenforced_vms)", words);
 }
 
+bool
+schedext_may_load(struct vp_daemon *d)
+{
+	struct vp_schedext *s = &d->scx;
+
+	return s->opt != VP_SX_OPT_OFF && !d->dry_run &&
+	    LD(s)->supported(s->root) == 0;
+}
+
 int
 schedext_start(struct vp_daemon *d)
 {
