@@ -148,26 +148,32 @@ rename_self(void *arg)
 	return NULL;
 }
 
-/* Live: a thread of ours renamed is heard, with its tgid and tid. */
-START_TEST(test_live_rename)
+/* Runs @fn, which renames its own thread, in a thread of ours to its end. */
+static void
+rename_in_thread(void *(*fn)(void *))
+{
+	pthread_t t;
+
+	pthread_barrier_init(&named, NULL, 2);
+	ck_assert_int_eq(pthread_create(&t, NULL, fn, NULL), 0);
+	pthread_barrier_wait(&named);
+	pthread_join(t, NULL);
+	pthread_barrier_destroy(&named);
+}
+
+/*
+ * Reads @fd until @match, shown every event read, says it saw the one it
+ * waits for; fails if that never comes.  Generous: a busy host may have
+ * many events queued before ours.  Returns what procev_read() counted.
+ */
+static unsigned long
+read_until(int fd, bool (*match)(const struct vp_procev *))
 {
 	struct vp_procev ev[32];
 	unsigned long seen = 0;
-	pthread_t t;
-	int fd, i, n, found = 0, polls;
+	bool found = false;
+	int i, n, polls;
 
-	fd = procev_open();
-	if (fd < 0) {
-		/* no CAP_NET_ADMIN or no connector: the degraded mode */
-		ck_assert(fd == -EPERM || fd == -EPROTONOSUPPORT ||
-		    fd == -ENOENT || fd == -EACCES || fd == -ECONNREFUSED);
-		return;
-	}
-	pthread_barrier_init(&named, NULL, 2);
-	ck_assert_int_eq(pthread_create(&t, NULL, rename_self, NULL), 0);
-	pthread_barrier_wait(&named);
-	pthread_join(t, NULL);
-	/* generous: a busy host may have many events queued before ours */
 	for (polls = 0; !found && polls < 500; polls++) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 
@@ -176,17 +182,38 @@ START_TEST(test_live_rename)
 		n = procev_read(fd, ev, 32, &seen);
 		ck_assert_int_ge(n, 0);
 		for (i = 0; i < n; i++)
-			if (ev[i].kind == VP_PROCEV_COMM &&
-			    ev[i].tid == renamed_tid) {
-				ck_assert_int_eq(ev[i].tgid, getpid());
-				ck_assert_str_eq(ev[i].comm, "CPU 7/TCG");
-				found = 1;
-			}
+			found |= match(&ev[i]);
 	}
 	ck_assert(found);
-	ck_assert_uint_ge(seen, 1);
+	return seen;
+}
+
+/* rename_self()'s rename, with our tgid and its name. */
+static bool
+is_rename_self(const struct vp_procev *e)
+{
+	if (e->kind != VP_PROCEV_COMM || e->tid != renamed_tid)
+		return false;
+	ck_assert_int_eq(e->tgid, getpid());
+	ck_assert_str_eq(e->comm, "CPU 7/TCG");
+	return true;
+}
+
+/* Live: a thread of ours renamed is heard, with its tgid and tid. */
+START_TEST(test_live_rename)
+{
+	int fd;
+
+	fd = procev_open();
+	if (fd < 0) {
+		/* no CAP_NET_ADMIN or no connector: the degraded mode */
+		ck_assert(fd == -EPERM || fd == -EPROTONOSUPPORT ||
+		    fd == -ENOENT || fd == -EACCES || fd == -ECONNREFUSED);
+		return;
+	}
+	rename_in_thread(rename_self);
+	ck_assert_uint_ge(read_until(fd, is_rename_self), 1);
 	procev_close(fd);
-	pthread_barrier_destroy(&named);
 }
 END_TEST
 
@@ -259,6 +286,16 @@ rename_twice(void *arg)
 	return NULL;
 }
 
+/* Every event read is a vCPU rename; true at rename_twice()'s second. */
+static bool
+only_vcpu_names(const struct vp_procev *e)
+{
+	ck_assert_msg(e->kind == VP_PROCEV_COMM &&
+	    !strncmp(e->comm, "CPU ", 4), "filtered event read: kind %d "
+	    "comm '%s'", e->kind, e->comm);
+	return e->tid == renamed_tid && !strcmp(e->comm, "CPU 9/KVM");
+}
+
 /*
  * Live: a rename to any other name never reaches the socket.  The two
  * renames are queued in order, so once the second is read the first
@@ -266,36 +303,14 @@ rename_twice(void *arg)
  */
 START_TEST(test_live_filter)
 {
-	struct vp_procev ev[32];
-	unsigned long seen = 0;
-	pthread_t t;
-	int fd, i, n, found = 0, polls;
+	int fd;
 
 	fd = procev_open();
 	if (fd < 0)
 		return;		/* no connector here: test_live_rename says */
-	pthread_barrier_init(&named, NULL, 2);
-	ck_assert_int_eq(pthread_create(&t, NULL, rename_twice, NULL), 0);
-	pthread_barrier_wait(&named);
-	pthread_join(t, NULL);
-	for (polls = 0; !found && polls < 500; polls++) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-
-		if (poll(&p, 1, 20) <= 0)
-			continue;
-		n = procev_read(fd, ev, 32, &seen);
-		ck_assert_int_ge(n, 0);
-		for (i = 0; i < n; i++) {
-			ck_assert_msg(ev[i].kind == VP_PROCEV_COMM &&
-			    !strncmp(ev[i].comm, "CPU ", 4), "filtered event "
-			    "read: kind %d comm '%s'", ev[i].kind, ev[i].comm);
-			found |= ev[i].tid == renamed_tid &&
-			    !strcmp(ev[i].comm, "CPU 9/KVM");
-		}
-	}
-	ck_assert(found);
+	rename_in_thread(rename_twice);
+	read_until(fd, only_vcpu_names);
 	procev_close(fd);
-	pthread_barrier_destroy(&named);
 }
 END_TEST
 
