@@ -147,15 +147,6 @@ inventory_note_refused(struct vp_daemon *d, struct vp_vm *vm, int cause,
 	    "(balanced)", vm->name, why);
 }
 
-/* The canonical text of a libvirt UUID, as grants.xml keys it. */
-static void
-uuid_text(const unsigned char *u, char ret[37])
-{
-	snprintf(ret, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
-	    "%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4], u[5],
-	    u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
-}
-
 /*
  * A grant of the host's (grants.xml, by UUID) wins over the VM's
  * metadata, which its owner writes: true when there is one.
@@ -165,9 +156,11 @@ read_grant(struct vp_daemon *d, struct vp_vm *vm)
 {
 	const struct vp_policy *g;
 	const char *profile = NULL;
-	char uuid[37];
+	char uuid[VIR_UUID_STRING_BUFLEN];
 
-	uuid_text(vm->uuid, uuid);
+	/* libvirt's own text of it, lower-case hex as grants.xml keys it */
+	if (virDomainGetUUIDString(vm->dom, uuid) < 0)
+		uuid[0] = '\0';	/* matches no grant */
 	g = profiles_grant(d->profiles, uuid, &profile);
 	vm->granted = g != NULL;
 	if (!g)
