@@ -36,12 +36,16 @@ send_op(int fd, enum proc_cn_mcast_op op)
 #define OFF_CN		NLMSG_HDRLEN
 #define OFF_EV		(OFF_CN + sizeof(struct cn_msg))
 #define OFF_WHAT	(OFF_EV + offsetof(struct proc_event, what))
+#define OFF_TGID	(OFF_EV + offsetof(struct proc_event, \
+	event_data.comm.process_tgid))
 #define OFF_COMM	(OFF_EV + offsetof(struct proc_event, \
 	event_data.comm.comm))
 /* "CPU N/KVM": N of 1 to 4 digits puts the '/' at comm[5] to comm[8] */
 #define SLASH_FIRST	5
 #define SLASH_LAST	8
-#define FILTER_LEN	(8 + 3 * (SLASH_LAST - SLASH_FIRST + 1) + 2)
+/* the name test, its drop, and the tgid test's load and drop */
+#define NAME_LEN	(8 + 3 * (SLASH_LAST - SLASH_FIRST + 1))
+#define FILTER_MAX	(NAME_LEN + 3 + 2 * PROCEV_FILTER_TGIDS_MAX + 1)
 
 /*
  * Text as BPF_LD|BPF_ABS loads it: the bytes in network order.  A field
@@ -55,20 +59,29 @@ text4(const char *s)
 	    (uint32_t)(unsigned char)s[2] << 8 | (unsigned char)s[3];
 }
 
+/*
+ * The program: the name test (jumps go to DROP, just past it, or to
+ * TGIDS), then DROP, then TGIDS: one JEQ per known tgid, each followed
+ * by its own RET keep, so that no jump spans more than the 255
+ * instructions a classic BPF jump can reach whatever the list's length.
+ */
 int
-procev_attach_filter(int fd)
+procev_attach_filter(int fd, const int *tgids, int ntgids)
 {
-	struct sock_filter f[FILTER_LEN];
-	struct sock_fprog prog = { .len = FILTER_LEN, .filter = f };
-	const int drop = FILTER_LEN - 2, keep = FILTER_LEN - 1;
+	static struct sock_filter f[FILTER_MAX];
+	struct sock_fprog prog = { .filter = f };
+	const int drop = NAME_LEN, pids = NAME_LEN + 1;
 	int n = 0, k;
 
+	if (ntgids > PROCEV_FILTER_TGIDS_MAX)
+		return -E2BIG;
 #define LD(off)	f[n] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | \
 	BPF_ABS, (off)), n++
 #define NEED(v)	f[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | \
 	BPF_K, (v), 0, drop - n - 1), n++
 #define TAKE(v)	f[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | \
-	BPF_K, (v), keep - n - 1, 0), n++
+	BPF_K, (v), pids - n - 1, 0), n++
+#define RET(v)	f[n] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, (v)), n++
 	LD(OFF_CN + offsetof(struct cn_msg, id.idx));
 	NEED(htonl(CN_IDX_PROC));
 	LD(OFF_CN + offsetof(struct cn_msg, id.val));
@@ -82,13 +95,25 @@ procev_attach_filter(int fd)
 		TAKE(text4("/KVM"));
 		TAKE(text4("/TCG"));
 	}
+	RET(0);		/* drop */
+	if (ntgids < 0) {
+		RET(0xffffffff);	/* any process's vCPU name */
+	} else {
+		LD(OFF_TGID);
+		for (k = 0; k < ntgids; k++) {
+			f[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ |
+			    BPF_K, htonl((uint32_t)tgids[k]), 0, 1);
+			n++;
+			RET(0xffffffff);
+		}
+		RET(0);
+	}
 #undef LD
 #undef NEED
 #undef TAKE
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0xffffffff);
-	if (n != FILTER_LEN)
-		return -EINVAL;
+#undef RET
+	prog.len = (unsigned short)n;
+	/* replaces the socket's filter at once, nothing queued is lost */
 	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
 	    sizeof(prog)) < 0 ? -errno : 0;
 }
@@ -106,7 +131,7 @@ procev_open(void)
 		return -errno;
 	/* nl_pid 0: the kernel picks a unique port (two daemons in tests) */
 	/* the filter before the subscription: no event it drops is queued */
-	if ((r = procev_attach_filter(fd)) == 0 &&
+	if ((r = procev_attach_filter(fd, NULL, -1)) == 0 &&
 	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		r = -errno;
 	if (r == 0)

@@ -38,14 +38,19 @@ struct vp_procev {
 int procev_open(void);
 
 /*
- * Attaches to @fd the classic BPF filter procev_open() uses (as udev and
- * systemd filter their netlink sockets): only PROC_EVENT_COMM of a thread
- * named "CPU N/KVM" or "CPU N/TCG", QEMU's vCPU threads, reaches the
- * daemon; any other rename, fork or exit of any local user is dropped by
- * the kernel before it is queued, so it can neither wake the daemon nor
- * overrun the socket.  0 or -errno.  For tests, on any socket.
+ * Attaches to @fd a classic BPF filter (as udev and systemd filter their
+ * netlink sockets): only PROC_EVENT_COMM of a thread named "CPU N/KVM"
+ * or "CPU N/TCG", QEMU's vCPU threads, of one of the @ntgids processes
+ * @tgids, reaches the daemon (@ntgids < 0: of any process, as
+ * procev_open() starts; 0: none).  Any other rename, fork or exit of
+ * any local user, a thread of theirs named like a vCPU's included, is
+ * dropped by the kernel before it is queued, so it can neither wake the
+ * daemon nor overrun the socket.  Replaces the filter attached before.
+ * 0, -E2BIG past PROCEV_FILTER_TGIDS_MAX, or -errno.  For tests, on any
+ * socket.  Not thread-safe (one static program buffer).
  */
-int procev_attach_filter(int fd);
+#define PROCEV_FILTER_TGIDS_MAX	1024
+int procev_attach_filter(int fd, const int *tgids, int ntgids);
 /* True when @from (@len bytes) is the kernel (nl_pid 0), not a process. */
 bool procev_from_kernel(const struct sockaddr_nl *from, socklen_t len);
 void procev_close(int fd);

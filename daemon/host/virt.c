@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -100,6 +101,17 @@ virt_mark_dirty(struct vp_virt *v, uint64_t t)
 	atomic_store(&v->dirty, true);
 }
 
+static void
+wake_loop(struct vp_virt *v)
+{
+	if (v->wake_fd >= 0) {
+		uint64_t one = 1;
+		ssize_t r = write(v->wake_fd, &one, sizeof(one));
+
+		(void)r;	/* full (2^64 - 2): the loop is woken anyway */
+	}
+}
+
 /*
  * A domain event: its time and the flag, then the wake-up, in that
  * order, so that a loop that saw the wake-up also sees the flag.
@@ -109,12 +121,54 @@ note_event(struct vp_virt *v)
 {
 	atomic_fetch_add(&v->events, 1);
 	virt_mark_dirty(v, clock_now_ns());
-	if (v->wake_fd >= 0) {
-		uint64_t one = 1;
-		ssize_t r = write(v->wake_fd, &one, sizeof(one));
+	wake_loop(v);
+}
 
-		(void)r;	/* full (2^64 - 2): the loop is woken anyway */
+static bool
+watched(const struct vp_virt *v, int type, const char *nsuri)
+{
+	const char *const *ns;
+
+	if (type != VIR_DOMAIN_METADATA_ELEMENT || !nsuri)
+		return false;	/* a title or a description */
+	for (ns = v->watch_ns; ns && *ns; ns++)
+		if (!strcmp(*ns, nsuri))
+			return true;
+	return false;
+}
+
+/* Queues @uuid for a re-read of that domain alone; false when full. */
+static bool
+queue_metadata(struct vp_virt *v, const unsigned char *uuid)
+{
+	bool ok = true;
+	int i;
+
+	pthread_mutex_lock(&v->md_lock);
+	for (i = 0; i < v->md_n; i++)
+		if (!memcmp(v->md_uuid[i], uuid, VIR_UUID_BUFLEN))
+			break;
+	if (i == v->md_n) {
+		if (v->md_n < VP_VIRT_MD_MAX)
+			memcpy(v->md_uuid[v->md_n++], uuid, VIR_UUID_BUFLEN);
+		else
+			ok = false;
 	}
+	pthread_mutex_unlock(&v->md_lock);
+	return ok;
+}
+
+int
+virt_metadata_take(struct vp_virt *v, unsigned char ret[][VIR_UUID_BUFLEN])
+{
+	int n;
+
+	pthread_mutex_lock(&v->md_lock);
+	n = v->md_n;
+	memcpy(ret, v->md_uuid, (size_t)n * VIR_UUID_BUFLEN);
+	v->md_n = 0;
+	pthread_mutex_unlock(&v->md_lock);
+	return n;
 }
 
 static int
@@ -136,12 +190,21 @@ on_metadata(virConnectPtr conn, virDomainPtr dom, int type,
     const char *nsuri, void *opaque)
 {
 	struct vp_virt *v = opaque;
+	unsigned char uuid[VIR_UUID_BUFLEN];
+	uint64_t zero = 0;
 
 	(void)conn;
-	(void)dom;
-	(void)type;
-	(void)nsuri;
-	note_event(v);
+	atomic_fetch_add(&v->events, 1);
+	if (!watched(v, type, nsuri)) {
+		atomic_fetch_add(&v->events_ignored, 1);
+		return;
+	}
+	/* the time first: a loop that takes the UUID then finds it */
+	atomic_compare_exchange_strong(&v->event_ns, &zero, clock_now_ns());
+	/* the UUID is the handle's own copy: no call to libvirtd */
+	if (virDomainGetUUID(dom, uuid) < 0 || !queue_metadata(v, uuid))
+		atomic_store(&v->dirty, true);	/* then read them all */
+	wake_loop(v);
 }
 
 void

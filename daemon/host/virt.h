@@ -12,6 +12,7 @@
 #ifndef VP_VIRT_H
 #define VP_VIRT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,7 +20,10 @@
 
 #include <libvirt/libvirt.h>
 
-/* One connection.  Zero it, then set cb_* to -1 (VP_VIRT_INIT does). */
+/* Domains whose metadata changed, kept until the loop takes them. */
+#define VP_VIRT_MD_MAX	32
+
+/* One connection.  Initialise it with VP_VIRT_INIT. */
 struct vp_virt {
 	virConnectPtr conn;	/* owned; NULL when closed */
 	atomic_bool lost;	/* libvirt closed it (libvirtd went away) */
@@ -29,9 +33,27 @@ struct vp_virt {
 	/* monotonic ns of the oldest event not yet taken, 0 none */
 	_Atomic uint64_t event_ns;
 	atomic_ulong events;	/* events received, for the metrics */
+	/*
+	 * Metadata events matter only for an element in one of these
+	 * namespaces (NULL-terminated; set before virt_open()); title and
+	 * description edits and other namespaces are counted here and
+	 * dropped, since any VM owner can make them at will.
+	 */
+	const char *const *watch_ns;
+	atomic_ulong events_ignored;
+	/*
+	 * A watched metadata change re-reads only its own domain: the
+	 * UUIDs wait here (under md_lock: written on libvirt's thread),
+	 * deduplicated; when more than VP_VIRT_MD_MAX wait, the whole
+	 * inventory is marked dirty instead.
+	 */
+	pthread_mutex_t md_lock;
+	unsigned char md_uuid[VP_VIRT_MD_MAX][VIR_UUID_BUFLEN];
+	int md_n;
 };
 #define VP_VIRT_INIT	{ .conn = NULL, .cb_lifecycle = -1, \
-	.cb_metadata = -1, .wake_fd = -1 }
+	.cb_metadata = -1, .wake_fd = -1, \
+	.md_lock = PTHREAD_MUTEX_INITIALIZER }
 
 /*
  * Once per process, before the first virt_open(): libvirt's default
@@ -61,6 +83,14 @@ uint64_t virt_event_take(struct vp_virt *v);
  * wake-up: the caller runs on the loop.
  */
 void virt_mark_dirty(struct vp_virt *v, uint64_t t);
+
+/*
+ * Moves the UUIDs of the domains whose watched metadata changed since
+ * the last call into @ret (room for VP_VIRT_MD_MAX) and returns how
+ * many.  Their event time is taken by virt_event_take() as any event's.
+ */
+int virt_metadata_take(struct vp_virt *v,
+    unsigned char ret[][VIR_UUID_BUFLEN]);
 
 /*
  * Connects to @uri and registers for lifecycle and metadata events.

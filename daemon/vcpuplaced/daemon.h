@@ -161,6 +161,8 @@ struct vp_counters {
 	unsigned long reloads, reload_errors;
 	bool reload_failed;		/* the last reload kept old state */
 	unsigned long event_rounds;	/* rounds run on a libvirt event */
+	unsigned long refreshes;	/* whole-inventory reads */
+	unsigned long policy_rereads;	/* one VM's, on its metadata event */
 	struct vp_hist lat_hist;		/* event to pins, per VM */
 };
 
@@ -182,6 +184,10 @@ struct vp_hotplug {
 	struct vp_hp_follow follow[VP_HP_FOLLOW_MAX];
 	int nfollow;
 	uint64_t follow_next;	/* the next follow-up round */
+	/* the QEMUs the kernel's filter lets through, sorted; -1: any */
+	int *tgids;
+	int ntgids;
+	unsigned long filter_updates, filter_errors;
 };
 
 struct vp_ctl_client;
@@ -412,6 +418,8 @@ bool hotplug_take(struct vp_daemon *d);
 void hotplug_after_round(struct vp_daemon *d, uint64_t round_ns);
 /* @until, or earlier when a follow-up round is due before. */
 uint64_t hotplug_deadline(const struct vp_daemon *d, uint64_t until);
+/* After a refresh: the kernel's filter narrowed to the known QEMUs. */
+void hotplug_track(struct vp_daemon *d);
 
 /* load.c: host load and vCPU run/wait time, from host/sampler.h */
 /* Opens a sampler for @t; *ret untouched on failure (-ENOMEM). */
@@ -428,6 +436,14 @@ int load_update_at(struct vp_daemon *d, uint64_t now_ns);
 int inventory_connect(struct vp_daemon *d);
 /* Rebuilds the VM list from libvirt's live state; -errno on failure. */
 int inventory_refresh(struct vp_daemon *d);
+/*
+ * Reads again the policy of the VMs whose metadata changed (@n UUIDs),
+ * and nothing else of them or of any other VM; a UUID not in the list
+ * (a VM started since) marks the whole inventory dirty instead.
+ * Returns how many known VMs were read.
+ */
+int inventory_reread_policies(struct vp_daemon *d,
+    unsigned char uuids[][VIR_UUID_BUFLEN], int n);
 /*
  * Records that the host refuses what @vm asked for, for @cause
  * (VP_REFUSED_*), because @why; "" clears it.  Logs and counts only when

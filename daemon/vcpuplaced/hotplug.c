@@ -50,6 +50,7 @@ hotplug_open(struct vp_daemon *d)
 		return;
 	}
 	d->hp.fd = fd;
+	d->hp.ntgids = -1;	/* procev_open()'s filter: names only */
 }
 
 void
@@ -57,6 +58,65 @@ hotplug_close(struct vp_daemon *d)
 {
 	procev_close(d->hp.fd);
 	d->hp.fd = -1;
+	free(d->hp.tgids);
+	d->hp.tgids = NULL;
+	d->hp.ntgids = -1;
+}
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The kernel's filter lets through only the known VMs' QEMUs once they
+ * are known: a local user's thread named like a vCPU's ("CPU 0/KVM")
+ * is then dropped in the kernel as well, and costs the daemon nothing.
+ * A hot-plugged vCPU's QEMU is always one of them: a new VM is heard
+ * from libvirt, and the refresh that finds it reads its threads.
+ * Re-attached only when that set changes.  Past
+ * PROCEV_FILTER_TGIDS_MAX QEMUs, or when the kernel refuses, the
+ * name-only filter is put back: a rename missed is worse than work.
+ */
+void
+hotplug_track(struct vp_daemon *d)
+{
+	int *pids, n = 0, i, r;
+
+	if (d->hp.fd < 0)
+		return;
+	pids = malloc((d->nvms ? d->nvms : 1) * sizeof(*pids));
+	if (!pids)
+		return;		/* the filter before stays: a wider one */
+	for (i = 0; i < d->nvms; i++)
+		if (d->vm[i].pid > 0)
+			pids[n++] = d->vm[i].pid;
+	qsort(pids, n, sizeof(*pids), cmp_int);
+	if (n == d->hp.ntgids && (n == 0 ||
+	    !memcmp(pids, d->hp.tgids, n * sizeof(*pids)))) {
+		free(pids);
+		return;
+	}
+	if (n > PROCEV_FILTER_TGIDS_MAX ||
+	    (r = procev_attach_filter(d->hp.fd, pids, n)) < 0) {
+		if (n <= PROCEV_FILTER_TGIDS_MAX)
+			d->hp.filter_errors++;
+		free(pids);
+		pids = NULL;
+		n = -1;
+		if (d->hp.ntgids < 0 ||
+		    procev_attach_filter(d->hp.fd, NULL, -1) < 0) {
+			/* names only already, or it could not even be put back */
+			return;
+		}
+	}
+	free(d->hp.tgids);
+	d->hp.tgids = pids;
+	d->hp.ntgids = n;
+	d->hp.filter_updates++;
 }
 
 static struct vp_vm *

@@ -479,6 +479,7 @@ inventory_refresh(struct vp_daemon *d)
 	atomic_store(&d->virt.dirty, false);
 	/* after the flag: an event from now on makes another refresh */
 	d->event_ns = virt_event_take(&d->virt);
+	d->c.refreshes++;
 	n = virt_list_running(&d->virt, &doms);
 	if (n < 0) {
 		d->c.libvirt_errors++;
@@ -520,4 +521,28 @@ inventory_refresh(struct vp_daemon *d)
 	d->nvms = nvms;
 	d->inventory_gen++;
 	return 0;
+}
+
+int
+inventory_reread_policies(struct vp_daemon *d,
+    unsigned char uuids[][VIR_UUID_BUFLEN], int n)
+{
+	int i, nread = 0;
+
+	d->event_ns = virt_event_take(&d->virt);
+	for (i = 0; i < n; i++) {
+		struct vp_vm *vm = find_vm(d, uuids[i]);
+
+		if (!vm) {
+			atomic_store(&d->virt.dirty, true);
+			continue;
+		}
+		read_policy(d, vm);
+		d->c.policy_rereads++;
+		nread++;
+	}
+	/* what the plan and the answers were made from has changed */
+	if (nread)
+		d->inventory_gen++;
+	return nread;
 }

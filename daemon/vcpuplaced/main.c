@@ -25,6 +25,7 @@
 #include "host/coresched.h"
 #include "host/defaults.h"
 #include "host/hwtopo.h"
+#include "host/policy_xml.h"
 
 
 static volatile sig_atomic_t quit_flag, reload_flag;
@@ -253,6 +254,17 @@ parse_args(struct vp_daemon *d, int argc, char **argv)
 	return 0;
 }
 
+/* The whole inventory read, then the process-event filter kept to it. */
+static int
+refresh(struct vp_daemon *d)
+{
+	int r = inventory_refresh(d);
+
+	if (r == 0)
+		hotplug_track(d);
+	return r;
+}
+
 /* Startup only: what fails here is fatal, with a message naming it. */
 static int
 setup(struct vp_daemon *d)
@@ -308,7 +320,7 @@ setup(struct vp_daemon *d)
 	 * libvirt (a frozen libvirtd holds no start-up line back).
 	 */
 	if (schedext_may_load(d) && inventory_connect(d) == 0)
-		inventory_refresh(d);
+		refresh(d);
 	/* after the socket: a second daemon stops there, never loads */
 	if ((r = schedext_start(d)) < 0) {
 		server_close(d);
@@ -385,10 +397,20 @@ static void
 event_round(struct vp_daemon *d)
 {
 	uint64_t t0 = clock_now_ns(), cpu0 = clock_thread_cpu_ns(), cpu;
+	unsigned char md[VP_VIRT_MD_MAX][VIR_UUID_BUFLEN];
+	int nmd = virt_metadata_take(&d->virt, md), nread = 0;
 
-	if (!atomic_load(&d->virt.dirty) || !virt_connected(&d->virt) ||
-	    inventory_refresh(d) < 0)
+	if (!virt_connected(&d->virt))
 		return;
+	/* a metadata change re-reads its own VM; anything else, them all */
+	if (nmd && !atomic_load(&d->virt.dirty))
+		nread = inventory_reread_policies(d, md, nmd);
+	if (atomic_load(&d->virt.dirty)) {
+		if (refresh(d) < 0)
+			return;
+	} else if (!nread) {
+		return;
+	}
 	d->c.event_rounds++;
 	if (!d->paused) {
 		tick_plan_urgent(d);
@@ -407,7 +429,7 @@ tick(struct vp_daemon *d)
 
 	if (inventory_connect(d) == 0 && (atomic_load(&d->virt.dirty) ||
 	    d->c.ticks % FULL_REFRESH_TICKS == 0))
-		inventory_refresh(d);
+		refresh(d);
 	server_run_queued(d);
 	load_update(d);
 	/* paused: the inventory and the load stay current, placement holds */
@@ -501,6 +523,10 @@ main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	uint64_t next;
 
+	/* the metadata events that concern placement: vcpuplace's own */
+	static const char *const watched_ns[] = { VP_POLICY_NS, NULL };
+
+	d.virt.watch_ns = watched_ns;
 	features_default(&d.feat);
 	if (parse_args(&d, argc, argv) < 0)
 		return 2;

@@ -433,6 +433,16 @@ write_latency(const struct vp_daemon *d, FILE *f)
 	single(f, "vcpuplace_libvirt_events_total", "counter", "Domain "
 	    "lifecycle and metadata events received from libvirt.",
 	    (double)atomic_load(&d->virt.events));
+	single(f, "vcpuplace_libvirt_events_ignored_total", "counter",
+	    "Metadata events dropped on receipt: a title, a description or "
+	    "another namespace's element, which do not concern placement.",
+	    (double)atomic_load(&d->virt.events_ignored));
+	single(f, "vcpuplace_inventory_refreshes_total", "counter", "Reads "
+	    "of every running VM from libvirt (start, lifecycle events, "
+	    "reconnects and the periodic check).", (double)d->c.refreshes);
+	single(f, "vcpuplace_policy_rereads_total", "counter", "Reads of "
+	    "one VM's policy alone, on a change of its vcpuplace metadata.",
+	    (double)d->c.policy_rereads);
 	single(f, "vcpuplace_event_rounds_total", "counter", "Rounds of "
 	    "refresh, plan and urgent pins run on a libvirt event, off the "
 	    "tick (a burst of events is coalesced into few).",
@@ -450,6 +460,13 @@ write_latency(const struct vp_daemon *d, FILE *f)
 	single(f, "vcpuplace_proc_events_overruns_total", "counter", "Times "
 	    "the kernel dropped process events (every VM was reread).",
 	    (double)d->hp.overruns);
+	single(f, "vcpuplace_proc_events_filter_qemus", "gauge", "QEMU "
+	    "processes whose vCPU renames the kernel's socket filter lets "
+	    "through; -1: any process's (before the first refresh, or past "
+	    "the filter's size).", d->hp.fd >= 0 ? d->hp.ntgids : 0);
+	single(f, "vcpuplace_proc_events_filter_errors_total", "counter",
+	    "Times the kernel refused the narrowed filter (the name-only "
+	    "one was put back).", (double)d->hp.filter_errors);
 	single(f, "vcpuplace_hotplug_follow_rounds_total", "counter", "Event "
 	    "rounds run again for a hot-plugged vCPU libvirt did not count "
 	    "yet or that was not in place.", (double)d->hp.follow_rounds);
