@@ -1255,9 +1255,11 @@ def test_thread_problem_twice(ctx):
     QEMU is gone and libvirt not done): it is neither said nor counted.
     The second refresh that finds it in the same QEMU says it, once, and
     counts it.  Here refreshes come only from libvirt events (the tick is
-    60 s away, no process events), one metadata event at a time on the
-    bystander, with vCPU 0's thread renamed away.  Saying it at the first
-    refresh (as before) fails the first check."""
+    60 s away, no process events), one lifecycle event at a time on the
+    bystander (suspended, then resumed: a metadata event re-reads only its
+    own VM's policy and refreshes nothing), with vCPU 0's thread renamed
+    away.  Saying it at the first refresh (as before) fails the first
+    check."""
     ctx.need_daemon()
     d = slow_tick_daemon(ctx, "thr2", extra=["--no-proc-events"])
     a, b = two_balanced_vms(ctx, d, "fair-thr2", "fair-thr2-other")
@@ -1268,18 +1270,20 @@ def test_thread_problem_twice(ctx):
     err0 = metric_value(d, "vcpuplace_vcpu_thread_errors_total")
     write_comm(pid, real, "fair-renamed")
     try:
-        for n in (1, 2):
+        for n, verb in ((1, "suspend"), (2, "resume")):
             _, rounds0, events0, _ = event_counts(d)
-            vmlib.set_policy(b.name, "balanced")
+            refreshes0 = metric_value(d, "vcpuplace_inventory_refreshes_total")
+            vmlib.virsh(verb, b.name)
             got = [None]
 
             def one_round(st):
                 got[0] = event_counts(d)
                 return got[0][1] > rounds0 and got[0][2] > events0
-            d.wait(one_round, 20, "the event round of metadata event %d"
-                   % n)
-            check(got[0][1] == rounds0 + 1, "metadata event %d made %d "
-                  "refreshes, want 1" % (n, got[0][1] - rounds0))
+            d.wait(one_round, 20, "the event round of the %s" % verb)
+            refreshes = metric_value(d, "vcpuplace_inventory_refreshes_total")
+            check(got[0][1] == rounds0 + 1 and refreshes == refreshes0 + 1,
+                  "the %s made %d event rounds and %g refreshes, want 1 and"
+                  " 1" % (verb, got[0][1] - rounds0, refreshes - refreshes0))
             said = logged(d, "VM %s:" % a.name, "no thread of QEMU",
                           "'CPU 0/...'")
             errs = metric_value(d, "vcpuplace_vcpu_thread_errors_total")
