@@ -46,7 +46,7 @@ WERROR ?= -Werror
 # pkg-config runs when a recipe first needs the flags, not when this file
 # is parsed: on a fresh machine `make check` and `make demo` install the
 # packages (deps) before anything compiles.  Each query runs once.
-PKGS := hwloc json-c check libxml-2.0 libvirt libsystemd ncursesw
+PKGS := hwloc json-c check libxml-2.0 libvirt libsystemd ncursesw libcap-ng libseccomp
 pkg = $(call pkg_ok,$(shell pkg-config $(1) $(2) 2>/dev/null || \
 	echo VP_PKG_MISSING),$(2))
 pkg_ok = $(if $(filter VP_PKG_MISSING,$(1)),$(error pkg-config $(2): not \
@@ -59,6 +59,7 @@ LIB_XML = $(eval LIB_XML := $(call pkg,--libs,libxml-2.0))$(LIB_XML)
 LIB_VIRT = $(eval LIB_VIRT := $(call pkg,--libs,libvirt))$(LIB_VIRT)
 LIB_SYSTEMD = $(eval LIB_SYSTEMD := $(call pkg,--libs,libsystemd))$(LIB_SYSTEMD)
 LIB_CURSES = $(eval LIB_CURSES := $(call pkg,--libs,ncursesw))$(LIB_CURSES)
+LIB_PRIVS = $(eval LIB_PRIVS := $(call pkg,--libs,libcap-ng libseccomp))$(LIB_PRIVS)
 
 VP_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -Wshadow \
 	-Wstrict-prototypes -Wmissing-prototypes -Idaemon -I$(B)/gen
@@ -81,7 +82,8 @@ CTL_SRCS := $(sort $(wildcard daemon/vcpuplacectl/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c tests/unit/*/*.c))
 
 obj = $(patsubst %.c,$(1)/%.o,$(2))
-LIBS_ALL = $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) $(LIB_VIRT) $(LIB_SYSTEMD)
+LIBS_ALL = $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) $(LIB_VIRT) $(LIB_SYSTEMD) \
+	$(LIB_PRIVS)
 
 .PHONY: all check check-deps check-fresh check-build check-unit check-docs check-asan check-cli check-trust check-socket \
 	check-systemd check-systemd-boot check-systemd-boot-trixie check-layering check-valgrind deps install uninstall \
@@ -139,7 +141,7 @@ LINK = $(CC) $(CFLAGS) $(LDFLAGS) -o $@
 $(B)/vcpuplacectl: $(call obj,$(B),$(CTL_SRCS)) $(B)/libvphost.a \
 		$(B)/libvpcore.a
 	$(LINK) $^ $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) $(LIB_VIRT) \
-		$(LIB_CURSES) $(LDLIBS)
+		$(LIB_PRIVS) $(LIB_CURSES) $(LDLIBS)
 
 $(B)/vcpuplaced: $(B)/daemon/vcpuplaced/main.o $(B)/libvpservice.a \
 		$(B)/libvphost.a $(B)/libvpcore.a
@@ -163,7 +165,7 @@ $(B)/asan/vcpuplaced: $(B)/asan/daemon/vcpuplaced/main.o \
 $(B)/asan/vcpuplacectl: $(call obj,$(B)/asan,$(CTL_SRCS)) \
 		$(B)/asan/libvphost.a $(B)/asan/libvpcore.a
 	$(LINK) $(SAN_FLAGS) $^ $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) \
-		$(LIB_VIRT) $(LIB_CURSES) $(LDLIBS)
+		$(LIB_VIRT) $(LIB_PRIVS) $(LIB_CURSES) $(LDLIBS)
 
 $(B)/bench-scan: $(B)/bench/scan_bench.o $(B)/libvphost.a $(B)/libvpcore.a
 	$(LINK) $^ $(LIB_HWLOC) $(LDLIBS)

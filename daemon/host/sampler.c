@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host/procstat.h"
 #include "host/sampler.h"
 #include "host/smallfile.h"
 
@@ -101,21 +102,13 @@ sampler_read_pus(struct vp_sampler *s, double *ret_util)
 int
 sampler_parse_last_cpu(const char *buf)
 {
-	const char *p;
-	int field;
-	long v;
+	uint64_t v;
 
-	/* comm may hold spaces ("CPU 0/KVM"): count fields after ')' */
-	p = strrchr(buf, ')');
-	for (field = 2; p && *p && field < 39; p++)
-		if (*p == ' ')
-			field++;
-	if (!p || field != 39 || *p < '0' || *p > '9')
-		return -1;
 	/* atoi() wrapped "4294967296" to CPU 0 and let "-5" through */
-	errno = 0;
-	v = strtol(p, NULL, 10);
-	return errno || v > INT_MAX ? -1 : (int)v;
+	if (procstat_parse_u64(buf, PROCSTAT_PROCESSOR, &v) < 0 ||
+	    v > INT_MAX)
+		return -1;
+	return (int)v;
 }
 
 /* Field 39 of /proc/.../stat: the CPU the task last ran on, or -1. */

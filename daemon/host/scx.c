@@ -10,6 +10,7 @@
 #include <linux/sched.h>
 #include <linux/sched/types.h>
 
+#include "host/procstat.h"
 #include "host/scx.h"
 
 /* Linux 6.12 include/uapi/linux/sched.h; Debian 12's headers are 6.1 */
@@ -91,20 +92,54 @@ kernel_supports_scx(const char *root)
 	return 0;
 }
 
+/* Whether @t is still the thread the daemon read: -ESRCH if not. */
+static int
+same_thread(const struct scx_thread *t)
+{
+	uint64_t start;
+	int r;
+
+	if ((r = procstat_read_u64(t->pid, t->tid, PROCSTAT_START_TIME,
+	    &start)) < 0)
+		return r;
+	return start == t->start ? 0 : -ESRCH;
+}
+
+/*
+ * Every class but the default is the thread's own choice, never
+ * overridden: libvirt's <vcpusched> sets fifo, rr, batch or idle, and
+ * an operator's chrt any of them or deadline.
+ */
+static bool
+own_class(unsigned int policy)
+{
+	return policy != SCHED_NORMAL && policy != SCHED_EXT;
+}
+
 int
-scx_task_set_ext(int tid, bool ext)
+scx_task_set_ext(const struct scx_thread *t, bool ext)
 {
 	struct sched_attr attr;
+	int r;
 
+	if ((r = same_thread(t)) < 0)
+		return r;
 	/* glibc 2.36 has no wrappers; the nice value is read and kept */
 	memset(&attr, 0, sizeof(attr));
-	if (syscall(SYS_sched_getattr, tid, &attr, sizeof(attr), 0) < 0)
+	if (syscall(SYS_sched_getattr, t->tid, &attr, sizeof(attr), 0) < 0)
 		return -errno;
+	if (own_class(attr.sched_policy))
+		return SCX_OWN_CLASS;
+	/* back only from where we put it; there already: nothing to do */
+	if (!ext && attr.sched_policy != SCHED_EXT)
+		return 0;
+	if (ext && attr.sched_policy == SCHED_EXT)
+		return 0;
 	attr.size = sizeof(attr);
 	attr.sched_policy = ext ? SCHED_EXT : SCHED_NORMAL;
 	attr.sched_flags = 0;
 	attr.sched_priority = 0;
-	if (syscall(SYS_sched_setattr, tid, &attr, 0) < 0)
+	if (syscall(SYS_sched_setattr, t->tid, &attr, 0) < 0)
 		return -errno;
 	return 0;
 }

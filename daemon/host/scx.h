@@ -44,12 +44,28 @@ struct scx_exit {
  * one a fake tree for tests.  -ENOENT: no sched_ext.
  */
 int scx_state_read(const char *root, char *buf, size_t len);
+/* One thread, as it was when the daemon last read it. */
+struct scx_thread {
+	int pid, tid;
+	uint64_t start;		/* /proc's field 22 (procstat.h) */
+};
+
 /*
- * Moves thread @tid into SCHED_EXT (@ext) or back to SCHED_OTHER, its
- * nice value kept.  A SCHED_EXT thread runs on CFS whenever no BPF scheduler is
- * loaded, so this is safe before scx_load() and after an ejection.
+ * Moves thread @t into SCHED_EXT (@ext) or back to SCHED_OTHER, its nice
+ * value kept.  A SCHED_EXT thread runs on CFS whenever no BPF scheduler
+ * is loaded, so this is safe before scx_load() and after an ejection.
+ *
+ * Only what the daemon put there itself: a thread in any class but
+ * SCHED_OTHER (libvirt's <vcpusched scheduler='fifo|rr|batch|idle'>, or
+ * an operator's chrt) is left in it and SCX_OWN_CLASS returned, and only
+ * a thread in SCHED_EXT is moved back.  A tid whose start time is no longer
+ * @t's is another thread: -ESRCH, as for one gone, and nothing changed.
+ * (It is checked just before the call; a tid reused within those
+ * microseconds is the window left, as for any tid-based syscall.)
+ * 0, SCX_OWN_CLASS or -errno.
  */
-int scx_task_set_ext(int tid, bool ext);
+#define SCX_OWN_CLASS	1
+int scx_task_set_ext(const struct scx_thread *t, bool ext);
 
 /*
  * Whether this kernel can run the scheduler, as the files under @root

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -14,6 +15,7 @@
 #include <libvirt/virterror.h>
 
 #include "host/clock.h"
+#include "host/privs.h"
 #include "host/virt.h"
 
 static void
@@ -23,10 +25,19 @@ silent_error(void *opaque, virErrorPtr err)
 	(void)err;	/* the caller logs once, where it acts on it */
 }
 
+/* What the event thread's own capability drop returned (virt.h). */
+static atomic_int events_privs_err = 1;
+
+/*
+ * The thread only reads libvirtd's socket and runs the callbacks below:
+ * it needs no capability, so it holds none from its first step (they
+ * are per thread, and it would keep what the loop thread drops later).
+ */
 static void *
 event_loop(void *arg)
 {
 	(void)arg;
+	atomic_store(&events_privs_err, privs_keep_only(NULL));
 	for (;;)
 		if (virEventRunDefaultImpl() < 0)
 			break;
@@ -55,6 +66,12 @@ on_close(virConnectPtr conn, int reason, void *opaque)
 	(void)conn;
 	(void)reason;
 	atomic_store(&v->lost, true);
+}
+
+int
+virt_events_privs(void)
+{
+	return atomic_load(&events_privs_err);
 }
 
 int

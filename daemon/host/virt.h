@@ -61,6 +61,11 @@ struct vp_virt {
  * printing turned off (the caller logs what matters).
  */
 int virt_events_start(void);
+/*
+ * The event thread drops every capability before its first event: 0 once
+ * it has, -errno if it could not, 1 while it has not started yet.
+ */
+int virt_events_privs(void);
 
 /*
  * The eventfd a domain event makes readable, created on first use (the

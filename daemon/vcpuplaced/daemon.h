@@ -28,6 +28,7 @@
 #include "host/scx.h"
 #include "host/scxfeed.h"
 #include "core/vcpuplace.h"
+#include "vcpuplaced/privileges.h"
 /* VP_VERSION: debian/changelog's, through the Makefile */
 #include "vp_paths.h"
 
@@ -37,6 +38,7 @@
 /* One vCPU of a managed VM, as the daemon tracks it between ticks. */
 struct vp_vcpu {
 	int tid;			/* QEMU's "CPU N/..." thread, 0 unknown */
+	uint64_t tid_start;		/* its start time (procstat.h), 0 unknown */
 	struct vp_cpuset affinity;	/* live, as libvirt reported it */
 	int current;			/* PU it last ran on, or VP_PU_NONE */
 	int home;			/* the plan's home PU */
@@ -250,7 +252,10 @@ enum vp_sx_cause {
 /* One vCPU thread as its vp_vcpus entry was last written. */
 struct vp_sx_pushed {
 	int tid;
+	int pid;		/* its QEMU */
+	uint64_t start;		/* its start time: (tid, start) is one thread */
 	bool ext;		/* moved into SCHED_EXT */
+	bool own_class;		/* left in its own real-time class */
 	struct vp_scx_vcpu e;
 };
 
@@ -287,7 +292,7 @@ struct vp_sx_loader {
 	int (*exit_read)(const struct scx_sched *s, struct scx_exit *ret_exit);
 	const char *(*exit_dump)(const struct scx_sched *s);
 	void (*free)(struct scx_sched *s);
-	int (*task_set_ext)(int tid, bool ext);
+	int (*task_set_ext)(const struct scx_thread *t, bool ext);
 };
 extern const struct vp_sx_loader schedext_scx_loader;
 
@@ -309,6 +314,7 @@ struct vp_schedext {
 	unsigned long ejections;
 	unsigned long restarts;		/* reloads the kernel asked for */
 	unsigned long errors;		/* refused writes and moves */
+	int own_class;			/* threads left in their own class */
 	int logged[VP_SX_OP_COUNT];	/* last error logged per op, 0 none */
 	bool exit_known;
 	struct scx_exit exit;		/* the ejection, when exit_known */
@@ -403,6 +409,7 @@ struct vp_daemon {
 	uint64_t event_quiet_until;	/* no event round before (main.c) */
 	bool event_poll;		/* server_serve() returns on an event */
 	struct vp_hotplug hp;		/* process events (hotplug.c) */
+	struct vp_privileges privs;	/* capabilities (privileges.c) */
 };
 
 /*
@@ -545,6 +552,14 @@ void schedext_decide(const struct vp_sx_probe *p, struct vp_sx_verdict *ret);
  * without sched_ext starts without waiting on libvirt, as before.
  */
 bool schedext_may_load(struct vp_daemon *d);
+/*
+ * After schedext_start(): whether this run may still touch BPF or
+ * SCHED_EXT.  True while our scheduler runs, or while auto has it
+ * unloaded for a CPU quota (it loads again when none is left); false
+ * once off, unavailable for any other cause, declined or ejected, none
+ * of which is ever retried.
+ */
+bool schedext_needs_bpf(const struct vp_daemon *d);
 int schedext_start(struct vp_daemon *d) VP_MUST_CHECK;
 /*
  * Each tick after planning and pinning: notices an ejection (and falls

@@ -13,6 +13,7 @@
 
 #include "host/cputune.h"
 #include "host/domain.h"
+#include "host/procstat.h"
 #include "host/qemu.h"
 #include "vcpuplaced/daemon.h"
 
@@ -349,7 +350,14 @@ read_tids(struct vp_daemon *d, struct vp_vm *vm)
 		return;		/* short of memory: keep what we knew */
 	r = vm->pid ? qemu_vcpu_tids(vm->pid, vm->nvcpus, tids) : -ESRCH;
 	for (k = 0; k < vm->nvcpus; k++) {
-		vm->vcpu[k].tid = r >= 0 && tids[k] > 0 ? tids[k] : 0;
+		struct vp_vcpu *v = &vm->vcpu[k];
+
+		v->tid = r >= 0 && tids[k] > 0 ? tids[k] : 0;
+		/* with its start time, read now: sched_ext's moves act on
+		 * this thread only, not on whoever has the tid later */
+		if (!v->tid || procstat_read_u64(vm->pid, v->tid,
+		    PROCSTAT_START_TIME, &v->tid_start) < 0)
+			v->tid_start = 0;
 		if (r < 0 || tids[k] > 0 || problem == VP_THREADS_DUP)
 			continue;
 		problem = tids[k] ? VP_THREADS_DUP : VP_THREADS_MISSING;

@@ -326,6 +326,8 @@ setup(struct vp_daemon *d)
 		server_close(d);
 		return r;
 	}
+	/* the socket bound, the connector joined, the kernel mode chosen */
+	privileges_settle(d);
 	if (gethostname(d->hostname, sizeof(d->hostname) - 1) < 0)
 		snprintf(d->hostname, sizeof(d->hostname), "unknown");
 	d->started_ns = clock_now_ns();
@@ -438,6 +440,8 @@ tick(struct vp_daemon *d)
 		pin_planned(d, t0);
 	}
 	schedext_tick(d);
+	/* an ejection or a fallback for good needs fewer */
+	privileges_settle(d);
 	/* and once a second */
 	write_status(d, d->c.ticks % (1000 / d->tick_ms + 1) == 0);
 	d->c.ticks++;

@@ -109,6 +109,33 @@ single(FILE *f, const char *name, const char *type, const char *help,
 	fprintf(f, "%s %.17g\n", name, v);
 }
 
+/*
+ * What the loop thread holds, read from the kernel: a run in userspace
+ * mode on a kernel without core scheduling shows 0 everywhere.
+ */
+static void
+capability_metrics(FILE *f, const struct vp_daemon *d)
+{
+	bool held[VP_PRIV_COUNT];
+	int i, n = privs_read(held);
+
+	family(f, "vcpuplace_capability", "gauge", "1 for each capability "
+	    "of the unit's set that the daemon still holds (vcpuplaced(8) "
+	    "says which call needs it); the others were dropped for good.");
+	for (i = 0; n >= 0 && i < VP_PRIV_COUNT; i++)
+		fprintf(f, "vcpuplace_capability{name=\"%s\"} %d\n",
+		    privs_name((enum vp_priv)i), held[i]);
+	single(f, "vcpuplace_capabilities_held", "gauge", "How many "
+	    "capabilities the daemon holds in all, its own or not (-1: "
+	    "unreadable).", n < 0 ? -1 : n);
+	single(f, "vcpuplace_bpf_syscall_denied", "gauge", "1 once bpf(2) "
+	    "is filtered out for the daemon's life (no BPF scheduler can "
+	    "load this run).", d->privs.bpf_denied);
+	single(f, "vcpuplace_capability_drop_errors_total", "counter",
+	    "Drops of unused capabilities that failed (logged).",
+	    (double)d->privs.errors);
+}
+
 void
 metrics_idle_core_pus(const struct vp_daemon *d, struct vp_cpuset *ret)
 {
@@ -395,6 +422,10 @@ write_sched_ext(const struct vp_daemon *d, FILE *f)
 	    "the BPF scheduler's tables and thread moves into or out of "
 	    "SCHED_EXT that failed (the log says why, once per cause).",
 	    (double)s->errors);
+	single(f, "vcpuplace_sched_ext_threads_own_class", "gauge", "vCPU "
+	    "threads left in a scheduling class of their own (real-time, "
+	    "batch, idle: libvirt's <vcpusched>), outside the BPF scheduler.",
+	    d->scx.own_class);
 	single(f, "vcpuplace_sched_ext_quota_unenforced_vms", "gauge", "VMs "
 	    "with a CPU quota (cpu.max) while vcpuplace's BPF scheduler runs, "
 	    "which does not enforce it (--sched-ext=on; auto unloads "
@@ -571,6 +602,7 @@ write_state(const struct vp_daemon *d, FILE *f)
 	single(f, "vcpuplace_core_sched_supported", "gauge", "1 when "
 	    "prctl(PR_SCHED_CORE) works on this kernel.",
 	    d->core_sched_supported);
+	capability_metrics(f, d);
 	single(f, "vcpuplace_dry_run", "gauge", "1 when the daemon plans but "
 	    "never pins.", d->dry_run);
 	single(f, "vcpuplace_paused", "gauge", "1 while placement is paused "

@@ -255,6 +255,9 @@ log_mode(const struct vp_daemon *d, int prio)
 		    s->why, sis);
 }
 
+/* The thread an entry was written for: its tid alone may be reused. */
+#define THREAD_OF(p) ((struct scx_thread){ (p)->pid, (p)->tid, (p)->start })
+
 /* Counts a refused write or move; logs it once per change of cause. */
 static void
 note_err(struct vp_daemon *d, enum vp_sx_op op, int tid, int err)
@@ -305,13 +308,13 @@ unload(struct vp_daemon *d)
 	int i, k, r;
 
 	for (i = 0; i < s->npushed; i++)
-		if (s->pushed[i].ext &&
-		    (r = LD(s)->task_set_ext(s->pushed[i].tid, false)) < 0 &&
-		    r != -ESRCH)
+		if (s->pushed[i].ext && (r = LD(s)->task_set_ext(
+		    &THREAD_OF(&s->pushed[i]), false)) < 0 && r != -ESRCH)
 			note_err(d, VP_SX_OP_EXT_OFF, s->pushed[i].tid, r);
 	free(s->pushed);
 	s->pushed = NULL;
 	s->npushed = 0;
+	s->own_class = 0;
 	LD(s)->free(s->sched);
 	s->sched = NULL;
 	s->pu_limit = 0;
@@ -474,6 +477,15 @@ schedext_may_load(struct vp_daemon *d)
 	    LD(s)->supported(s->root) == 0;
 }
 
+bool
+schedext_needs_bpf(const struct vp_daemon *d)
+{
+	const struct vp_schedext *s = &d->scx;
+
+	return s->state == VP_SX_LOADED || (s->opt == VP_SX_OPT_AUTO &&
+	    s->state == VP_SX_UNAVAILABLE && s->cause == VP_SX_CAUSE_CPU_QUOTA);
+}
+
 int
 schedext_start(struct vp_daemon *d)
 {
@@ -621,6 +633,8 @@ want_entries(const struct vp_daemon *d, struct vp_sx_pushed **ret)
 			if (v->tid <= 0)
 				continue;
 			w[n].tid = v->tid;
+			w[n].pid = vm->pid;
+			w[n].start = v->tid_start;
 			scxfeed_vcpu(d->topo, &in, &w[n].e);
 			n++;
 		}
@@ -634,7 +648,7 @@ want_entries(const struct vp_daemon *d, struct vp_sx_pushed **ret)
 }
 
 /* Per @want entry, what became of its actions. */
-enum { SET_FAILED = 1, EXT_ISSUED = 2, EXT_DONE = 4 };
+enum { SET_FAILED = 1, EXT_ISSUED = 2, EXT_DONE = 4, OWN_CLASS = 8 };
 
 /* Makes @a; sets @fate[a->want]; counts and logs what fails. */
 static void
@@ -642,6 +656,7 @@ run_act(struct vp_daemon *d, const struct vp_sx_act *a,
     const struct vp_sx_pushed *want, unsigned char *fate)
 {
 	struct vp_schedext *s = &d->scx;
+	const struct vp_sx_pushed *o;
 	int r;
 
 	switch (a->kind) {
@@ -657,13 +672,19 @@ run_act(struct vp_daemon *d, const struct vp_sx_act *a,
 		if (fate[a->want] & SET_FAILED)
 			break;
 		fate[a->want] |= EXT_ISSUED;
-		if ((r = LD(s)->task_set_ext(a->tid, true)) == 0)
+		r = LD(s)->task_set_ext(&THREAD_OF(&want[a->want]), true);
+		if (r == 0)
 			fate[a->want] |= EXT_DONE;
+		else if (r == SCX_OWN_CLASS)	/* asked again each tick */
+			fate[a->want] |= OWN_CLASS;
 		else if (r != -ESRCH)	/* gone: a refresh drops it */
 			note_err(d, VP_SX_OP_EXT_ON, a->tid, r);
 		break;
 	case VP_SX_EXT_OFF:
-		if ((r = LD(s)->task_set_ext(a->tid, false)) < 0 && r != -ESRCH)
+		/* s->pushed is still what was written: the thread moved */
+		if ((o = schedext_pushed(s, a->tid)) &&
+		    (r = LD(s)->task_set_ext(&THREAD_OF(o), false)) < 0 &&
+		    r != -ESRCH)
 			note_err(d, VP_SX_OP_EXT_OFF, a->tid, r);
 		break;
 	case VP_SX_DEL:
@@ -671,6 +692,26 @@ run_act(struct vp_daemon *d, const struct vp_sx_act *a,
 			note_err(d, VP_SX_OP_VCPU_DEL, a->tid, r);
 		break;
 	}
+}
+
+/*
+ * How many vCPU threads keep a class of their own, outside the BPF
+ * scheduler; said when some first do, and when none do any more.
+ */
+static void
+note_own_class(struct vp_daemon *d, int n)
+{
+	struct vp_schedext *s = &d->scx;
+
+	if (n && !s->own_class)
+		log_msg(LOG_NOTICE, "sched-ext: %d vCPU thread(s) run in a "
+		    "scheduling class of their own (real-time, batch or idle, "
+		    "e.g. libvirt's <vcpusched>): left in it, outside the BPF "
+		    "scheduler (vcpuplace_sched_ext_threads_own_class)", n);
+	else if (!n && s->own_class)
+		log_msg(LOG_INFO, "sched-ext: no vCPU thread keeps a class of "
+		    "its own any more");
+	s->own_class = n;
 }
 
 /*
@@ -686,7 +727,7 @@ sync_vcpus(struct vp_daemon *d)
 	const struct vp_sx_pushed *o;
 	struct vp_sx_act *acts;
 	unsigned char *fate;
-	int nwant, nacts, i, n = 0;
+	int nwant, nacts, i, n = 0, own = 0;
 
 	if ((nwant = want_entries(d, &want)) < 0) {
 		note_err(d, VP_SX_OP_VCPU_SET, 0, nwant);
@@ -710,9 +751,13 @@ sync_vcpus(struct vp_daemon *d)
 			continue;
 		}
 		next[n] = want[i];
-		next[n++].ext = fate[i] & EXT_ISSUED ? fate[i] & EXT_DONE :
+		next[n].ext = fate[i] & EXT_ISSUED ? fate[i] & EXT_DONE :
 		    o && o->ext;
+		next[n].own_class = fate[i] & EXT_ISSUED ? fate[i] & OWN_CLASS :
+		    o && o->own_class;
+		own += next[n++].own_class;
 	}
+	note_own_class(d, own);
 	free(s->pushed);
 	s->pushed = next;
 	s->npushed = n;

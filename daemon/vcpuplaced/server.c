@@ -89,18 +89,26 @@ clear_stale(const char *path, const struct sockaddr_un *sa)
  * Group "vcpuplace" (read access) if it exists, else root only.  Through
  * the checked folder's descriptor and without following a symlink: no
  * name is looked up again after check_parent().  The mode needs no
- * chmod: bind() made the file 0660 under its umask.
+ * chmod: bind() made the file 0660 under its umask.  Changing the group
+ * of a file we own to one we are not in needs CAP_CHOWN: only a daemon
+ * started by hand as root does it.
  */
 static void
 set_group(int dirfd, const char *path, const char *base)
 {
 	struct group *g = getgrnam(VP_SOCKET_GROUP);
+	struct stat st;
 
 	if (!g) {
 		log_msg(LOG_NOTICE, "socket %s: no group '%s' (sysusers.d "
 		    "creates it): only root can connect", path, VP_SOCKET_GROUP);
 		return;
 	}
+	/* under the unit's Group= bind() gave it already: no chown, which
+	 * its syscall filter refuses and its capabilities would not allow */
+	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_gid == g->gr_gid)
+		return;
 	if (fchownat(dirfd, base, (uid_t)-1, g->gr_gid,
 	    AT_SYMLINK_NOFOLLOW) < 0)
 		log_msg(LOG_WARNING, "socket %s: chown to group %s: %s", path,

@@ -274,6 +274,8 @@ sched_ext_json(const struct vp_schedext *s)
 	    (int64_t)s->restarts));
 	json_object_object_add(o, "errors", json_object_new_int64(
 	    (int64_t)s->errors));
+	json_object_object_add(o, "threads_own_class", json_object_new_int(
+	    s->own_class));
 	json_object_object_add(o, "quota_vms", json_object_new_int64(
 	    (int64_t)s->quota_vms));
 	json_object_object_add(o, "quota_first", s->quota_vms ?
@@ -317,6 +319,31 @@ features_json(const struct vp_features *feat)
 	return o;
 }
 
+/*
+ * The capabilities the loop thread holds now (read from the kernel, not
+ * from our own bookkeeping): the names of the service's own, and how
+ * many it holds in all ("held", -1 when unreadable), and whether bpf(2)
+ * is filtered out.
+ */
+static json_object *
+capabilities_json(const struct vp_daemon *d)
+{
+	json_object *o = json_object_new_object(), *a;
+	bool held[VP_PRIV_COUNT];
+	int i, n = privs_read(held);
+
+	a = json_object_new_array();
+	for (i = 0; n >= 0 && i < VP_PRIV_COUNT; i++)
+		if (held[i])
+			json_object_array_add(a, json_object_new_string(
+			    privs_name((enum vp_priv)i)));
+	json_object_object_add(o, "held", json_object_new_int(n < 0 ? -1 : n));
+	json_object_object_add(o, "names", a);
+	json_object_object_add(o, "bpf_denied",
+	    json_object_new_boolean(d->privs.bpf_denied));
+	return o;
+}
+
 json_object *
 status_json(const struct vp_daemon *d)
 {
@@ -341,6 +368,7 @@ status_json(const struct vp_daemon *d)
 	    d->core_sched_supported ? "supported" : "unsupported"));
 	json_object_object_add(o, "kernel_mode", json_object_new_string(
 	    schedext_mode_label(d)));
+	json_object_object_add(o, "capabilities", capabilities_json(d));
 	json_object_object_add(o, "sched_ext", sched_ext_json(&d->scx));
 	json_object_object_add(o, "sis_core", json_object_new_string(
 	    schedfeat_sis_core_name(d->sis_core)));

@@ -16,8 +16,12 @@
 #   2. SysRq-S ejects it: the daemon notices, counts it once, falls back to
 #      userspace mode, moves the threads back to SCHED_OTHER, keeps
 #      placing, and does not load it again;
-#   3. a new daemon loads it again; SIGKILL of the daemon: the kernel
-#      unloads it within a second (the link dies with the process).
+#      Meanwhile it keeps sched_ext's four capabilities (it may reload)
+#      and no other of the unit's; ejected, it drops those four too;
+#   3. a new daemon loads it again, and a vCPU thread in a class of its
+#      own (SCHED_BATCH, as <vcpusched> sets) is left in it, counted;
+#      SIGKILL of the daemon: the kernel unloads it within a second (the
+#      link dies with the process).
 # The last line: "scx_daemon: PASS" or "scx_daemon: FAIL <why>".
 T=/tests
 SOCK=/run/vp.sock
@@ -50,11 +54,23 @@ wait_for() {
 # policy of thread TID (field 41 of stat; comm may hold spaces)
 policy_of() { sed 's/.*) //' "/proc/$1/task/$2/stat" | awk '{ print $39 }'; }
 
-# all_threads_policy PID WANT: every "CPU n/KVM" thread of PID has WANT
+# all_threads_policy PID WANT [LAST]: every "CPU n/KVM" thread of PID
+# has WANT, but for the last vCPU (CPU 1) which has LAST if given
 all_threads_policy() {
 	for t in /proc/"$1"/task/*; do
 		grep -q '^CPU ' "$t/comm" || continue
-		[ "$(policy_of "$1" "${t##*/}")" = "$2" ] || return 1
+		want=$2
+		[ -n "$3" ] && grep -q '^CPU 1/' "$t/comm" && want=$3
+		[ "$(policy_of "$1" "${t##*/}")" = "$want" ] || return 1
+	done
+}
+
+# has_caps HELD NAME...: the daemon's metrics say each NAME is HELD (0/1)
+has_caps() {
+	held=$1
+	shift
+	for c in "$@"; do
+		metric "vcpuplace_capability\\{name=\"$c\"\\} $held\$" || return 1
 	done
 }
 
@@ -90,6 +106,11 @@ wait_for 30 sh -c "'$T/bin/vcpuplacectl' --socket $SOCK metrics | grep -E '^vcpu
 metric 'vcpuplace_vcpu_wake(ups|_home)_total\{' | head -4 | sed 's/^/SCXTEST: /'
 ctl explain vptest-td-0000 1 | grep -i 'wake' | head -3 | sed 's/^/SCXTEST: explain: /'
 ctl explain vptest-td-0000 1 | grep -qi 'wake-ups' || fail "explain shows no wake-ups"
+# the scheduler may reload (hot-plug below): its four kept, the rest not
+has_caps 1 CAP_SYS_NICE CAP_BPF CAP_PERFMON CAP_SYS_ADMIN ||
+	fail "sched_ext's capabilities not all held: $(metric 'vcpuplace_capabilit')"
+has_caps 0 CAP_NET_ADMIN || fail "CAP_NET_ADMIN kept after start-up"
+metric 'vcpuplace_capabilit' | sed 's/^/SCXTEST: caps: /'
 
 # 1b. CPU hot-plug: the kernel unloads the scheduler asking for a restart
 # (6.12 handle_hotplug(): it has no ops.cpu_online/offline), and the
@@ -124,6 +145,8 @@ metric 'vcpuplace_sched_ext_ejections_total 1$' >/dev/null ||
 	fail "the ejection was not counted once"
 wait_for 10 all_threads_policy "$vm_a" 0 || fail "vCPU threads not back to SCHED_OTHER"
 kill -0 "$daemon" || fail "the daemon died after the ejection"
+wait_for 10 has_caps 0 CAP_SYS_NICE CAP_BPF CAP_PERFMON CAP_SYS_ADMIN ||
+	fail "sched_ext's capabilities kept after the ejection: $(metric 'vcpuplace_capabilit')"
 sleep 1
 [ "$(cat /sys/kernel/sched_ext/state)" = disabled ] || fail "loaded again after the ejection"
 metric 'vcpuplace_sched_ext_ejections_total 1$' >/dev/null || fail "ejection counted again"
@@ -131,10 +154,16 @@ metric 'vcpuplace_sched_ext_ejections_total 1$' >/dev/null || fail "ejection cou
 kill "$daemon"
 wait "$daemon"
 
-# 3. SIGKILL of the daemon: unloaded within a second
+# 3. a thread in a class of its own stays there; SIGKILL of the daemon:
+# unloaded within a second
+kill -USR1 "$vm_b"
+wait_for 10 all_threads_policy "$vm_b" 0 3 || fail "vm b's CPU 1 not in SCHED_BATCH"
 start_daemon on
 wait_for 30 grep -q enabled /sys/kernel/sched_ext/state || fail "--sched-ext=on did not load it"
-wait_for 30 all_threads_policy "$vm_b" 7 || fail "vCPU threads not SCHED_EXT after restart"
+wait_for 30 all_threads_policy "$vm_b" 7 3 ||
+	fail "vm b's vCPU 0 not SCHED_EXT, or its SCHED_BATCH vCPU 1 moved, after restart"
+wait_for 10 metric 'vcpuplace_sched_ext_threads_own_class 1$' ||
+	fail "the SCHED_BATCH thread is not counted: $(metric vcpuplace_sched_ext_threads_own_class)"
 kill -9 "$daemon"
 wait "$daemon" 2>/dev/null
 wait_for 1 grep -q disabled /sys/kernel/sched_ext/state ||

@@ -9,10 +9,14 @@
  *
  *   scx_fakevm NAME NVCPUS PIDDIR
  *
- * Runs until killed.
+ * Runs until killed.  SIGUSR1 puts its last vCPU thread in SCHED_BATCH,
+ * as libvirt's <vcpusched scheduler='batch'> would: a class of its own,
+ * which the daemon must leave alone.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +24,16 @@
 #include <unistd.h>
 
 #define MAX_VCPUS 64
+
+static volatile sig_atomic_t batch_asked;
+static int nvcpus;
+
+static void
+on_usr1(int sig)
+{
+	(void)sig;
+	batch_asked = 1;
+}
 
 static unsigned long long
 now_ns(void)
@@ -35,12 +49,17 @@ static void *
 vcpu_main(void *arg)
 {
 	struct timespec nap = { 0, 1000000 };
+	struct sched_param none = { 0 };
+	int k = (int)(long)arg, batch = 0;
 	char name[16];
 	unsigned long long t0;
 
-	snprintf(name, sizeof(name), "CPU %d/KVM", (int)(long)arg);
+	snprintf(name, sizeof(name), "CPU %d/KVM", k);
 	pthread_setname_np(pthread_self(), name);
 	for (;;) {
+		if (batch_asked && !batch && k == nvcpus - 1 &&
+		    sched_setscheduler(0, SCHED_BATCH, &none) == 0)
+			batch = 1;
 		t0 = now_ns();
 		while (now_ns() - t0 < 200000)
 			;
@@ -61,6 +80,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: scx_fakevm NAME NVCPUS PIDDIR\n");
 		return 2;
 	}
+	nvcpus = n;
+	signal(SIGUSR1, on_usr1);
 	for (i = 0; i < n; i++)
 		if (pthread_create(&th, NULL, vcpu_main, (void *)(long)i)) {
 			fprintf(stderr, "scx_fakevm: pthread_create failed\n");

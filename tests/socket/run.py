@@ -1447,6 +1447,48 @@ def test_alert_metrics(ctx):
               sum(per.values()), s[("vcpuplace_smt_conflicts", frozenset())]))
 
 
+def cap_sets(pid, tid):
+    """(CapEff, CapPrm) of thread @tid of @pid, as numbers."""
+    with open("/proc/%d/task/%d/status" % (pid, tid)) as f:
+        fields = dict(re.findall(r"^(\w+):\s*(.*)$", f.read(), re.M))
+    return int(fields["CapEff"], 16), int(fields["CapPrm"], 16)
+
+
+def test_capabilities_dropped(ctx):
+    """Started by root with every capability, on a host where the BPF
+    scheduler cannot run (or a dry run) and without core scheduling, the
+    daemon holds none once it is up: on every thread (libvirt's event
+    thread too), as the kernel says, as its status and metrics say, and
+    its log names what it kept.  It still answers and still plans."""
+    if os.geteuid() != 0 or cap_sets(os.getpid(), os.getpid())[0] == 0:
+        print("    skipped: the suite holds no capability to drop")
+        return
+    d = ctx.daemon(nvms=2)
+    tids = [int(t) for t in os.listdir("/proc/%d/task" % d.p.pid)]
+    check(len(tids) >= 2, "one thread only: %r" % tids)
+    for tid in tids:
+        eff, prm = cap_sets(d.p.pid, tid)
+        check(eff == 0 and prm == 0, "thread %d holds CapEff %x CapPrm %x"
+              % (tid, eff, prm))
+    st = d.status()
+    check(st["capabilities"] == {"held": 0, "names": [], "bpf_denied": True},
+          "status says %r" % (st["capabilities"],))
+    with open("/proc/%d/status" % d.p.pid) as f:
+        filters = re.search(r"^Seccomp_filters:\s*(\d+)", f.read(), re.M)
+    check(filters and int(filters.group(1)) >= 1, "no seccomp filter on "
+          "the daemon: bpf() is not filtered out")
+    s = d.metrics()
+    check(s[("vcpuplace_capabilities_held", frozenset())] == 0 and
+          s[("vcpuplace_capability", frozenset({("name", "CAP_BPF")}))]
+          == 0 and s[("vcpuplace_capability_drop_errors_total",
+                      frozenset())] == 0, "capability metrics: %r" % [
+                          (k, v) for k, v in s.items()
+                          if "capabilit" in k[0]])
+    check("capabilities: keeping none" in d.stderr(), "no capability line "
+          "in the log: " + d.stderr())
+    check(len(st["vms"]) == 2, "VMs %r" % [v["name"] for v in st["vms"]])
+
+
 TESTS = [test_status, test_metrics_promtool, test_metrics_label_escaping,
          test_explain,
          test_errors_one_line, test_silent_client, test_500_clients,
@@ -1458,7 +1500,7 @@ TESTS = [test_status, test_metrics_promtool, test_metrics_label_escaping,
          test_sched_ext_isolcpus, test_sched_ext_options, test_uid_flood, test_root_reserve,
          test_full_table_refuses, test_long_vm_name,
          test_log_one_line_per_message, test_signals_to_loop_only,
-         test_alert_metrics]
+         test_alert_metrics, test_capabilities_dropped]
 
 
 def main():

@@ -47,6 +47,9 @@ int main(void)
 	srunner_add_suite(sr, hwtopo_suite());
 	srunner_add_suite(sr, server_suite());
 	srunner_add_suite(sr, atomicfile_suite());
+	srunner_add_suite(sr, procstat_suite());
+	srunner_add_suite(sr, privs_suite());
+	srunner_add_suite(sr, privileges_suite());
 
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

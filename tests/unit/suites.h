@@ -38,5 +38,8 @@ Suite *sampler_suite(void);
 Suite *hwtopo_suite(void);
 Suite *server_suite(void);
 Suite *atomicfile_suite(void);
+Suite *procstat_suite(void);
+Suite *privs_suite(void);
+Suite *privileges_suite(void);
 
 #endif /* SUITES_H */

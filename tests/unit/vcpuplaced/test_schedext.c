@@ -341,6 +341,8 @@ END_TEST
 #define FAKE_TIDS	64
 static struct fake {
 	int supported, load_err, pu_err, vcpu_set_err, ext_err;
+	int own_class_tid;	/* this thread keeps its class (SCX_OWN_CLASS) */
+	bool start_wrong;	/* a thread came with another start than its vCPU's */
 	const char *ops, *ops_after_load;	/* loaded_ops() answers */
 	int nload, nfree;
 	unsigned int flags;
@@ -529,10 +531,15 @@ fake_free(struct scx_sched *s)
 	flog("free;", 0, 0);
 }
 
+/* life_setup()'s vCPU threads: QEMU pid 7, start time tid * 10. */
 static int
-fake_task_set_ext(int tid, bool ext)
+fake_task_set_ext(const struct scx_thread *t, bool ext)
 {
-	flog("ext %d %d;", tid, ext);
+	flog("ext %d %d;", t->tid, ext);
+	if (t->pid != 7 || t->start != (uint64_t)t->tid * 10)
+		F.start_wrong = true;
+	if (t->tid == F.own_class_tid)
+		return SCX_OWN_CLASS;
 	return ext ? F.ext_err : 0;
 }
 
@@ -598,10 +605,12 @@ life_setup(struct life *w, enum vp_sx_opt opt)
 		vm->policy_known = true;
 		vm->nvcpus = LNVCPUS;
 		vm->vcpu = w->vcpu[i];
+		vm->pid = 7;
 		for (k = 0; k < LNVCPUS; k++) {
 			struct vp_vcpu *v = &w->vcpu[i][k];
 
 			v->tid = 101 + i * LNVCPUS + k;
+			v->tid_start = (uint64_t)v->tid * 10;
 			v->placed_home = v->home = os2pu(w->d.topo,
 			    (unsigned int)(2 * (i * LNVCPUS + k)));
 			v->current = v->placed_home;
@@ -1051,6 +1060,49 @@ START_TEST(test_life_sync)
 END_TEST
 
 /* Ejected: said once, threads out, freed, the other mode, no reload. */
+/*
+ * A vCPU thread in a class of its own (libvirt's <vcpusched>): the loader
+ * says so, the thread is not counted as moved, so it is never moved back;
+ * it is asked again each tick (it may leave that class), and the gauge
+ * counts it.  Every move names the thread by pid and start time too.
+ */
+START_TEST(test_life_own_class)
+{
+	struct life w;
+
+	life_setup(&w, VP_SX_OPT_AUTO);
+	F.own_class_tid = 102;
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	schedext_tick(&w.d);
+	ck_assert(!schedext_pushed(&w.d.scx, 102)->ext);
+	ck_assert(schedext_pushed(&w.d.scx, 102)->own_class);
+	ck_assert(schedext_pushed(&w.d.scx, 101)->ext);
+	ck_assert_int_eq(w.d.scx.own_class, 1);
+	ck_assert_uint_eq(w.d.scx.errors, 0);
+	F.log[0] = '\0';
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "ext 102 1;");
+	/* it left its class: moved in like the others, the gauge at 0 */
+	F.own_class_tid = 0;
+	F.log[0] = '\0';
+	schedext_tick(&w.d);
+	ck_assert_str_eq(F.log, "ext 102 1;");
+	ck_assert(schedext_pushed(&w.d.scx, 102)->ext);
+	ck_assert_int_eq(w.d.scx.own_class, 0);
+	/* in a class of its own again before the unload: not moved back */
+	F.own_class_tid = 150;
+	w.vcpu[1][0].tid = 150;
+	w.vcpu[1][0].tid_start = 1500;
+	schedext_tick(&w.d);
+	F.log[0] = '\0';
+	schedext_stop(&w.d);
+	ck_assert_ptr_null(strstr(F.log, "ext 150 0;"));
+	ck_assert_ptr_nonnull(strstr(F.log, "ext 101 0;"));
+	ck_assert(!F.start_wrong);
+	life_teardown(&w);
+}
+END_TEST
+
 START_TEST(test_life_ejection)
 {
 	struct life w;
@@ -1255,6 +1307,7 @@ schedext_suite(void)
 	tcase_add_test(tl, test_life_quota);
 	tcase_add_test(tl, test_life_busy);
 	tcase_add_test(tl, test_life_sync);
+	tcase_add_test(tl, test_life_own_class);
 	tcase_add_test(tl, test_life_ejection);
 	tcase_add_test(tl, test_life_restart);
 	tcase_add_test(tl, test_life_stop_and_reload);
