@@ -131,7 +131,8 @@ $(SB)/%.o: tests/scx/%.c daemon/host/scx.h daemon/host/scxfeed.h \
 # The real loader replaces the normal build's stub (libvphost.a is not
 # linked); the placement core comes whole from libvpcore.a.
 SCX_TEST_LIBS = $(SB)/guest_util.o $(SB)/host/scx.o $(SB)/host/scx_btf.o \
-	$(B)/daemon/host/scxfeed.o $(B)/libvpcore.a
+	$(B)/daemon/host/scxfeed.o $(B)/daemon/host/procstat.o \
+	$(B)/daemon/host/smallfile.o $(B)/libvpcore.a
 SCX_TESTS = $(SB)/scx_smoke $(SB)/scx_progress $(SB)/scx_pingpong \
 	$(SB)/scx_kvm
 

@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "guest_util.h"
+#include "host/procstat.h"
+#include "host/scx.h"
 
 const char *test_name = "scx_test";
 
@@ -86,4 +89,16 @@ plan_vms(const struct vp_topo *t, int nvms, int nvcpus,
 		}
 	}
 	free(vms);
+}
+
+int
+set_ext(int tid, bool ext)
+{
+	struct scx_thread t = { getpid(), tid, 0 };
+	int r;
+
+	if ((r = procstat_read_u64(t.pid, tid, PROCSTAT_START_TIME,
+	    &t.start)) < 0)
+		return r;
+	return scx_task_set_ext(&t, ext);
 }

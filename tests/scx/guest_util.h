@@ -6,6 +6,7 @@
 #ifndef GUEST_UTIL_H
 #define GUEST_UTIL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/vcpuplace.h"
@@ -28,5 +29,11 @@ void sleep_ms(long ms);		/* the whole of it, across signals */
 void plan_vms(const struct vp_topo *t, int nvms, int nvcpus,
     const struct vp_cpuset *busy, int *ret_homes,
     struct vp_cpuset *ret_allowed);
+
+/*
+ * scx_task_set_ext() on thread @tid of this process, named as the daemon
+ * names it (tid and start time); -ESRCH if @tid is not ours.
+ */
+int set_ext(int tid, bool ext);
 
 #endif /* GUEST_UTIL_H */

@@ -327,7 +327,7 @@ feed_pairs(struct scx_sched *s, struct pair *pairs, int homes[][2],
 			pin_thread(pairs[i].tid[r], &allowed[i][r]);
 			err = scx_vcpu_set(s, pairs[i].tid[r], &e);
 			if (!err)
-				err = scx_task_set_ext(pairs[i].tid[r], true);
+				err = set_ext(pairs[i].tid[r], true);
 			if (err)
 				fail("registering tid %d: %s",
 				    pairs[i].tid[r], strerror(-err));
@@ -554,7 +554,7 @@ starve_share(enum sched_kind kind)
 			fail("sched_setaffinity: %s", strerror(errno));
 	}
 	/* th[0] is the vCPU: SCHED_EXT; th[1] the host hog: SCHED_NORMAL */
-	err = scx_task_set_ext(tid[0], true);
+	err = set_ext(tid[0], true);
 	if (err && kind != SCHED_CFS)
 		fail("SCHED_EXT: %s", strerror(-err));
 	if (pthread_getcpuclockid(th[0], &clk))

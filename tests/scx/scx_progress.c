@@ -136,7 +136,7 @@ spinners_start(struct spinner *sp, int n)
 	for (i = 0; i < n; i++) {
 		while (!sp[i].tid)
 			sleep_ms(1);
-		err = scx_task_set_ext(sp[i].tid, true);
+		err = set_ext(sp[i].tid, true);
 		if (err)
 			fail("moving tid %d to SCHED_EXT: %s", sp[i].tid,
 			    strerror(-err));

@@ -168,7 +168,7 @@ crowd_run(int n)
 	for (i = 0; i < n; i++) {
 		while (!crowd[i].tid)
 			sleep_ms(1);
-		if (scx_task_set_ext(crowd[i].tid, true) == 0)
+		if (set_ext(crowd[i].tid, true) == 0)
 			moved++;
 	}
 	sleep_ms(RUN_MS);
@@ -197,7 +197,7 @@ vcpu_register(struct scx_sched *s, int tid, bool bad)
 		e.home = VP_SCX_MAX_CPUS + 7;
 	err = scx_vcpu_set(s, tid, &e);
 	if (!err)
-		err = scx_task_set_ext(tid, true);
+		err = set_ext(tid, true);
 	if (err)
 		fail("registering tid %d: %s", tid, strerror(-err));
 }
@@ -364,7 +364,7 @@ child_main(int ready_fd)
 		    strerror(-err));
 		_exit(3);
 	}
-	if (scx_task_set_ext(w.tid, true) != 0)
+	if (set_ext(w.tid, true) != 0)
 		_exit(4);
 	if (write(ready_fd, &c, 1) != 1)
 		_exit(5);
