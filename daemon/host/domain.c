@@ -12,6 +12,7 @@
 
 #include "host/cputune.h"
 #include "host/domain.h"
+#include "host/nova_xml.h"
 #include "host/policy_xml.h"
 
 int
@@ -88,6 +89,29 @@ domain_policy_read(virDomainPtr dom, bool live, char **ret_xml)
 	}
 	*ret_xml = xml;
 	return 0;
+}
+
+int
+domain_nova_read(virDomainPtr dom, char **ret_xml)
+{
+	static const char *const ns[] = { NOVA_NS_1_1, NOVA_NS_1_0 };
+	virErrorPtr e;
+	char *xml;
+	size_t i;
+
+	/* Nova writes one of them: 1.1 today, 1.0 in older releases */
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		xml = virDomainGetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT,
+		    ns[i], VIR_DOMAIN_AFFECT_LIVE);
+		if (xml) {
+			*ret_xml = xml;
+			return 0;
+		}
+		e = virGetLastError();
+		if (!e || e->code != VIR_ERR_NO_DOMAIN_METADATA)
+			return -EIO;
+	}
+	return -ENODATA;
 }
 
 int

@@ -46,6 +46,14 @@ int domain_policy_read(virDomainPtr dom, bool live, char **ret_xml)
 	VP_MUST_CHECK;
 
 /*
+ * OpenStack Nova's own metadata element (<nova:instance>, namespace
+ * NOVA_NS_1_1 or NOVA_NS_1_0, host/nova_xml.h) of the running domain as
+ * text, *ret_xml malloc'd: 0, -ENODATA when it has none (not a Nova
+ * instance), -EIO for any other failure.
+ */
+int domain_nova_read(virDomainPtr dom, char **ret_xml) VP_MUST_CHECK;
+
+/*
  * The domain's CPU quotas from its live XML's <cputune>
  * (host/cputune.h).  -EIO when libvirt does not give the XML, -EINVAL
  * when the XML cannot be read, -ENOMEM; *ret untouched then.

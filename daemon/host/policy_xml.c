@@ -13,6 +13,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdarg.h>
@@ -44,6 +45,26 @@ struct grant {
 	struct vp_policy pol;
 };
 
+/* at most this many rules in one file */
+#define RULES_MAX	4096
+/* a rule's match strings: as long as policy.rng lets them be */
+#define MATCH_MAX	256
+
+/*
+ * One <rule> of grants.xml: every match it gives must hold (a rule that
+ * gives none matches every VM); the first rule that matches, in file
+ * order, chooses the VM's profile.
+ */
+struct rule {
+	char label[MATCH_MAX + 128];	/* "NAME (FILE:LINE)" or "FILE:LINE" */
+	char profile[VP_PROFILE_NAME_MAX];
+	struct vp_policy pol;
+	char flavor[MATCH_MAX];		/* Nova flavor name glob, "" any */
+	char project[MATCH_MAX];	/* Nova project name or uuid, "" any */
+	char domain[MATCH_MAX];		/* domain name glob, "" any */
+	unsigned int vcpus_min, vcpus_max;	/* 0: no bound */
+};
+
 struct vp_profiles {
 	int n;
 	char **names;		/* [n + 1], NULL-terminated, sorted */
@@ -55,6 +76,8 @@ struct vp_profiles {
 	struct vp_budget budget;
 	struct grant *grant;	/* [ngrants] */
 	int ngrants;
+	struct rule *rule;	/* [nrules], in file order */
+	int nrules;
 };
 
 /* libxml2 2.12 made the structured error handler's argument const. */
@@ -413,6 +436,88 @@ read_grant(const struct vp_profiles *p, xmlNodePtr el, struct grant *g,
 	return r;
 }
 
+/* An optional string attribute of a rule into @buf ("" when absent). */
+static int
+read_match(xmlNodePtr el, const char *name, char buf[MATCH_MAX],
+    struct diag *d)
+{
+	xmlChar *v = xmlGetNoNsProp(el, BAD_CAST name);
+	int r = 0;
+
+	buf[0] = '\0';
+	if (v && (!v[0] || strlen((const char *)v) >= MATCH_MAX))
+		r = diag_set(d, xmlGetLineNo(el), "element rule: attribute "
+		    "%s: want 1-%d characters", name, MATCH_MAX - 1);
+	else if (v)
+		memcpy(buf, v, strlen((const char *)v) + 1);
+	xmlFree(v);
+	return r;
+}
+
+/* An optional vCPU bound of a rule (0 when absent). */
+static int
+read_bound(xmlNodePtr el, const char *name, unsigned int *ret,
+    struct diag *d)
+{
+	*ret = 0;
+	return xmlHasProp(el, BAD_CAST name) ?
+	    read_uint_attr(el, name, VP_MAX_PUS, ret, d) : 0;
+}
+
+/* One <rule profile= [name=] [flavor= project= domain= vcpus_min=
+ * vcpus_max=]> of grants.xml: what it matches, the profile and overrides. */
+static int
+read_rule(const struct vp_profiles *p, xmlNodePtr el, struct rule *ru,
+    struct diag *d)
+{
+	xmlChar *prof = xmlGetNoNsProp(el, BAD_CAST "profile");
+	xmlChar *name = xmlGetNoNsProp(el, BAD_CAST "name");
+	const char *file = el->doc->URL ? (const char *)el->doc->URL : "?";
+	const struct vp_policy *base = prof ?
+	    profiles_get(p, (const char *)prof) : NULL;
+	int r;
+
+	memset(ru, 0, sizeof(*ru));
+	r = read_match(el, "flavor", ru->flavor, d) ?:
+	    read_match(el, "project", ru->project, d) ?:
+	    read_match(el, "domain", ru->domain, d) ?:
+	    read_bound(el, "vcpus_min", &ru->vcpus_min, d) ?:
+	    read_bound(el, "vcpus_max", &ru->vcpus_max, d);
+	if (r == 0 && ru->vcpus_max && ru->vcpus_min > ru->vcpus_max)
+		r = diag_set(d, xmlGetLineNo(el), "element rule: vcpus_min "
+		    "%u is above vcpus_max %u", ru->vcpus_min, ru->vcpus_max);
+	if (r == 0 && !base)
+		r = diag_set(d, xmlGetLineNo(el), "element rule: unknown "
+		    "profile '%.64s'", prof ? (const char *)prof : "");
+	if (r == 0) {
+		snprintf(ru->profile, sizeof(ru->profile), "%s",
+		    (const char *)prof);
+		/* the schema bounds a name to 64 characters: it fits */
+		if (name)
+			snprintf(ru->label, sizeof(ru->label), "%.64s (%.200s:%ld)",
+			    (const char *)name, file, xmlGetLineNo(el));
+		else
+			snprintf(ru->label, sizeof(ru->label), "%.200s:%ld",
+			    file, xmlGetLineNo(el));
+		ru->pol = *base;
+		r = read_fields(el, false, &ru->pol, d, NULL);
+	}
+	xmlFree(prof);
+	xmlFree(name);
+	return r;
+}
+
+/* Appends a zeroed slot to the array *@arr of *@n elements of @size. */
+static void *
+grow(void *arr, int n, size_t size)
+{
+	char *na = realloc(arr, (size_t)(n + 1) * size);
+
+	if (na)
+		memset(na + (size_t)n * size, 0, size);
+	return na;
+}
+
 /*
  * The children of grants.xml's root into @rules' host fields, all or
  * nothing: *@rules is changed only when every element is good.
@@ -423,7 +528,8 @@ read_grants(xmlNodePtr root, struct vp_profiles *rules, struct diag *d)
 	unsigned int fields_bits = rules->tenant_fields;
 	struct vp_budget b = rules->budget;
 	struct grant *g = NULL;
-	int n = 0, r = 0, i;
+	struct rule *ru = NULL;
+	int n = 0, nr = 0, r = 0, i;
 	xmlNodePtr c;
 
 	for (c = root->children; c && r == 0; c = c->next) {
@@ -438,7 +544,20 @@ read_grants(xmlNodePtr root, struct vp_profiles *rules, struct diag *d)
 			    &b.exclusive_max_pct, d) ?:
 			    read_uint_attr(c, "shared_min_cores", 4096,
 			    &b.shared_min_cores, d);
-		else if (strcmp(name, "vm"))
+		else if (!strcmp(name, "rule") && nr >= RULES_MAX)
+			r = diag_set(d, xmlGetLineNo(c), "more than %d rules",
+			    RULES_MAX);
+		else if (!strcmp(name, "rule")) {
+			struct rule *nru = grow(ru, nr, sizeof(*ru));
+
+			if (!nru) {
+				r = -ENOMEM;
+				break;
+			}
+			ru = nru;
+			r = read_rule(rules, c, &ru[nr], d);
+			nr += r == 0;
+		} else if (strcmp(name, "vm"))
 			r = diag_set(d, xmlGetLineNo(c), "unknown element "
 			    "'%.64s'", name);
 		else if (n >= GRANTS_MAX)
@@ -462,11 +581,15 @@ read_grants(xmlNodePtr root, struct vp_profiles *rules, struct diag *d)
 	}
 	if (r < 0) {
 		free(g);
+		free(ru);
 		return r;
 	}
 	free(rules->grant);
 	rules->grant = g;
 	rules->ngrants = n;
+	free(rules->rule);
+	rules->rule = ru;
+	rules->nrules = nr;
 	rules->tenant_fields = fields_bits;
 	rules->budget = b;
 	return 0;
@@ -972,6 +1095,7 @@ profiles_free(struct vp_profiles *p)
 	free(p->pol);
 	free(p->tenant);
 	free(p->grant);
+	free(p->rule);
 	if (p->schema)
 		xmlRelaxNGFree(p->schema);
 	free(p);
@@ -1063,6 +1187,57 @@ profiles_grant(const struct vp_profiles *p, const char *uuid,
 			return &p->grant[i].pol;
 		}
 	return NULL;
+}
+
+/* Whether rule @ru holds for @s. */
+static bool
+rule_matches(const struct rule *ru, const struct vp_rule_subject *s)
+{
+	const struct vp_nova *nv = s->nova;
+
+	if (ru->domain[0] && (!s->name || fnmatch(ru->domain, s->name, 0)))
+		return false;
+	if (ru->vcpus_min && s->nvcpus < (int)ru->vcpus_min)
+		return false;
+	if (ru->vcpus_max && s->nvcpus > (int)ru->vcpus_max)
+		return false;
+	/* a Nova match never holds for a VM Nova did not describe */
+	if (ru->flavor[0] && (!nv || !nv->flavor[0] ||
+	    fnmatch(ru->flavor, nv->flavor, 0)))
+		return false;
+	if (ru->project[0] && (!nv || ((!nv->project[0] ||
+	    strcmp(ru->project, nv->project)) && (!nv->project_uuid[0] ||
+	    strcasecmp(ru->project, nv->project_uuid)))))
+		return false;
+	return true;
+}
+
+const struct vp_policy *
+profiles_rule(const struct vp_profiles *p, const struct vp_rule_subject *s,
+    const char **ret_profile, const char **ret_label)
+{
+	int i;
+
+	for (i = 0; p && s && i < p->nrules; i++)
+		if (rule_matches(&p->rule[i], s)) {
+			if (ret_profile)
+				*ret_profile = p->rule[i].profile;
+			if (ret_label)
+				*ret_label = p->rule[i].label;
+			return &p->rule[i].pol;
+		}
+	return NULL;
+}
+
+bool
+profiles_rules_read_nova(const struct vp_profiles *p)
+{
+	int i;
+
+	for (i = 0; p && i < p->nrules; i++)
+		if (p->rule[i].flavor[0] || p->rule[i].project[0])
+			return true;
+	return false;
 }
 
 int

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "core/vcpuplace.h"
+#include "host/nova_xml.h"
 
 #define VP_POLICY_NS	"urn:vcpuplace:policy:1"
 #define VP_POLICY_PREFIX	"vp"
@@ -82,11 +83,30 @@ int policy_from_tenant(const struct vp_profiles *p, const char *xml,
  * The host's grants (@dir/grants.xml, read by profiles_load(); optional,
  * must be owned by root and writable by no one else): the policy granted
  * to the VM of UUID @uuid ("xxxxxxxx-xxxx-..."), or NULL.  *ret_profile
- * (may be NULL) is the profile it names.  Owned by @p.  Issue 29's fleet
- * rules are meant to be a second source consulted the same way.
+ * (may be NULL) is the profile it names.  Owned by @p.
  */
 const struct vp_policy *profiles_grant(const struct vp_profiles *p,
     const char *uuid, const char **ret_profile);
+/* What a host rule may match a VM on. */
+struct vp_rule_subject {
+	const char *name;		/* the domain's name */
+	int nvcpus;			/* its live vCPU count */
+	const struct vp_nova *nova;	/* NULL: no Nova metadata */
+};
+
+/*
+ * The host's rules (<rule> elements of grants.xml, in file order): the
+ * policy of the first rule that matches @s, or NULL.  *ret_profile (may
+ * be NULL) is the profile it names, *ret_label (may be NULL) says which
+ * rule it is: "NAME (FILE:LINE)", or "FILE:LINE" for a rule with no
+ * name.  Owned by @p.
+ */
+const struct vp_policy *profiles_rule(const struct vp_profiles *p,
+    const struct vp_rule_subject *s, const char **ret_profile,
+    const char **ret_label);
+/* Whether any rule matches on Nova's metadata (else it need not be read). */
+bool profiles_rules_read_nova(const struct vp_profiles *p);
+
 /* The budget of exclusive cores grants.xml sets, else the defaults;
  * NULL (no budget) for no profiles. */
 const struct vp_budget *profiles_budget(const struct vp_profiles *p);

@@ -19,6 +19,7 @@ Suite *wakedom_suite(void);
 Suite *coregrant_suite(void);
 Suite *policy_suite(void);
 Suite *policy_xml_suite(void);
+Suite *nova_xml_suite(void);
 Suite *schedfeat_suite(void);
 Suite *smallfile_suite(void);
 Suite *isolation_suite(void);

@@ -607,6 +607,142 @@ START_TEST(test_grants)
 }
 END_TEST
 
+/* Host rules in grants.xml, the first that matches wins. */
+static const char *const rules_ok =
+    "<grants xmlns=\"urn:vcpuplace:policy:1\">\n"
+    "<rule name=\"gold\" flavor=\"gold.*\" profile=\"dedicated\">"
+    "<smt>isolate</smt></rule>\n"
+    "<rule project=\"moonshot\" profile=\"dedicated\"/>\n"
+    "<rule project=\"F241E906-010E-4917-AE81-53F4FB8AA021\" "
+    "profile=\"balanced\"><priority>high</priority></rule>\n"
+    "<rule domain=\"prod_*\" vcpus_min=\"4\" vcpus_max=\"8\" "
+    "profile=\"dedicated\"/>\n"
+    "<rule name=\"catchall-gold\" flavor=\"*\" profile=\"balanced\"/>\n"
+    "</grants>\n";
+
+/* The rule that chooses for @s: its label, or "" for none. */
+static const char *
+rule_for(const struct vp_profiles *p, const char *name, int nvcpus,
+    const struct vp_nova *nv, const char **ret_profile)
+{
+	struct vp_rule_subject s = { .name = name, .nvcpus = nvcpus,
+		.nova = nv };
+	const char *label = "";
+
+	*ret_profile = "";
+	return profiles_rule(p, &s, ret_profile, &label) ? label : "";
+}
+
+START_TEST(test_rules)
+{
+	char dir[] = "/tmp/vp-policy-XXXXXX", err[2048], path[600];
+	struct vp_nova gold = { .flavor = "gold.large", .vcpus = 8 };
+	struct vp_nova moon = { .flavor = "m1.small", .project = "moonshot",
+		.project_uuid = "f241e906-010e-4917-ae81-53f4fb8aa021" };
+	struct vp_nova other = { .flavor = "m1.small", .project = "other",
+		.project_uuid = "f241e906-010e-4917-ae81-53f4fb8aa021" };
+	struct vp_profiles *p = NULL;
+	struct vp_rule_subject s = { .name = "x", .nvcpus = 8, .nova = &gold };
+	const struct vp_policy *pol;
+	const char *prof, *label;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	seed_dir(dir);
+	put(dir, "grants.xml", rules_ok);
+	snprintf(path, sizeof(path), "%s/grants.xml", dir);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	ck_assert_msg(profiles_load(dir, &p, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(profiles_rules_read_nova(p));
+
+	/* flavor glob, with the rule's override, named by its name */
+	pol = profiles_rule(p, &s, &prof, &label);
+	ck_assert_ptr_nonnull(pol);
+	ck_assert_str_eq(prof, "dedicated");
+	ck_assert_int_eq(pol->smt, VP_SMT_ISOLATE);
+	ck_assert_ptr_nonnull(strstr(label, "gold ("));
+	ck_assert_ptr_nonnull(strstr(label, "grants.xml:2)"));
+	/* project by name; then by uuid, in any case, for another name */
+	ck_assert_str_eq(strrchr(rule_for(p, "x", 2, &moon, &prof), ':'),
+	    ":3");
+	ck_assert_str_eq(prof, "dedicated");
+	ck_assert_str_eq(strrchr(rule_for(p, "x", 2, &other, &prof), ':'),
+	    ":4");
+	ck_assert_int_eq(profiles_rule(p, &(struct vp_rule_subject){ .name =
+	    "x", .nvcpus = 2, .nova = &other }, NULL, NULL)->priority,
+	    VP_PRIO_HIGH);
+	/* domain glob and vCPU bounds, no Nova */
+	ck_assert_str_eq(strrchr(rule_for(p, "prod_web", 4, NULL, &prof), ':'),
+	    ":5");
+	ck_assert_str_eq(strrchr(rule_for(p, "prod_web", 8, NULL, &prof), ':'),
+	    ":5");
+	ck_assert_str_eq(rule_for(p, "prod_web", 3, NULL, &prof), "");
+	ck_assert_str_eq(rule_for(p, "prod_web", 9, NULL, &prof), "");
+	ck_assert_str_eq(rule_for(p, "test_web", 4, NULL, &prof), "");
+	/* a Nova match never holds without Nova's metadata; the last rule
+	 * takes any flavor, after the others had their turn */
+	ck_assert_ptr_nonnull(strstr(rule_for(p, "prod_web", 2, &(struct
+	    vp_nova){ .flavor = "m1.tiny" }, &prof), "catchall-gold ("));
+	ck_assert_str_eq(prof, "balanced");
+	ck_assert_str_eq(rule_for(p, "prod_web", 2, &(struct vp_nova){
+	    .project = "moonshot-2" }, &prof), "");
+	profiles_free(p);
+	rm_dir(dir);
+}
+END_TEST
+
+/* A bad rule refuses the whole file, naming it and the line. */
+START_TEST(test_rules_bad)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "<grants xmlns=\"urn:vcpuplace:policy:1\">\n<rule flavor="
+		    "\"a\" profile=\"fast\"/>\n</grants>\n",
+		    "grants.xml:2: element rule: unknown profile 'fast'" },
+		{ "<grants xmlns=\"urn:vcpuplace:policy:1\">\n\n<rule "
+		    "vcpus_min=\"8\" vcpus_max=\"4\" profile=\"balanced\"/>"
+		    "\n</grants>\n", "grants.xml:3: element rule: vcpus_min 8 "
+		    "is above vcpus_max 4" },
+		{ "<grants xmlns=\"urn:vcpuplace:policy:1\">\n<rule flavor="
+		    "\"\" profile=\"balanced\"/>\n</grants>\n",
+		    "grants.xml:2: not valid per policy.rng: Invalid attribute "
+		    "flavor" },
+		/* the schema: an attribute no rule has */
+		{ "<grants xmlns=\"urn:vcpuplace:policy:1\">\n<rule flavour="
+		    "\"a\" profile=\"balanced\"/>\n</grants>\n",
+		    "grants.xml:2: " },
+		/* not well-formed */
+		{ "<grants xmlns=\"urn:vcpuplace:policy:1\">\n<rule "
+		    "profile=\"balanced\">\n</grants>\n", "grants.xml:3: " },
+	};
+	char dir[] = "/tmp/vp-policy-XXXXXX", err[2048], path[600];
+	struct vp_profiles *p = NULL, *old = NULL;
+	const char *prof;
+	size_t i;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	seed_dir(dir);
+	put(dir, "grants.xml", rules_ok);
+	snprintf(path, sizeof(path), "%s/grants.xml", dir);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	ck_assert_int_eq(profiles_load(dir, &old, err, sizeof(err)), 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		put(dir, "grants.xml", bad[i].text);
+		p = NULL;
+		ck_assert_int_eq(profiles_load(dir, &p, err, sizeof(err)),
+		    -EINVAL);
+		ck_assert_ptr_null(p);
+		ck_assert_msg(strstr(err, bad[i].want), "case %zu: %s", i, err);
+		ck_assert_msg(strstr(err, dir), "case %zu: %s", i, err);
+	}
+	/* what was loaded before is whole: the caller keeps it */
+	ck_assert_ptr_nonnull(strstr(rule_for(old, "x", 2, &(struct vp_nova){
+	    .flavor = "gold.1" }, &prof), "gold ("));
+	profiles_free(old);
+	rm_dir(dir);
+}
+END_TEST
+
 Suite *
 policy_xml_suite(void)
 {
@@ -625,6 +761,8 @@ policy_xml_suite(void)
 	tcase_add_test(tc, test_load_missing);
 	tcase_add_test(tc, test_tenant_authority);
 	tcase_add_test(tc, test_grants);
+	tcase_add_test(tc, test_rules);
+	tcase_add_test(tc, test_rules_bad);
 	suite_add_tcase(s, tc);
 	return s;
 }
