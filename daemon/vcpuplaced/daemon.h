@@ -76,6 +76,14 @@ struct vp_vm {
 	char refused[256];
 	int refused_cause;		/* VP_REFUSED_* */
 	bool granted;			/* its policy is a grants.xml grant */
+	/*
+	 * What chose its profile, by the precedence of vcpuplace-policy(5):
+	 * a grant, its own metadata, the first matching host rule (rule[]
+	 * says which, "NAME (FILE:LINE)"), else the host default.
+	 */
+	int source;			/* VP_SOURCE_* */
+	char rule[384];
+	bool nova_bad;			/* its Nova metadata was unreadable */
 	bool seen;			/* found by this refresh */
 	bool replace;			/* policy changed: bypass cooldown */
 	int nvcpus;
@@ -138,6 +146,11 @@ static inline bool vm_managed(const struct vp_vm *vm)
 {
 	return vm->policy_known && vm->policy.mode != VP_MODE_OFF;
 }
+
+enum { VP_SOURCE_DEFAULT, VP_SOURCE_GRANT, VP_SOURCE_METADATA,
+	VP_SOURCE_RULE };
+/* "default", "grant", "metadata", "rule": for explain and status */
+const char *inventory_source_name(int source);
 
 enum { VP_REFUSED_NONE, VP_REFUSED_TENANT, VP_REFUSED_BUDGET,
 	VP_REFUSED_COUNT };

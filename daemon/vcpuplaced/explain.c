@@ -149,6 +149,14 @@ explain_policy(const struct vp_vm *vm, FILE *f)
 	if (vm->granted)
 		fputs("  granted by the host (grants.xml); its metadata is not "
 		    "read\n", f);
+	else if (vm->source == VP_SOURCE_RULE)
+		fprintf(f, "  chosen by host rule %s (no grant, no metadata of "
+		    "its own)\n", vm->rule);
+	else if (vm->source == VP_SOURCE_METADATA)
+		fputs("  chosen by its own vcpuplace metadata\n", f);
+	else if (!vm->refused[0])
+		fputs("  the host default: no grant, metadata or host rule "
+		    "for it\n", f);
 	if (vm->refused[0])
 		fprintf(f, "  refused: %s; placed as the host default "
 		    "(balanced)\n", vm->refused);

@@ -13,6 +13,7 @@
 
 #include "host/cputune.h"
 #include "host/domain.h"
+#include "host/nova_xml.h"
 #include "host/procstat.h"
 #include "host/qemu.h"
 #include "vcpuplaced/daemon.h"
@@ -99,14 +100,29 @@ read_affinity(const struct vp_daemon *d, struct vp_vm *vm)
 	return r;
 }
 
+const char *
+inventory_source_name(int source)
+{
+	static const char *const names[] = {
+		[VP_SOURCE_DEFAULT] = "default", [VP_SOURCE_GRANT] = "grant",
+		[VP_SOURCE_METADATA] = "metadata", [VP_SOURCE_RULE] = "rule",
+	};
+
+	return source >= 0 && source <= VP_SOURCE_RULE ? names[source] : "?";
+}
+
 /*
- * Takes @pol under profile name @profile; a VM whose policy or profile
+ * Takes @pol under profile name @profile, chosen by @source (VP_SOURCE_*;
+ * a rule's label is set by the caller); a VM whose policy or profile
  * changes is re-placed at once (vm->replace).
  */
 static void
 adopt_policy(struct vp_vm *vm, const struct vp_policy *pol,
-    const char *profile)
+    const char *profile, int source)
 {
+	vm->source = source;
+	if (source != VP_SOURCE_RULE)
+		vm->rule[0] = '\0';
 	if (!vm->policy_known || !policy_equal(pol, &vm->policy) ||
 	    strcmp(profile, vm->profile))
 		vm->replace = true;
@@ -166,11 +182,69 @@ read_grant(struct vp_daemon *d, struct vp_vm *vm)
 	vm->granted = g != NULL;
 	if (!g)
 		return false;
-	adopt_policy(vm, g, profile);
+	adopt_policy(vm, g, profile, VP_SOURCE_GRANT);
 	vm->error[0] = '\0';
 	if (vm->refused_cause == VP_REFUSED_TENANT)
 		inventory_note_refused(d, vm, VP_REFUSED_TENANT, "");
 	return true;
+}
+
+/*
+ * What Nova recorded of the VM, into *@ret: 0, -ENODATA (not a Nova
+ * instance, or its element unreadable: said and counted once), -EIO.
+ */
+static int
+read_nova(struct vp_daemon *d, struct vp_vm *vm, struct vp_nova *ret)
+{
+	char *xml = NULL;
+	int r = domain_nova_read(vm->dom, &xml);
+
+	if (r < 0)
+		return r;
+	r = nova_parse(xml, strlen(xml), ret);
+	free(xml);
+	if (r < 0 && !vm->nova_bad) {
+		d->c.invalid_metadata++;
+		log_msg(LOG_ERR, "VM %s: Nova's metadata element cannot be "
+		    "read: host rules on flavor or project do not match it",
+		    vm->name);
+	}
+	vm->nova_bad = r < 0;
+	return r < 0 ? -ENODATA : 0;
+}
+
+/*
+ * A VM with no grant and no metadata of its own: the first host rule
+ * that matches it, else the host default.  A passing libvirt failure
+ * reading Nova's element changes nothing.
+ */
+static void
+read_unset(struct vp_daemon *d, struct vp_vm *vm)
+{
+	struct vp_rule_subject s = { .name = vm->name, .nvcpus = vm->nvcpus };
+	const char *profile = "balanced", *label = NULL;
+	const struct vp_policy *rp;
+	struct vp_policy pol;
+	struct vp_nova nv;
+	int r = profiles_rules_read_nova(d->profiles) ?
+	    read_nova(d, vm, &nv) : -ENODATA;
+
+	if (r == -EIO) {
+		d->c.libvirt_errors++;
+		return;
+	}
+	s.nova = r == 0 ? &nv : NULL;
+	rp = profiles_rule(d->profiles, &s, &profile, &label);
+	if (rp) {
+		snprintf(vm->rule, sizeof(vm->rule), "%s", label);
+		adopt_policy(vm, rp, profile, VP_SOURCE_RULE);
+	} else {
+		host_default(d, &pol);
+		adopt_policy(vm, &pol, "balanced", VP_SOURCE_DEFAULT);
+	}
+	vm->error[0] = '\0';
+	if (vm->refused_cause == VP_REFUSED_TENANT)
+		inventory_note_refused(d, vm, VP_REFUSED_TENANT, "");
 }
 
 /*
@@ -197,7 +271,8 @@ read_policy(struct vp_daemon *d, struct vp_vm *vm)
 		return;
 	}
 	if (r == -ENODATA) {
-		host_default(d, &pol);		/* no metadata at all */
+		read_unset(d, vm);		/* no metadata at all */
+		return;
 	} else if ((r = d->trust_metadata ?
 	    policy_from_metadata(d->profiles, xml, &pol, profile, err,
 	    sizeof(err)) : policy_from_tenant(d->profiles, xml, &pol, profile,
@@ -205,7 +280,7 @@ read_policy(struct vp_daemon *d, struct vp_vm *vm)
 		free(xml);
 		inventory_note_refused(d, vm, VP_REFUSED_TENANT, err);
 		host_default(d, &pol);
-		adopt_policy(vm, &pol, "balanced");
+		adopt_policy(vm, &pol, "balanced", VP_SOURCE_DEFAULT);
 		vm->error[0] = '\0';
 		return;
 	} else if (r < 0) {
@@ -218,12 +293,12 @@ read_policy(struct vp_daemon *d, struct vp_vm *vm)
 		}
 		if (!vm->policy_known) {
 			host_default(d, &pol);
-			adopt_policy(vm, &pol, "balanced");
+			adopt_policy(vm, &pol, "balanced", VP_SOURCE_DEFAULT);
 		}
 		return;
 	}
 	free(xml);
-	adopt_policy(vm, &pol, profile);
+	adopt_policy(vm, &pol, profile, VP_SOURCE_METADATA);
 	vm->error[0] = '\0';
 	if (vm->refused_cause == VP_REFUSED_TENANT)
 		inventory_note_refused(d, vm, VP_REFUSED_TENANT, "");
