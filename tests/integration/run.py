@@ -1479,6 +1479,86 @@ def test_hostile_metadata(ctx):
     d.stop_clean()
 
 
+# Nova-shaped metadata (tests/nova/SOURCES says where the shape is from):
+# flavor gold.large, project webshop.
+NOVA_FIXTURE = os.path.join(ROOT, "tests", "nova", "instance-1.1.xml")
+RULES_GRANTS = ("<grants xmlns='urn:vcpuplace:policy:1'>\n"
+                "<budget exclusive_max_pct='100' shared_min_cores='0'/>\n"
+                "<rule name='gold' flavor='gold.*' profile='latency'/>\n"
+                "<rule project='webshop' profile='throughput'/>\n"
+                "</grants>\n")
+
+
+def rules_daemon(ctx, tag):
+    """A daemon whose policies carry RULES_GRANTS; returns (daemon,
+    the grants.xml path)."""
+    pol = os.path.join(ctx.rundir, "policies-rules")
+    if not os.path.isdir(pol):
+        shutil.copytree(POLICIES, pol)
+    path = os.path.join(pol, "grants.xml")
+    with open(path, "w") as f:
+        f.write(RULES_GRANTS)
+    os.chmod(path, 0o644)
+    d = Daemon(ctx, tag)
+    d.argv[d.argv.index("--policies") + 1] = pol
+    return d.start(), path
+
+
+def check_chosen_by_gold(d, vm):
+    e = wait_placed(d, vm, profile="latency")
+    check(e.get("source") == "rule" and "gold (" in (e.get("rule") or "")
+          and "grants.xml:3)" in e["rule"], "%s: status says source %r, "
+          "rule %r, want the rule gold at grants.xml:3" % (
+              vm.name, e.get("source"), e.get("rule")))
+    ex = d.ask("explain %s 0" % vm.name)
+    check("chosen by host rule gold (" in ex, "explain does not name "
+          "the rule: %r" % ex[:400])
+    return e
+
+
+def test_nova_flavor_rule(ctx):
+    """A VM started with Nova's metadata (and none of vcpuplace's) gets
+    the profile of the first host rule that matches its flavor, said by
+    status and explain; Nova's hard reboot (destroy, undefine, define a
+    new XML with the same Nova metadata, start) keeps it; a rules file
+    with a syntax error on reload is refused naming the file and line,
+    counted, and the rule stays in force."""
+    ctx.need_daemon()
+    with open(NOVA_FIXTURE) as f:
+        nova = f.read()
+    d, grants = rules_daemon(ctx, "nova")
+    vm = vmlib.start_vm("nova-web", ctx.guestdir, ctx.rundir,
+                        metadata=nova, persistent=True, wait=False)
+    ctx.vms.append(vm)
+    check_chosen_by_gold(d, vm)
+    print("    %s: latency, by rule gold" % vm.name)
+    # Nova's hard reboot: the domain is undefined and defined afresh
+    vmlib.virsh("destroy", vm.name)
+    vmlib.virsh("undefine", vm.name)
+    vmlib.virsh("define", os.path.join(ctx.rundir, vm.name + ".xml"))
+    vmlib.virsh("start", vm.name)
+    check_chosen_by_gold(d, vm)
+    print("    after undefine, define and start: still by rule gold")
+    # a broken rules file: refused, counted, the rules in force stay
+    errs = metric_value(d, "vcpuplace_reload_errors_total")
+    with open(grants, "w") as f:
+        f.write(RULES_GRANTS.replace("profile='latency'/>",
+                                     "profile='latency'>"))
+    d.proc.send_signal(signal.SIGHUP)
+    d.wait(lambda st: metric_value(d, "vcpuplace_reload_errors_total") >
+           errs, WAIT_S, "reload_errors_total above %d" % errs)
+    lines = logged(d, "reload: policies", grants + ":")
+    check(lines and "keeping the previous policies" in lines[-1],
+          "no reload error naming %s:LINE: %r" % (grants, lines[-1:]))
+    print("    %s" % lines[-1].split("reload: ")[-1][:160])
+    check(metric_value(d, "vcpuplace_last_reload_successful") == 0,
+          "last reload said successful")
+    d.wait_ticks(2)
+    check_chosen_by_gold(d, vm)
+    check(d.alive(), "daemon died")
+    d.stop_clean()
+
+
 def test_max_vcpus(ctx):
     """A vCPU count at libvirt's maximum for the machine type (virsh
     domcapabilities): first defined with that maximum and 2 vCPUs
@@ -1822,7 +1902,8 @@ TESTS = [test_harness, test_place_on_start, test_metadata_change,
          test_kernel_mode, test_no_fd_outlives_vm,
          test_event_placement, test_event_restart, test_event_burst,
          test_thread_names, test_thread_problem_twice,
-         test_odd_names, test_hostile_metadata, test_max_vcpus,
+         test_odd_names, test_hostile_metadata, test_nova_flavor_rule,
+         test_max_vcpus,
          test_qemu_gone, test_hotplug_placement,
          test_event_filter, test_rename_flood]
 
