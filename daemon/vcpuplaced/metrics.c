@@ -538,7 +538,8 @@ write_counters(const struct vp_daemon *d, FILE *f)
 	    "Connections to libvirt made again after one was lost.",
 	    (double)d->c.reconnects);
 	single(f, "vcpuplace_invalid_metadata_total", "counter", "Policy "
-	    "metadata rejected (the VM kept its previous policy).",
+	    "metadata rejected (the VM kept its previous policy), or Nova "
+	    "metadata that cannot be read.",
 	    (double)d->c.invalid_metadata);
 	family(f, "vcpuplace_policy_refused_total", "counter", "Requests "
 	    "the host refused, each once per change of its reason: a VM's "
