@@ -14,6 +14,7 @@
 #include <libxml/tree.h>
 
 #include "host/cputune.h"
+#include "host/xmlchild.h"
 
 /* The elements of <cputune> that set a cpu.max quota. */
 static const struct {
@@ -27,16 +28,6 @@ static const struct {
 	{ "period", offsetof(struct vp_cputune, period_us) },
 };
 #define NQUOTAS (sizeof(quotas) / sizeof(quotas[0]))
-
-static xmlNodePtr
-child(xmlNodePtr n, const char *name)
-{
-	for (n = n ? n->children : NULL; n; n = n->next)
-		if (n->type == XML_ELEMENT_NODE &&
-		    !strcmp((const char *)n->name, name))
-			return n;
-	return NULL;
-}
 
 /* An element's integer text into *@ret: a negative one (-1) is no limit. */
 static int
@@ -81,9 +72,9 @@ cputune_parse(const char *xml, size_t len, struct vp_cputune *ret)
 		xmlFreeDoc(doc);
 		return -EINVAL;
 	}
-	tune = child(root, "cputune");
+	tune = xml_child(root, "cputune");
 	for (i = 0; tune && r == 0 && i < NQUOTAS; i++)
-		if ((n = child(tune, quotas[i].name)))
+		if ((n = xml_child(tune, quotas[i].name)))
 			r = read_ll(n, (long long *)((char *)&c +
 			    quotas[i].off));
 	xmlFreeDoc(doc);

@@ -5,7 +5,6 @@
  * and 1.1 namespaces name the same elements.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,21 +13,9 @@
 #include <libxml/tree.h>
 
 #include "host/nova_xml.h"
+#include "host/xmlchild.h"
 
 #define NOVA_MAX_BYTES	(64 * 1024)
-
-/* The first element child of @parent named @name, in any namespace. */
-static xmlNodePtr
-nova_child(xmlNodePtr parent, const char *name)
-{
-	xmlNodePtr c;
-
-	for (c = parent ? parent->children : NULL; c; c = c->next)
-		if (c->type == XML_ELEMENT_NODE &&
-		    !strcmp((const char *)c->name, name))
-			return c;
-	return NULL;
-}
 
 /* Copies @v (may be NULL: "") into @buf[@len]; -EINVAL if it is cut. */
 static int
@@ -40,28 +27,20 @@ copy_value(xmlChar *v, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -EINVAL : 0;
 }
 
+/* <nova:vcpus>'s count: at most 7 digits, so sscanf cannot overflow. */
 static int
 read_vcpus(xmlNodePtr flavor, int *ret)
 {
-	xmlNodePtr n = nova_child(flavor, "vcpus");
-	xmlChar *text;
-	char *end;
-	long v;
+	xmlNodePtr n = xml_child(flavor, "vcpus");
+	char text[8];
+	int used = 0;
 
 	*ret = 0;
 	if (!n)
 		return 0;
-	text = xmlNodeGetContent(n);
-	if (!text)
-		return -ENOMEM;
-	errno = 0;
-	v = strtol((const char *)text, &end, 10);
-	if (errno || end == (char *)text || *end || v < 0 || v > INT_MAX) {
-		xmlFree(text);
+	if (copy_value(xmlNodeGetContent(n), text, sizeof(text)) < 0 ||
+	    sscanf(text, "%d%n", ret, &used) != 1 || text[used] || *ret < 0)
 		return -EINVAL;
-	}
-	xmlFree(text);
-	*ret = (int)v;
 	return 0;
 }
 
@@ -88,8 +67,8 @@ nova_parse(const char *xml, size_t len, struct vp_nova *ret)
 		xmlFreeDoc(doc);
 		return -EINVAL;
 	}
-	flavor = nova_child(root, "flavor");
-	project = nova_child(nova_child(root, "owner"), "project");
+	flavor = xml_child(root, "flavor");
+	project = xml_child(xml_child(root, "owner"), "project");
 	r = copy_value(flavor ? xmlGetNoNsProp(flavor, BAD_CAST "name") : NULL,
 	    nv.flavor, sizeof(nv.flavor));
 	if (r == 0)

@@ -80,13 +80,15 @@ LAB_GRANTS = ("<grants xmlns='urn:vcpuplace:policy:1'>"
               "</grants>\n")
 
 
-def lab_policies(ctx):
-    d = os.path.join(ctx.rundir, "policies")
+def lab_policies(ctx, name="policies", grants=LAB_GRANTS):
+    """A copy of the shipped profiles in the run's folder @name, with
+    @grants as its grants.xml (written once)."""
+    d = os.path.join(ctx.rundir, name)
     if not os.path.isdir(d):
         shutil.copytree(POLICIES, d)
         path = os.path.join(d, "grants.xml")
         with open(path, "w") as f:
-            f.write(LAB_GRANTS)
+            f.write(grants)
         os.chmod(path, 0o644)
     return d
 
@@ -1492,16 +1494,10 @@ RULES_GRANTS = ("<grants xmlns='urn:vcpuplace:policy:1'>\n"
 def rules_daemon(ctx, tag):
     """A daemon whose policies carry RULES_GRANTS; returns (daemon,
     the grants.xml path)."""
-    pol = os.path.join(ctx.rundir, "policies-rules")
-    if not os.path.isdir(pol):
-        shutil.copytree(POLICIES, pol)
-    path = os.path.join(pol, "grants.xml")
-    with open(path, "w") as f:
-        f.write(RULES_GRANTS)
-    os.chmod(path, 0o644)
+    pol = lab_policies(ctx, "policies-rules", RULES_GRANTS)
     d = Daemon(ctx, tag)
     d.argv[d.argv.index("--policies") + 1] = pol
-    return d.start(), path
+    return d.start(), os.path.join(pol, "grants.xml")
 
 
 def check_chosen_by_gold(d, vm):
