@@ -25,6 +25,7 @@
 #include "host/virt.h"
 #include "host/policy_xml.h"
 #include "host/isolation.h"
+#include "host/peer.h"
 #include "host/scx.h"
 #include "host/scxfeed.h"
 #include "core/vcpuplace.h"
@@ -125,8 +126,9 @@ enum vp_reject {
 	VP_REJ_DENIED,		/* a write command from uid != 0 */
 	VP_REJ_ARGS,		/* a known command with bad arguments */
 	VP_REJ_SLOW_READER,	/* did not read its answer in time */
-	VP_REJ_UID_LIMIT,	/* its uid already holds VP_CTL_UID_MAX slots */
-	VP_REJ_FULL,		/* no slot left that this uid may take */
+	VP_REJ_PERSON_LIMIT,	/* its person holds VP_CTL_PERSON_MAX slots */
+	VP_REJ_FULL,		/* no slot left that this peer may take */
+	VP_REJ_BUSY,		/* VP_CTL_QUEUED_MAX bytes wait to be read */
 	VP_REJ_COUNT
 };
 
@@ -173,6 +175,8 @@ struct vp_counters {
 	struct vp_hist plan_hist;
 	unsigned long ctl_requests[VP_CMD_COUNT];
 	unsigned long ctl_rejected[VP_REJ_COUNT];
+	/* the VP_REJ_PERSON_LIMIT ones, by what told the person */
+	unsigned long ctl_person_limit[VP_PEER_KIND_COUNT];
 	unsigned long reloads, reload_errors;
 	bool reload_failed;		/* the last reload kept old state */
 	unsigned long event_rounds;	/* rounds run on a libvirt event */
@@ -219,14 +223,24 @@ struct vp_load {
 
 /* The control socket: one listening fd and its non-blocking clients. */
 /*
+ * One answer's bytes, shared by every client sending it and by the
+ * cache: freed with the last reference.  @senders of the @refs are
+ * clients; while there is one, @len counts once in vp_ctl.queued.
+ */
+struct vp_ctl_buf {
+	unsigned int refs, senders;
+	size_t len;
+	char *text;			/* NUL-ended */
+};
+/*
  * status and metrics of one tick are the same for every client: each is
  * rendered once per tick, so 500 clients asking at once cost one
- * rendering, not 500, and the tick keeps its time.
+ * rendering, not 500, and the tick keeps its time; and they share one
+ * buffer, so 500 slow readers of it hold one answer's memory, not 500.
  */
 struct vp_ctl_answer {
 	unsigned long tick, gen;	/* d->c.ticks, d->inventory_gen */
-	char *text;			/* NULL: none yet */
-	size_t len;
+	struct vp_ctl_buf *buf;		/* NULL: none yet */
 };
 
 /*
@@ -352,6 +366,9 @@ struct vp_ctl {
 	struct vp_ctl_client *client;	/* [VP_CTL_CLIENTS_MAX] */
 	int nclients;
 	struct vp_ctl_answer cached[2];	/* status, metrics */
+	size_t queued;		/* bytes of answers clients still read */
+	size_t queued_max;	/* VP_CTL_QUEUED_MAX (tests lower it) */
+	uid_t euid;		/* the daemon's: exempt from the shares */
 };
 
 struct vp_daemon {
@@ -651,10 +668,12 @@ int explain_vcpu(const struct vp_daemon *d, const char *vm, int vcpu, FILE *f);
 /* server.c: the socket's plumbing (accept, read, limits, write) */
 #define VP_CTL_LINE_MAX	1024	/* one request line, newline included */
 #define VP_CTL_CLIENTS_MAX	1024	/* at once; more are refused at once */
-#define VP_CTL_UID_MAX	128	/* at once per non-root uid (server.c) */
+#define VP_CTL_PERSON_MAX	128	/* at once per non-root person (server.c) */
 #define VP_CTL_ROOT_RESERVE	64	/* slots only uid 0 may take */
 #define VP_CTL_READ_NS	(2ULL * 1000000000)	/* to send the request */
 #define VP_CTL_WRITE_NS	(10ULL * 1000000000)	/* to read the answer */
+/* answers not yet read, a shared one once: new requests wait past it */
+#define VP_CTL_QUEUED_MAX	((size_t)32 << 20)
 /*
  * Binds and listens on d->ctl.path (mode 0660, group vcpuplace); -EPERM,
  * -ENOTDIR (a symlink) when its folder may be written by others.

@@ -43,7 +43,8 @@ static const char *const reject_names[VP_REJ_COUNT] = {
 	[VP_REJ_BINARY] = "binary", [VP_REJ_OVERLONG] = "overlong",
 	[VP_REJ_TIMEOUT] = "timeout", [VP_REJ_DENIED] = "denied",
 	[VP_REJ_ARGS] = "bad_arguments", [VP_REJ_SLOW_READER] = "slow_reader",
-	[VP_REJ_UID_LIMIT] = "uid_limit", [VP_REJ_FULL] = "full",
+	[VP_REJ_PERSON_LIMIT] = "person_limit", [VP_REJ_FULL] = "full",
+	[VP_REJ_BUSY] = "busy",
 };
 
 static void
@@ -575,6 +576,17 @@ write_counters(const struct vp_daemon *d, FILE *f)
 	for (r = 1; r < VP_REJ_COUNT; r++)
 		fprintf(f, "vcpuplace_socket_rejected_total{cause=\"%s\"} "
 		    "%lu\n", reject_names[r], d->c.ctl_rejected[r]);
+	family(f, "vcpuplace_socket_person_limit_total", "counter",
+	    "Connections refused because their person already held its "
+	    "share of the socket, by what told the person (login_uid, "
+	    "slice, uid).");
+	for (r = 0; r < VP_PEER_KIND_COUNT; r++)
+		fprintf(f, "vcpuplace_socket_person_limit_total{key=\"%s\"} "
+		    "%lu\n", peer_kind_label(r), d->c.ctl_person_limit[r]);
+	single(f, "vcpuplace_socket_queued_bytes", "gauge", "Bytes of "
+	    "answers that clients have still to read, an answer shared by "
+	    "several counted once; new requests are refused as busy past "
+	    "32 MiB.", (double)d->ctl.queued);
 }
 
 static void

@@ -8,8 +8,11 @@
  * gets VP_CTL_READ_NS to send its line and VP_CTL_WRITE_NS to read its
  * answer (judged after reading what it sent: a loop back late is the
  * daemon's delay, not the client's), and no more than VP_CTL_CLIENTS_MAX are served at once, at
- * most VP_CTL_UID_MAX of them for one non-root uid (accept_clients()
- * refuses the rest at once, so that no one waits behind a flood).
+ * most VP_CTL_PERSON_MAX of them for one non-root person, whatever uids
+ * that person connects as (accept_clients() refuses the rest at once, so
+ * that no one waits behind a flood).  Answers are shared buffers, and no
+ * new request is run while VP_CTL_QUEUED_MAX bytes of them wait to be
+ * read (run_into()).
  *
  * A request is parsed (command.c) as soon as its line is in.  A command
  * that would block on libvirt is queued on its client and run by the
@@ -36,13 +39,65 @@
 struct vp_ctl_client {
 	int fd;
 	uid_t uid;
+	enum vp_peer_kind kind;	/* what @person is */
+	uid_t person;		/* whose share the slot is taken from */
+	bool exempt;		/* root: in no share */
 	uint64_t deadline;	/* monotonic ns */
 	char in[VP_CTL_LINE_MAX];
 	size_t inlen;
 	struct vp_request *queued;	/* waits for the tick, owned */
-	char *out;		/* the answer, once the request is run */
-	size_t outlen, outoff;
+	struct vp_ctl_buf *out;	/* the answer, once the request is run */
+	size_t outoff;
 };
+
+/* A buffer of its own for @text (malloc'ed, taken over); NULL. */
+static struct vp_ctl_buf *
+buf_new(char *text, size_t len)
+{
+	struct vp_ctl_buf *b = calloc(1, sizeof(*b));
+
+	if (!b) {
+		free(text);
+		return NULL;
+	}
+	b->refs = 1;
+	b->text = text;
+	b->len = len;
+	return b;
+}
+
+static void
+buf_unref(struct vp_ctl_buf *b)
+{
+	if (b && --b->refs == 0) {
+		free(b->text);
+		free(b);
+	}
+}
+
+/* @cl sends @b: its bytes count in c->queued once, whoever else does. */
+static void
+buf_attach(struct vp_ctl *c, struct vp_ctl_client *cl, struct vp_ctl_buf *b)
+{
+	b->refs++;
+	if (b->senders++ == 0)
+		c->queued += b->len;
+	cl->out = b;
+	cl->outoff = 0;
+}
+
+static void
+buf_detach(struct vp_ctl *c, struct vp_ctl_client *cl)
+{
+	struct vp_ctl_buf *b = cl->out;
+
+	if (!b)
+		return;
+	if (--b->senders == 0)
+		c->queued -= b->len;
+	cl->out = NULL;
+	buf_unref(b);
+}
 
 static int
 fill_addr(const char *path, struct sockaddr_un *sa)
@@ -233,6 +288,9 @@ server_open(struct vp_daemon *d)
 	if ((dirfd = check_parent(dir)) < 0)
 		return dirfd;
 	raise_fd_limit();
+	c->queued = 0;
+	c->queued_max = VP_CTL_QUEUED_MAX;
+	c->euid = geteuid();
 	c->client = calloc(VP_CTL_CLIENTS_MAX, sizeof(*c->client));
 	if (!c->client) {
 		close(dirfd);
@@ -295,7 +353,7 @@ drop_client(struct vp_ctl *c, int i)
 	drain(c->client[i].fd);
 	close(c->client[i].fd);
 	free(c->client[i].queued);
-	free(c->client[i].out);
+	buf_detach(c, &c->client[i]);
 	c->client[i] = c->client[--c->nclients];
 	memset(&c->client[c->nclients], 0, sizeof(c->client[0]));
 }
@@ -316,8 +374,8 @@ server_close(struct vp_daemon *d)
 	}
 	c->fd = -1;
 	for (i = 0; i < sizeof(c->cached) / sizeof(c->cached[0]); i++) {
-		free(c->cached[i].text);
-		c->cached[i].text = NULL;
+		buf_unref(c->cached[i].buf);
+		c->cached[i].buf = NULL;
 	}
 }
 
@@ -340,35 +398,46 @@ reject(struct vp_daemon *d, int i, enum vp_reject why, const char *msg)
  * Fair shares of the client table.  The socket is open to the group
  * vcpuplace: people running vcpuplacectl and a metrics scraper, each
  * request one connection that lives a few milliseconds, so an honest
- * uid holds a handful at once (a `top`, a scrape, a script's loop).
- * VP_CTL_UID_MAX (128) is far above that, and still an eighth of the
- * table: a flood from one uid leaves the rest to everyone else, and
- * seven uids flooding together still leave room for an eighth.  The
- * last VP_CTL_ROOT_RESERVE slots are root's alone, so that root's
- * status, pause or reload gets in whoever floods; root has no cap of
- * its own (it can stop the daemon anyway, and it is the uid that runs
- * hundreds of clients in the tests).  A uid SO_PEERCRED could not tell
- * ((uid_t)-1) is one more non-root uid.
+ * person holds a handful at once (a `top`, a scrape, a script's loop).
+ * VP_CTL_PERSON_MAX (128) is far above that, and still an eighth of the
+ * table: a flood from one person leaves the rest to everyone else, and
+ * seven flooding together still leave room for an eighth.
+ *
+ * A share is a person's, not a uid's: a member of the group with a
+ * subordinate uid range connects from a user namespace as thousands of
+ * uids, and eight of them at 120 connections each took the whole table.
+ * The person is the audit login uid, else the systemd user slice, else
+ * the uid (host/peer.h): the first two stay the same across every uid
+ * of the range, and the person cannot change them.  Numbers compare
+ * alike whatever told them: login uid 1000 and user-1000.slice are the
+ * same user.
+ *
+ * The last VP_CTL_ROOT_RESERVE slots are root's alone, so that root's
+ * status, pause or reload gets in whoever floods; root (uid 0 with no
+ * login uid: a service, a boot script, or the daemon's own uid) has no
+ * cap of its own (it can stop the daemon anyway, and it is the uid that
+ * runs hundreds of clients in the tests).  A peer SO_PEERCRED could not
+ * tell ((uid_t)-1) is one more non-root person.
  */
 static int
-uid_slots(const struct vp_ctl *c, uid_t uid)
+person_slots(const struct vp_ctl *c, uid_t person)
 {
 	int i, n = 0;
 
 	for (i = 0; i < c->nclients; i++)
-		n += c->client[i].uid == uid;
+		n += !c->client[i].exempt && c->client[i].person == person;
 	return n;
 }
 
-/* Why @uid may not have a slot now, or VP_REJ_NONE. */
+/* Why @cl (not in the table yet) may not have a slot now, or VP_REJ_NONE. */
 static enum vp_reject
-slot_refusal(const struct vp_ctl *c, uid_t uid)
+slot_refusal(const struct vp_ctl *c, const struct vp_ctl_client *cl)
 {
-	if (uid == 0)
+	if (cl->exempt)
 		return c->nclients < VP_CTL_CLIENTS_MAX ? VP_REJ_NONE :
 		    VP_REJ_FULL;
-	if (uid_slots(c, uid) >= VP_CTL_UID_MAX)
-		return VP_REJ_UID_LIMIT;
+	if (person_slots(c, cl->person) >= VP_CTL_PERSON_MAX)
+		return VP_REJ_PERSON_LIMIT;
 	if (c->nclients >= VP_CTL_CLIENTS_MAX - VP_CTL_ROOT_RESERVE)
 		return VP_REJ_FULL;
 	return VP_REJ_NONE;
@@ -376,25 +445,48 @@ slot_refusal(const struct vp_ctl *c, uid_t uid)
 
 /* One error line to a connection that gets no slot, then close it. */
 static void
-refuse(struct vp_daemon *d, int fd, uid_t uid, enum vp_reject why)
+refuse(struct vp_daemon *d, const struct vp_ctl_client *cl,
+    enum vp_reject why)
 {
-	char msg[160];
+	char msg[192], who[48];
 	ssize_t r;
 
-	if (why == VP_REJ_UID_LIMIT)
-		snprintf(msg, sizeof(msg), "error: uid %ld already has %d "
-		    "connections open, the most one user may have; try again "
-		    "when one closes\n", (long)uid, VP_CTL_UID_MAX);
-	else
+	peer_person_words(cl->exempt ? VP_PEER_UID : cl->kind,
+	    cl->exempt ? cl->uid : cl->person, who, sizeof(who));
+	if (why == VP_REJ_PERSON_LIMIT) {
+		snprintf(msg, sizeof(msg), "error: %s already has %d "
+		    "connections open, the most one person may have; try "
+		    "again when one closes\n", who, VP_CTL_PERSON_MAX);
+		d->c.ctl_person_limit[cl->kind]++;
+	} else {
 		snprintf(msg, sizeof(msg), "error: all %d connections open to "
-		    "uid %ld are taken; try again shortly\n", uid == 0 ?
+		    "%s are taken; try again shortly\n", cl->exempt ?
 		    VP_CTL_CLIENTS_MAX : VP_CTL_CLIENTS_MAX - VP_CTL_ROOT_RESERVE,
-		    (long)uid);
+		    who);
+	}
 	d->c.ctl_rejected[why]++;
-	r = send(fd, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT);
+	r = send(cl->fd, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT);
 	(void)r;	/* a client that cannot take it loses it */
-	drain(fd);
-	close(fd);
+	drain(cl->fd);
+	close(cl->fd);
+}
+
+/* Who is asking, from the kernel, not from anything it says. */
+static void
+identify(const struct vp_ctl *c, struct vp_ctl_client *cl)
+{
+	struct vp_peer p;
+
+	if (peer_identify(cl->fd, &p) < 0) {
+		cl->uid = cl->person = (uid_t)-1;
+		cl->kind = VP_PEER_UID;
+	} else {
+		cl->uid = p.uid;
+		cl->kind = p.kind;
+		cl->person = p.person;
+	}
+	cl->exempt = (cl->uid == 0 && cl->kind != VP_PEER_LOGIN_UID) ||
+	    cl->uid == c->euid;
 }
 
 /*
@@ -415,11 +507,8 @@ accept_clients(struct vp_daemon *d, uint64_t now)
 	int n;
 
 	for (n = 0; n < VP_CTL_ACCEPT_BATCH; n++) {
-		struct vp_ctl_client *cl;
-		struct ucred cred;
-		socklen_t len = sizeof(cred);
+		struct vp_ctl_client peer = { 0 };
 		enum vp_reject why;
-		uid_t uid;
 		int fd;
 
 		fd = accept4(c->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -430,18 +519,14 @@ accept_clients(struct vp_daemon *d, uint64_t now)
 				    c->path, strerror(errno));
 			return;
 		}
-		/* who is asking decides what it may write, not what it says */
-		uid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 ?
-		    cred.uid : (uid_t)-1;
-		if ((why = slot_refusal(c, uid)) != VP_REJ_NONE) {
-			refuse(d, fd, uid, why);
+		peer.fd = fd;
+		identify(c, &peer);
+		if ((why = slot_refusal(c, &peer)) != VP_REJ_NONE) {
+			refuse(d, &peer, why);
 			continue;
 		}
-		cl = &c->client[c->nclients++];
-		memset(cl, 0, sizeof(*cl));
-		cl->fd = fd;
-		cl->uid = uid;
-		cl->deadline = now + VP_CTL_READ_NS;
+		peer.deadline = now + VP_CTL_READ_NS;
+		c->client[c->nclients++] = peer;
 	}
 }
 
@@ -474,22 +559,36 @@ cache_slot(struct vp_daemon *d, const struct vp_request *q)
 static bool
 cache_fresh(const struct vp_daemon *d, const struct vp_ctl_answer *a)
 {
-	return a && a->text && a->tick == d->c.ticks &&
+	return a && a->buf && a->tick == d->c.ticks &&
 	    a->gen == d->inventory_gen;
 }
 
-/* Keeps a copy of this tick's answer; without memory, just no cache. */
+/* Keeps this tick's answer, the very buffer its clients send. */
 static void
-cache_keep(struct vp_daemon *d, struct vp_ctl_answer *a, const char *text,
-    size_t len)
+cache_keep(struct vp_daemon *d, struct vp_ctl_answer *a, struct vp_ctl_buf *b)
 {
-	free(a->text);
-	if (!(a->text = malloc(len + 1)))
-		return;
-	memcpy(a->text, text, len + 1);
-	a->len = len;
+	buf_unref(a->buf);
+	b->refs++;
+	a->buf = b;
 	a->tick = d->c.ticks;
 	a->gen = d->inventory_gen;
+}
+
+/*
+ * A new answer costs memory until its client has read it: with
+ * c->queued_max bytes queued, nothing new is run and the client is told
+ * to come back (the queue drains within VP_CTL_WRITE_NS).  The cached
+ * answer that clients are already sending costs nothing more and is
+ * still given.
+ */
+static bool
+too_busy(struct vp_daemon *d, const struct vp_ctl_answer *a)
+{
+	const struct vp_ctl *c = &d->ctl;
+
+	if (c->queued < c->queued_max)
+		return false;
+	return !(cache_fresh(d, a) && a->buf->senders > 0);
 }
 
 /* Runs @q into the client's answer buffer, and starts sending it. */
@@ -499,26 +598,37 @@ run_into(struct vp_daemon *d, int i, const struct vp_request *q,
 {
 	struct vp_ctl_client *cl = &d->ctl.client[i];
 	struct vp_ctl_answer *a = cache_slot(d, q);
+	struct vp_ctl_buf *b = NULL;
+	char *text = NULL, msg[128];
+	size_t len = 0;
 	FILE *f;
 	int r;
 
+	if (too_busy(d, a)) {
+		snprintf(msg, sizeof(msg), "error: busy: %zu bytes of answers "
+		    "wait to be read; try again shortly\n", d->ctl.queued);
+		reject(d, i, VP_REJ_BUSY, msg);
+		return;
+	}
 	if (cache_fresh(d, a)) {
 		d->c.ctl_requests[q->cmd]++;
-		if ((cl->out = malloc(a->len + 1))) {
-			memcpy(cl->out, a->text, a->len + 1);
-			cl->outlen = a->len;
-		}
-	} else if ((f = open_memstream(&cl->out, &cl->outlen))) {
+		b = a->buf;
+		b->refs++;
+	} else if ((f = open_memstream(&text, &len))) {
 		r = command_run(d, q, f);
-		if (fclose(f) == 0 && r == 0 && a)
-			cache_keep(d, a, cl->out, cl->outlen);
-		else if (r > 0)
+		if (fclose(f) != 0)
+			free(text);
+		else if ((b = buf_new(text, len)) && r == 0 && a)
+			cache_keep(d, a, b);
+		if (r > 0)
 			d->c.ctl_rejected[r]++;
 	}
-	if (!cl->out) {
+	if (!b) {
 		reject(d, i, VP_REJ_ARGS, "error: out of memory\n");
 		return;
 	}
+	buf_attach(&d->ctl, cl, b);
+	buf_unref(b);		/* the client's reference is the one kept */
 	cl->deadline = now + VP_CTL_WRITE_NS;
 }
 
@@ -625,7 +735,7 @@ write_answer(struct vp_daemon *d, int i)
 	struct vp_ctl_client *cl = &d->ctl.client[i];
 	ssize_t n;
 
-	n = send(cl->fd, cl->out + cl->outoff, cl->outlen - cl->outoff,
+	n = send(cl->fd, cl->out->text + cl->outoff, cl->out->len - cl->outoff,
 	    MSG_NOSIGNAL | MSG_DONTWAIT);
 	if (n < 0) {
 		if (errno != EAGAIN && errno != EINTR)
@@ -633,7 +743,7 @@ write_answer(struct vp_daemon *d, int i)
 		return;
 	}
 	cl->outoff += (size_t)n;
-	if (cl->outoff == cl->outlen)
+	if (cl->outoff == cl->out->len)
 		drop_client(&d->ctl, i);
 }
 

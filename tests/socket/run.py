@@ -18,6 +18,7 @@ keeps (a silent client is dropped no earlier than 2 s), never an upper
 bound on elapsed time.
 """
 import contextlib
+import ctypes
 import json
 import os
 import random
@@ -195,23 +196,47 @@ class Ctx:
                               text=True, timeout=WAIT_S, **kw)
 
 
-def drop_to(uid):
-    """Becomes @uid for good: groups first, root's gid 0 would let it in."""
+CLONE_NEWUSER = 0x10000000
+LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def set_login(login):
+    """This process's audit login uid, as pam_loginuid sets it at login
+    (root may, with CAP_AUDIT_CONTROL; it is inherited across setuid()
+    and user namespaces).  The runner's own, which sudo keeps, would
+    make every uid of the tests one person to the daemon."""
+    if os.path.exists("/proc/self/loginuid"):
+        with open("/proc/self/loginuid", "w") as f:
+            f.write(str(login))
+
+
+def drop_to(uid, login=None, userns=None):
+    """Becomes @uid for good, a person of its own (login uid @login, else
+    @uid; root's is left as it is), inside the user namespace of process
+    @userns if given: groups first, root's gid 0 would let it in."""
+    if login is not None or uid != 0:
+        set_login(uid if login is None else login)
+    if userns is not None:
+        fd = os.open("/proc/%d/ns/user" % userns, os.O_RDONLY)
+        if LIBC.setns(fd, CLONE_NEWUSER) != 0:
+            raise OSError(ctypes.get_errno(), "setns")
+        os.close(fd)
     os.setgroups([])
     os.setgid(uid)
     os.setuid(uid)
 
 
-def ask_as(uid, path, data):
-    """ask() from a child process running as @uid (no exec: nothing of
-    the checkout has to be reachable by it).  Returns the answer."""
+def ask_as(uid, path, data, login=None):
+    """ask() from a child process running as @uid, login uid @login (else
+    @uid) (no exec: nothing of the checkout has to be reachable by it).
+    Returns the answer."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         code = 1
         try:
             os.close(r)
-            drop_to(uid)
+            drop_to(uid, login)
             os.write(w, ask(path, data).encode())
             code = 0
         except BaseException as e:     # noqa: BLE001 (report, exit)
@@ -1085,9 +1110,9 @@ def test_signals_to_loop_only(ctx):
     check(rc == 0, "SIGTERM: exit %d" % rc)
 
 
-# ---- fair shares: one uid's flood ---------------------------------
+# ---- fair shares: one person's flood ------------------------------
 
-UID_MAX = 128           # VP_CTL_UID_MAX in daemon/vcpuplaced/daemon.h
+PERSON_MAX = 128        # VP_CTL_PERSON_MAX in daemon/vcpuplaced/daemon.h
 CLIENTS_MAX = 1024      # VP_CTL_CLIENTS_MAX
 ROOT_RESERVE = 64       # VP_CTL_ROOT_RESERVE
 
@@ -1096,9 +1121,10 @@ def classify(data):
     """What the daemon said on one flood connection."""
     if data is None:
         return "held"
-    if data.startswith(b"error: uid ") and (
-            b"already has %d connections open" % UID_MAX) in data:
-        return "uid_limit"
+    m = re.match(rb"error: (.*) already has %d connections open, the most "
+                 rb"one person may have" % PERSON_MAX, data)
+    if m:
+        return "limit of " + m.group(1).decode()
     if data.startswith(b"error: all ") and b"are taken" in data:
         return "full"
     if data.startswith(b"error: no request line"):
@@ -1108,12 +1134,14 @@ def classify(data):
 
 class Flood:
     """@n silent connections to @path from a child process running as
-    @uid, opened in order; then, on request, a census of what the
-    daemon did with each (held: nothing sent to it yet)."""
+    @uid (login uid @login, in the user namespace of process @userns:
+    see drop_to()), opened in order; then, on request, a census of what
+    the daemon did with each (held: nothing sent to it yet)."""
     parent_fds = []     # pipes of the floods alive: not for children
 
-    def __init__(self, path, uid, n):
+    def __init__(self, path, uid, n, login=None, userns=None):
         self.uid, self.n = uid, n
+        self.login, self.userns = login, userns
         cr, self.cmd = os.pipe()
         self.rep, cw = os.pipe()
         self.pid = os.fork()
@@ -1144,7 +1172,7 @@ class Flood:
         if soft < need:
             resource.setrlimit(resource.RLIMIT_NOFILE,
                                (need, max(hard, need)))
-        drop_to(self.uid)
+        drop_to(self.uid, self.login, self.userns)
         socks = []
         for _ in range(self.n):
             s = socket.socket(socket.AF_UNIX)
@@ -1216,9 +1244,10 @@ def timed_ask(path, data, uid=None):
 
 
 def test_uid_flood(ctx):
-    """One non-root uid opens 1100 silent connections: it gets
-    VP_CTL_UID_MAX slots and every other connection is refused at once
-    with one error line naming the cap; root and another non-root uid,
+    """One non-root person (one uid, its login uid the same) opens 1100
+    silent connections: it gets VP_CTL_PERSON_MAX slots and every other
+    connection is refused at once with one error line naming the person
+    and the cap; root and another non-root uid,
     connecting behind the whole flood in the listen backlog, are
     answered while the flood still holds its slots (its held
     connections have not been dropped yet: an order of events, not a
@@ -1235,10 +1264,11 @@ def test_uid_flood(ctx):
         # backlog in order: each flood connection was held or refused
         # before they were served; none of the held ones has timed out
         census = flood.ask("census")
-        check(census == {"held": UID_MAX, "uid_limit": 1100 - UID_MAX},
+        limit = "limit of login uid %d" % NOBODY
+        check(census == {"held": PERSON_MAX, limit: 1100 - PERSON_MAX},
               "flood while the others were answered: %r, want %d held "
-              "and %d refused for its uid" % (census, UID_MAX,
-                                             1100 - UID_MAX))
+              "and %d refused for its person" % (census, PERSON_MAX,
+                                                1100 - PERSON_MAX))
         for who, text in (("root", root_text), ("uid 65533", other_text)):
             try:
                 st = json.loads(text)
@@ -1248,14 +1278,17 @@ def test_uid_flood(ctx):
                 "vptest-td-"), "%s: status %r" % (who, text[:200]))
         s = d.metrics()
         n = s[("vcpuplace_socket_rejected_total",
-               frozenset({("cause", "uid_limit")}))]
-        check(n == 1100 - UID_MAX, "rejected{uid_limit} = %g, want %d"
-              % (n, 1100 - UID_MAX))
+               frozenset({("cause", "person_limit")}))]
+        check(n == 1100 - PERSON_MAX, "rejected{person_limit} = %g, want "
+              "%d" % (n, 1100 - PERSON_MAX))
+        n = s[("vcpuplace_socket_person_limit_total",
+               frozenset({("key", "login_uid")}))]
+        check(n == 1100 - PERSON_MAX, "person_limit{login_uid} = %g" % n)
         check(s[("vcpuplace_socket_rejected_total",
                  frozenset({("cause", "full")}))] == 0, "rejected{full}")
         done = flood.ask("finish")
-        check(done == {"timeout": UID_MAX}, "the held connections ended "
-              "%r, want %d timeouts" % (done, UID_MAX))
+        check(done == {"timeout": PERSON_MAX}, "the held connections ended "
+              "%r, want %d timeouts" % (done, PERSON_MAX))
     finally:
         flood.close()
     print("    status answered in %.1f ms (root) and %.1f ms (uid 65533) "
@@ -1264,27 +1297,28 @@ def test_uid_flood(ctx):
 
 
 def test_root_reserve(ctx):
-    """Eight non-root uids flood together: between them they get every
-    slot but root's reserve (the last uid's surplus refused as full),
-    a ninth non-root uid is refused with one line naming the limit, and
-    root is still answered, while all of them hold their slots."""
+    """Eight non-root people (each its own uid and login uid) flood
+    together: between them they get every slot but root's reserve (the
+    last one's surplus refused as full), a ninth is refused with one
+    line naming the limit, and root is still answered, while all of them
+    hold their slots."""
     d = ctx.daemon(nvms=4)
     os.chmod(d.sock, 0o666)
     floods = []
     open_to_users = CLIENTS_MAX - ROOT_RESERVE
     try:
         for k in range(8):      # one after the other: in backlog order
-            floods.append(Flood(d.sock, 60001 + k, UID_MAX))
+            floods.append(Flood(d.sock, 60001 + k, PERSON_MAX))
         other_text, _ = timed_ask(d.sock, b"status\n", uid=60009)
         root_text, root_s = timed_ask(d.sock, b"status\n")
         census = [f.ask("census") for f in floods]
-        want = [{"held": UID_MAX}] * 7 + [{
-            "held": open_to_users - 7 * UID_MAX,
-            "full": 8 * UID_MAX - open_to_users}]
+        want = [{"held": PERSON_MAX}] * 7 + [{
+            "held": open_to_users - 7 * PERSON_MAX,
+            "full": 8 * PERSON_MAX - open_to_users}]
         check(census == want, "floods while root was answered: %r, want "
               "%r" % (census, want))
-        check(other_text == "error: all %d connections open to uid 60009 "
-              "are taken; try again shortly\n" % open_to_users,
+        check(other_text == "error: all %d connections open to login uid "
+              "60009 are taken; try again shortly\n" % open_to_users,
               "ninth uid: %r" % other_text)
         try:
             st = json.loads(root_text)
@@ -1294,11 +1328,11 @@ def test_root_reserve(ctx):
         s = d.metrics()
         full = s[("vcpuplace_socket_rejected_total",
                   frozenset({("cause", "full")}))]
-        check(full == 8 * UID_MAX - open_to_users + 1,
+        check(full == 8 * PERSON_MAX - open_to_users + 1,
               "rejected{full} = %g" % full)
         check(s[("vcpuplace_socket_rejected_total",
-                 frozenset({("cause", "uid_limit")}))] == 0,
-              "rejected{uid_limit}")
+                 frozenset({("cause", "person_limit")}))] == 0,
+              "rejected{person_limit}")
     finally:
         for f in floods:
             f.close()
@@ -1319,8 +1353,8 @@ def test_full_table_refuses(ctx):
         census = flood.ask("census")
         check(census == {"held": CLIENTS_MAX, "full": 1}, "root's flood "
               "of %d: %r" % (CLIENTS_MAX + 1, census))
-        check(other_text == "error: all %d connections open to uid %d "
-              "are taken; try again shortly\n" % (
+        check(other_text == "error: all %d connections open to login "
+              "uid %d are taken; try again shortly\n" % (
                   CLIENTS_MAX - ROOT_RESERVE, NOBODY),
               "uid %d beside a full table: %r" % (NOBODY, other_text))
     finally:
@@ -1330,6 +1364,154 @@ def test_full_table_refuses(ctx):
     full = d.metrics()[("vcpuplace_socket_rejected_total",
                         frozenset({("cause", "full")}))]
     check(full == 2, "rejected{full} = %g, want 2" % full)
+
+
+class UserNs:
+    """A user namespace mapping @count uids and gids from @base outside
+    to 0.. inside, as a member of the socket group with a subordinate
+    range (/etc/subuid) has: held by a child that made it and waits;
+    root writes its maps from here, as newuidmap would."""
+
+    def __init__(self, base, count):
+        r, w = os.pipe()
+        self.hold_r, self.hold_w = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            code = 1
+            try:
+                os.close(r)
+                os.close(self.hold_w)
+                if LIBC.unshare(CLONE_NEWUSER) != 0:
+                    raise OSError(ctypes.get_errno(), "unshare")
+                os.write(w, b"ok")
+                os.read(self.hold_r, 1)     # EOF: the test is done
+                code = 0
+            except BaseException as e:     # noqa: BLE001 (report, exit)
+                os.write(w, repr(e).encode())
+            finally:
+                os._exit(code)
+        os.close(w)
+        os.close(self.hold_r)
+        said = os.read(r, 256)
+        os.close(r)
+        check(said == b"ok", "user namespace: %r" % said)
+        for name in ("uid_map", "gid_map"):
+            with open("/proc/%d/%s" % (self.pid, name), "w") as f:
+                f.write("0 %d %d\n" % (base, count))
+        Flood.parent_fds.append(self.hold_w)
+
+    def close(self):
+        Flood.parent_fds.remove(self.hold_w)
+        os.close(self.hold_w)
+        os.waitpid(self.pid, 0)
+
+
+def test_person_userns_flood(ctx):
+    """One person (login uid 1000) floods from a user namespace as 8
+    uids (200000..200007 outside), 120 silent connections each: the
+    whole table open to non-root users if the uid were the key.  The
+    person gets VP_CTL_PERSON_MAX slots in all, whatever its uids, every
+    other connection of it is refused with one line naming its login
+    uid, and another person (login uid 2000, uid 65534), connecting
+    behind the flood, is answered while the flood holds its slots; the
+    refusals are counted by the key that told the person."""
+    d = ctx.daemon(nvms=4)
+    os.chmod(d.sock, 0o666)
+    ns = UserNs(200000, 8)
+    floods = []
+    try:
+        for k in range(8):      # one after the other: in backlog order
+            floods.append(Flood(d.sock, k, 120, login=1000,
+                                userns=ns.pid))
+        other_text, other_s = timed_ask(d.sock, b"status\n", uid=NOBODY)
+        # the other person connected after the whole flood, and accept()
+        # takes the backlog in order: the census is of then
+        census = [f.ask("census") for f in floods]
+        limit = "limit of login uid 1000"
+        want = [{"held": 120}, {"held": PERSON_MAX - 120,
+                                limit: 120 - (PERSON_MAX - 120)}] + \
+            [{limit: 120}] * 6
+        check(census == want, "the person's floods: %r, want %r"
+              % (census, want))
+        held = sum(c.get("held", 0) for c in census)
+        check(held == PERSON_MAX, "the person holds %d slots" % held)
+        try:
+            st = json.loads(other_text)
+        except ValueError:
+            raise Fail("login uid 2000: status is not JSON: %r"
+                       % other_text[:200])
+        check(len(st["vms"]) == 4, "login uid 2000: status %r"
+              % other_text[:200])
+        s = d.metrics()
+        refused = 8 * 120 - PERSON_MAX
+        for key, want_n in ((("cause", "person_limit"), refused),
+                            (("cause", "full"), 0)):
+            n = s[("vcpuplace_socket_rejected_total", frozenset({key}))]
+            check(n == want_n, "rejected{%s} = %g, want %d"
+                  % (key[1], n, want_n))
+        n = s[("vcpuplace_socket_person_limit_total",
+               frozenset({("key", "login_uid")}))]
+        check(n == refused, "person_limit{login_uid} = %g, want %d"
+              % (n, refused))
+    finally:
+        for f in floods:
+            f.close()
+        ns.close()
+    print("    login uid 2000 answered in %.1f ms beside login uid 1000's "
+          "960 connections as 8 uids" % (other_s * 1000))
+
+
+def proc_state(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
+def test_shared_answer(ctx):
+    """50 clients ask for metrics in one tick and read nothing: they
+    share one buffer, so vcpuplace_socket_queued_bytes, rendered while
+    49 of them still wait, is one answer's length (not 49 copies'), and
+    every one of them gets the same bytes.  The answer (3200 vCPUs) is
+    larger than a socket takes in, so unread it stays queued.  One tick:
+    the requests are all sent while the daemon is stopped (SIGSTOP), and
+    after SIGCONT it accepts them in one batch and reads them in one
+    pass, no tick between."""
+    d = ctx.daemon(nvms=400, vcpus=8, placed=False)
+    with open("/proc/sys/net/core/wmem_default") as f:
+        sock_buf = int(f.read())
+    n = 50      # under the daemon's accept batch of 64
+    readers = []
+    os.kill(d.p.pid, signal.SIGSTOP)
+    try:
+        wait_for("daemon stopped", lambda: proc_state(d.p.pid) == "T")
+        for _ in range(n):
+            sk = socket.socket(socket.AF_UNIX)
+            sk.settimeout(WAIT_S)
+            sk.connect(d.sock)
+            sk.sendall(b"metrics\n")
+            readers.append(sk)
+    finally:
+        os.kill(d.p.pid, signal.SIGCONT)
+    first = read_all(readers[0])
+    check(len(first) > 2 * sock_buf, "metrics of %d bytes: not more than "
+          "a socket takes in (%d)" % (len(first), sock_buf))
+    tick = metric_samples(first.decode())[("vcpuplace_ticks_total",
+                                           frozenset())]
+    later = wait_for("metrics of a later tick", lambda: (
+        lambda s: s if s[("vcpuplace_ticks_total", frozenset())] > tick
+        else None)(d.metrics()))
+    queued = later[("vcpuplace_socket_queued_bytes", frozenset())]
+    slow = later[("vcpuplace_socket_rejected_total",
+                  frozenset({("cause", "slow_reader")}))]
+    check(slow == 0, "%g readers dropped as slow before the gauge was "
+          "read" % slow)
+    check(queued == len(first), "queued bytes %g with %d readers of one "
+          "%d-byte answer" % (queued, n - 1, len(first)))
+    for i, sk in enumerate(readers[1:], 1):
+        check(read_all(sk) == first, "reader %d got other bytes" % i)
+    wait_for("the queue empty", lambda: d.metrics()[
+        ("vcpuplace_socket_queued_bytes", frozenset())] == 0)
+    print("    %d readers of a %d-byte metrics answer: %d bytes queued"
+          % (n, len(first), queued))
 
 
 def test_long_vm_name(ctx):
@@ -1498,6 +1680,7 @@ TESTS = [test_status, test_metrics_promtool, test_metrics_label_escaping,
          test_stale_and_busy_socket, test_status_table, test_sd_notify,
          test_reload_topology, test_top_tmux, test_sched_ext_unavailable,
          test_sched_ext_isolcpus, test_sched_ext_options, test_uid_flood, test_root_reserve,
+         test_person_userns_flood, test_shared_answer,
          test_full_table_refuses, test_long_vm_name,
          test_log_one_line_per_message, test_signals_to_loop_only,
          test_alert_metrics, test_capabilities_dropped]

@@ -31,6 +31,7 @@ int main(void)
 	srunner_add_suite(sr, nova_xml_suite());
 	srunner_add_suite(sr, schedfeat_suite());
 	srunner_add_suite(sr, smallfile_suite());
+	srunner_add_suite(sr, peer_suite());
 	srunner_add_suite(sr, isolation_suite());
 	srunner_add_suite(sr, qemu_suite());
 	srunner_add_suite(sr, cputune_suite());

@@ -22,6 +22,7 @@ Suite *policy_xml_suite(void);
 Suite *nova_xml_suite(void);
 Suite *schedfeat_suite(void);
 Suite *smallfile_suite(void);
+Suite *peer_suite(void);
 Suite *isolation_suite(void);
 Suite *qemu_suite(void);
 Suite *cputune_suite(void);

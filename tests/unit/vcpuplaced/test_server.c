@@ -9,6 +9,10 @@
  * the verdict does not depend on the machine's speed, only on the
  * order in which the server reads and judges.
  *
+ * Answers are shared: clients reading the same cached answer hold one
+ * buffer, counted once in d->ctl.queued, and past d->ctl.queued_max a
+ * new request is told "busy" at once, but for the one already queued.
+ *
  * The socket's folder: server_open() refuses one others may write to
  * (group- or world-writable, another user's, a symlink), and makes the
  * socket 0660 in a good one.
@@ -131,6 +135,122 @@ START_TEST(test_silent_client_refused)
 }
 END_TEST
 
+/* Another client of the fixture's server, not accepted yet. */
+static int
+connect_to(const struct fixture *f)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	ck_assert_int_ge(fd, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", f->path);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	return fd;
+}
+
+/* A few passes: accepts, reads and answers what is there. */
+static void
+serve_a_while(struct fixture *f)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		server_serve(&f->d, clock_now_ns() + 20 * MS);
+}
+
+/* What @fd was sent before the server closed it. */
+static void
+read_closed(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	while (len < size - 1 && (n = recv(fd, buf + len, size - 1 - len,
+	    MSG_DONTWAIT)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+}
+
+/*
+ * The cached metrics answer of this tick, 4 MiB: far more than a socket
+ * takes in, so that a client that does not read keeps it queued.
+ */
+#define BIG	((size_t)4 << 20)
+
+static struct vp_ctl_buf *
+cache_big_metrics(struct fixture *f)
+{
+	struct vp_ctl_buf *b = calloc(1, sizeof(*b));
+
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_nonnull(b->text = malloc(BIG + 1));
+	memset(b->text, 'm', BIG);
+	b->text[BIG] = '\0';
+	b->len = BIG;
+	b->refs = 1;
+	f->d.ctl.cached[1] = (struct vp_ctl_answer){ .tick = f->d.c.ticks,
+	    .gen = f->d.inventory_gen, .buf = b };
+	return b;
+}
+
+START_TEST(test_shared_answer_and_cap)
+{
+	struct fixture f;
+	struct vp_ctl_buf *b;
+	int fd[6], i, busy, late;
+	char buf[256];
+
+	fixture_open(&f);
+	b = cache_big_metrics(&f);
+	/* six readers of metrics who read nothing: one buffer, not six */
+	fd[0] = f.client;
+	for (i = 1; i < 6; i++)
+		fd[i] = connect_to(&f);
+	serve_a_while(&f);
+	for (i = 0; i < 6; i++)
+		ck_assert_int_eq(send(fd[i], "metrics\n", 8, MSG_NOSIGNAL), 8);
+	serve_a_while(&f);
+	ck_assert_int_eq(f.d.ctl.nclients, 6);
+	ck_assert_uint_eq(b->senders, 6);
+	ck_assert_uint_eq(b->refs, 7);		/* and the cache's */
+	ck_assert_uint_eq(f.d.ctl.queued, BIG);
+
+	/* at the cap: a new answer is refused at once, the queued one not */
+	f.d.ctl.queued_max = BIG;
+	busy = connect_to(&f);
+	late = connect_to(&f);
+	serve_a_while(&f);
+	ck_assert_int_eq(send(busy, "help\n", 5, MSG_NOSIGNAL), 5);
+	ck_assert_int_eq(send(late, "metrics\n", 8, MSG_NOSIGNAL), 8);
+	serve_a_while(&f);
+	read_closed(busy, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "error: busy: 4194304 bytes of answers wait "
+	    "to be read; try again shortly\n");
+	ck_assert_uint_eq(f.d.c.ctl_rejected[VP_REJ_BUSY], 1);
+	ck_assert_int_eq(f.d.ctl.nclients, 7);
+	ck_assert_uint_eq(b->senders, 7);
+	ck_assert_uint_eq(f.d.ctl.queued, BIG);
+	close(busy);
+
+	/* the readers gone, nothing is queued and help is answered again */
+	for (i = 0; i < 6; i++)
+		close(fd[i]);
+	close(late);
+	serve_a_while(&f);
+	ck_assert_int_eq(f.d.ctl.nclients, 0);
+	ck_assert_uint_eq(f.d.ctl.queued, 0);
+	ck_assert_uint_eq(b->refs, 1);
+	f.client = connect_to(&f);
+	serve_a_while(&f);
+	ck_assert_int_eq(send(f.client, "help\n", 5, MSG_NOSIGNAL), 5);
+	answer_of(&f, buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, "explain VM VCPU") != NULL, "help: '%s'",
+	    buf);
+	ck_assert_uint_eq(f.d.c.ctl_rejected[VP_REJ_BUSY], 1);
+	fixture_close(&f);
+}
+END_TEST
+
 /* server_open() on DIR/s.sock, DIR made with @mode (and owner @uid). */
 static int
 open_in(char *dir, size_t size, mode_t mode, uid_t uid, struct vp_daemon *d,
@@ -235,6 +355,7 @@ server_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_request_waiting_is_answered);
 	tcase_add_test(tc, test_silent_client_refused);
+	tcase_add_test(tc, test_shared_answer_and_cap);
 	suite_add_tcase(s, tc);
 	tcase_add_test(dir, test_group_writable_dir_refused);
 	tcase_add_test(dir, test_world_writable_dir_refused);
