@@ -24,7 +24,7 @@ def ask(path, data, timeout=20.0):
     try:
         s.sendall(data)
     except BrokenPipeError:
-        # refused at accept (a full table, a uid over its cap): the
+        # refused at accept (a full table, a person over its share): the
         # daemon's one error line may already wait, closed, unread
         pass
     return read_all(s).decode("utf-8", "replace")
