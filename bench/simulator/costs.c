@@ -79,6 +79,13 @@ migration_model(const struct sim *s, int d)
 	return refill + vmm_ns(m->vmm) + m->tlb_entries * WALK_NS / WALKERS;
 }
 
+/* Every shared line the model times (struct sim.line_last_ns). */
+static int
+nlines(const struct vp_topo *t)
+{
+	return 2 * t->nllcs + 2 + costs_dsq_count(t);
+}
+
 int
 costs_init(struct sim *s)
 {
@@ -102,16 +109,16 @@ costs_init(struct sim *s)
 	s->pkg_npus = calloc(t->npackages, sizeof(*s->pkg_npus));
 	s->pkg_ncores = calloc(t->npackages, sizeof(*s->pkg_ncores));
 	/* per LLC: its shared line and its SIS_CORE mask; host-wide: the
-	 * scx idle masks and the shared DSQ's lock */
-	s->line_last_ns = calloc(2 * t->nllcs + 2,
-	    sizeof(*s->line_last_ns));
-	s->line_gap_ns = calloc(2 * t->nllcs + 2, sizeof(*s->line_gap_ns));
+	 * scx idle masks and the shared DSQ's lock; then the lock of each
+	 * LLC's and each PU's DSQ (costs_dsq_op()) */
+	s->line_last_ns = calloc(nlines(t), sizeof(*s->line_last_ns));
+	s->line_gap_ns = calloc(nlines(t), sizeof(*s->line_gap_ns));
 	if (!s->pkg_active || !s->pkg_speed || !s->pkg_first ||
 	    !s->pkg_npus || !s->pkg_ncores || !s->line_last_ns ||
 	    !s->line_gap_ns)
 		return -ENOMEM;
 	/* untouched lines: as if last touched long ago */
-	for (i = 0; i < 2 * t->nllcs + 2; i++)
+	for (i = 0; i < nlines(t); i++)
 		s->line_gap_ns[i] = 1e9;
 	/* PUs are sorted by package: each is one range */
 	for (i = t->npus - 1; i >= 0; i--) {
@@ -236,14 +243,39 @@ line_op(struct sim *s, int pu, enum line_kind k)
  * consume walk).  Every CPU takes the same lock, so the hold is the
  * service time of one M/D/1 server, as the idle-mask lines above.
  */
+/*
+ * One operation under a DSQ's lock.  Each dispatch queue has its own
+ * (6.12 struct scx_dispatch_q.lock, taken by dispatch_enqueue() and
+ * consume_dispatch_q()), so queues used by different CPUs do not
+ * contend.  The host-wide shared DSQ's line bounces as a host-wide
+ * line; the line of an LLC's or a PU's queue comes from a core of that
+ * LLC at in-LLC cost when @pu is one of its CPUs (or unknown, -1), else
+ * from another LLC of the package or another package (line_ns[2], [3]).
+ */
 double
-costs_dsq_op(struct sim *s, double held_ns)
+costs_dsq_op(struct sim *s, int dsq, int pu, double held_ns)
 {
+	const struct vp_topo *t = s->t;
+	int id, home_llc;
+	double line;
 	double ns;
 
 	if (!(s->p.costs & COST_SCX))
 		return 0;
-	ns = queued_op(s, 2 * s->t->nllcs + 1, host_line_ns(s) + held_ns);
+	if (dsq == COSTS_DSQ_SHARED) {
+		id = 2 * t->nllcs + 1;
+		line = host_line_ns(s);
+	} else {
+		id = 2 * t->nllcs + 2 + dsq;
+		home_llc = dsq < t->nllcs ? dsq : t->pu[dsq - t->nllcs].llc;
+		if (pu < 0 || t->pu[pu].llc == home_llc)
+			line = s->p.probe_ns;
+		else if (t->pu[pu].package == t->llc[home_llc].package)
+			line = s->p.line_ns[2];
+		else
+			line = s->p.line_ns[3];
+	}
+	ns = queued_op(s, id, line + held_ns);
 	if (s->measuring)
 		s->st.dsq_lock_ns += ns;
 	return ns;

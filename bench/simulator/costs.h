@@ -70,9 +70,23 @@ void costs_release(struct sim *s);
 int costs_parse(const char *list);
 /* ns of work a vCPU pays to start on @to after running on @from. */
 double costs_migration_ns(const struct sim *s, int from, int to);
-/* ns one operation on the shared DSQ costs the CPU doing it, with
- * @held_ns of work under the lock (0 without COST_SCX). */
-double costs_dsq_op(struct sim *s, double held_ns);
+/*
+ * sched_ext dispatch queues, told apart for their locks: the host-wide
+ * shared one, one per LLC (costs_dsq_llc()), one per PU (costs_dsq_pu()).
+ */
+#define COSTS_DSQ_SHARED	(-1)
+static inline int costs_dsq_llc(int llc) { return llc; }
+static inline int costs_dsq_pu(const struct vp_topo *t, int pu)
+{
+	return t->nllcs + pu;
+}
+static inline int costs_dsq_count(const struct vp_topo *t)
+{
+	return t->nllcs + t->npus;
+}
+/* ns one operation on DSQ @dsq costs CPU @pu (-1: unknown) doing it,
+ * with @held_ns of work under the lock (0 without COST_SCX). */
+double costs_dsq_op(struct sim *s, int dsq, int pu, double held_ns);
 /* The exit latency of the C-state idle @pu sits in (no side effect). */
 double costs_cstate_exit_ns(const struct sim *s, int pu);
 /* ns before a wake-up on idle @pu can run: C-state exit + upkeep. */

@@ -337,7 +337,8 @@ scx_enqueue(struct sim *s, int thi)
 	dsq_insert(x, thi);
 	/* the waker's CPU runs ops.enqueue and takes the DSQ's lock */
 	if (th->waker_pu >= 0)
-		host_charge(s, th->waker_pu, costs_dsq_op(s, 0));
+		host_charge(s, th->waker_pu,
+		    costs_dsq_op(s, COSTS_DSQ_SHARED, th->waker_pu, 0));
 	/* kick an idle PU of its allowed set, a whole idle core first */
 	cpu = scx_pick_idle(s, thi, caller, true);
 	if (cpu < 0)
@@ -381,7 +382,8 @@ scx_consume(struct sim *s, int pu)
 		x->ndsq--;
 		x->n_consume++;
 		x->n_walked += i;
-		ns = costs_dsq_op(s, (double)i * s->p.probe_ns) +
+		ns = costs_dsq_op(s, COSTS_DSQ_SHARED, pu,
+		    (double)i * s->p.probe_ns) +
 		    x->owed_ns[pu];
 		if (ns > 0 && s->th[thi].pu != pu)
 			ns += s->p.probe_ns;
@@ -391,7 +393,8 @@ scx_consume(struct sim *s, int pu)
 	}
 	/* the whole walk, for nothing: the lock was held all the same */
 	x->n_walked += i;
-	(void)costs_dsq_op(s, (double)i * s->p.probe_ns);
+	(void)costs_dsq_op(s, COSTS_DSQ_SHARED, pu,
+	    (double)i * s->p.probe_ns);
 	return -1;
 }
 
@@ -450,7 +453,7 @@ scx_slice_end(struct sim *s, int pu, int thi)
 	 * its own PU dispatches next, no kick */
 	s->th[thi].state = TH_WAKING;
 	dsq_insert(x, thi);
-	x->owed_ns[pu] += costs_dsq_op(s, 0);
+	x->owed_ns[pu] += costs_dsq_op(s, COSTS_DSQ_SHARED, pu, 0);
 	x->n_requeue++;
 	return SCX_SLICE_SHARED;
 }

@@ -29,6 +29,11 @@
  *                stale cores met on the way are dropped, and the next
  *                wake-up, finding no idle core left, takes its prev;
  *                with the feature off (daemon) prev wins
+ *   dsq_lock     (sched_ext) each DSQ has its own lock: operations
+ *                on two LLCs' queues, alternating every 100 ns, wait
+ *                less than the same operations on one queue, and an
+ *                LLC's queue taken from another package costs a
+ *                remote line (6.12 struct scx_dispatch_q.lock)
  *   scx_local    (sched_ext) a thread whose slice runs out while
  *                another waits in its PU's local DSQ, the shared queue
  *                empty: the waiter runs (6.12 balance_one() takes the
@@ -44,6 +49,7 @@
 #include <string.h>
 
 #include "host/hwtopo.h"
+#include "../../bench/simulator/costs.h"
 #include "../../bench/simulator/sim.h"
 
 static int fails;
@@ -299,6 +305,62 @@ test_halt_len(const struct vp_topo *t)
 	teardown(&s);
 }
 
+/* The mean cost of @n operations, every 100 ns, alternating between
+ * DSQs @a and @b, done by PUs @pa and @pb. */
+static double
+dsq_ops_ns(struct sim *s, int a, int pa, int b, int pb, int n)
+{
+	double sum = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		s->now_ns += 100;
+		sum += costs_dsq_op(s, i % 2 ? b : a, i % 2 ? pb : pa, 0);
+	}
+	return sum / n;
+}
+
+static void
+test_dsq_lock(const struct vp_topo *t)
+{
+	struct sim s;
+	int p0 = t->llc[0].first_pu, p1, other_pkg = -1;
+	double one, two, local, remote;
+
+	if (t->nllcs < 2) {
+		printf("FAIL: dsq_lock needs a host with 2 LLCs\n");
+		fails++;
+		return;
+	}
+	p1 = t->llc[1].first_pu;
+	setup_as(&s, t, STRAT_SCX);
+	one = dsq_ops_ns(&s, costs_dsq_llc(0), p0, costs_dsq_llc(0), p0 + 1,
+	    2000);
+	teardown(&s);
+	setup_as(&s, t, STRAT_SCX);
+	two = dsq_ops_ns(&s, costs_dsq_llc(0), p0, costs_dsq_llc(1), p1,
+	    2000);
+	teardown(&s);
+	EXPECT(two < one * 0.9, "dsq_lock: two queues' ops cost %.1f ns, "
+	    "one queue's %.1f (want less: a lock each)", two, one);
+	/* an op on LLC 0's queue, from LLC 0 and from the other package */
+	for (int l = 0; l < t->nllcs; l++)
+		if (t->llc[l].package != t->llc[0].package)
+			other_pkg = t->llc[l].first_pu;
+	if (other_pkg < 0)
+		return;
+	setup_as(&s, t, STRAT_SCX);
+	s.now_ns += 1000000;
+	local = costs_dsq_op(&s, costs_dsq_llc(0), p0, 0);
+	s.now_ns += 1000000;
+	remote = costs_dsq_op(&s, costs_dsq_llc(0), other_pkg, 0);
+	/* at least half the gap between a remote and an in-LLC line */
+	EXPECT(remote > local + (s.p.line_ns[2] - s.p.probe_ns) / 2,
+	    "dsq_lock: LLC 0's queue costs %.1f ns from another package, "
+	    "%.1f from its own LLC (want a remote line more)", remote, local);
+	teardown(&s);
+}
+
 static void
 test_scx_local(const struct vp_topo *t)
 {
@@ -425,6 +487,7 @@ main(int argc, char **argv)
 	test_halt_len(t);
 	test_sis_core(t, STRAT_SIS_CORE);
 	test_sis_core(t, STRAT_DAEMON);
+	test_dsq_lock(t);
 	test_scx_local(t);
 	topo_free(t);
 	if (argc == 3) {
