@@ -7,18 +7,22 @@
  *
  * What the BPF program does besides select_cpu is modelled here too:
  *   - a wake-up that is not dispatched straight to a claimed idle PU goes
- *     to the shared queue (VP_SCX_DSQ_SHARED, ordered by vtime, a sleeper
- *     banking at most one slice of credit: vp_enqueue()), and an idle PU
- *     of the task's allowed set is kicked to drain it, a whole idle core
- *     first;
- *   - a PU with nothing to run takes the first queued thread it may run
- *     (vp_dispatch() -> scx_bpf_consume(); 6.12's consume_dispatch_q()
- *     walks the queue in vtime order and skips tasks that may not run
- *     there), at once: sched_ext has no newidle gate and no idle balance;
+ *     to a queue (vp_enqueue(), queue_of()), ordered by vtime, a sleeper
+ *     banking at most one slice of credit: the queue of its PU if it may
+ *     run on that PU alone (VP_SCX_DSQ_CPU), else the queue of the LLC
+ *     of the PU select_cpu chose (VP_SCX_DSQ_LLC); an idle PU of the
+ *     task's allowed set is kicked to drain it, a whole idle core first;
+ *   - a PU with nothing to run takes, at once (sched_ext has no newidle
+ *     gate and no idle balance), from the one of its two queues whose
+ *     head is earlier, the first thread it may run (vp_dispatch() ->
+ *     take_own() -> scx_bpf_consume(); 6.12's consume_dispatch_q() walks
+ *     a queue in vtime order and skips tasks that may not run there),
+ *     then from the other; with both empty, from another LLC's queue,
+ *     the nearest LLC id first (steal());
  *   - at the end of a slice a thread keeps its PU when neither its local
- *     DSQ nor the shared queue holds a thread that may run there
- *     (VP_SCX_KEPT: vp_dispatch() moves nothing and renews prev's
- *     slice), else it goes to the shared queue with its vtime;
+ *     DSQ nor any queue holds a thread that may run there (VP_SCX_KEPT:
+ *     vp_dispatch() moves nothing and renews prev's slice), else it goes
+ *     to its queue with its vtime;
  *   - slices are SCX_SLICE_DFL, 20 ms (6.12 include/linux/sched/ext.h);
  *   - the per-CPU run records (vp_cpu_runs) are written at each start
  *     (vp_running()) and at each direct dispatch (note_claim()); a
@@ -66,14 +70,20 @@ struct scx_sim {
 	struct scx_th *th;	/* [nth] */
 	unsigned long run_reads;	/* vp_cpu_runs lines read, this wake */
 	uint64_t scan_ns;	/* what the last select_cpu cost its waker */
-	int *dsq;		/* the shared queue, in vtime order */
+	/*
+	 * Every queued thread, in vtime order, each tagged with its queue
+	 * (costs_dsq_llc() or costs_dsq_pu() ids): a queue's threads are
+	 * the entries with its tag, in the same order.
+	 */
+	int *dsq;
 	int ndsq;
+	int *dsq_q;		/* per thread: the queue it waits in */
 	uint64_t vtime_now;
 	double *owed_ns;	/* per dense PU: its requeue's DSQ insert,
 				 * paid by the next thread it consumes */
 	/* whole run, printed at the end when $VP_SIM_SCX_STATS is set */
 	unsigned long n_direct, n_queued, n_kick, n_consume, n_kept,
-	    n_requeue, n_walked;
+	    n_requeue, n_walked, n_queued_pu, n_stolen;
 };
 
 /* The wake decision's context: the simulator instead of a task. */
@@ -233,9 +243,22 @@ scx_running(struct sim *s, int pu, int thi)
 	s->pu[pu].slice_end_ns = s->now_ns + SCX_SLICE_NS;
 }
 
-/* Into the shared queue at its vtime, after every equal one. */
+/*
+ * queue_of() of vp_enqueue(): the queue of @pu if the thread may run
+ * there alone (a pinned thread, a per-CPU kthread), else the queue of
+ * @pu's LLC.
+ */
+static int
+queue_of(const struct sim *s, int thi, int pu)
+{
+	if (cpuset_count(&s->allowed[s->th[thi].allowed]) == 1)
+		return costs_dsq_pu(s->t, pu);
+	return costs_dsq_llc(s->t->pu[pu].llc);
+}
+
+/* Into queue @q at its vtime, after every equal one. */
 static void
-dsq_insert(struct scx_sim *x, int thi)
+dsq_insert(struct scx_sim *x, int thi, int q)
 {
 	uint64_t v = x->th[thi].vtime;
 	int i = x->ndsq;
@@ -247,6 +270,7 @@ dsq_insert(struct scx_sim *x, int thi)
 		i--;
 	memmove(&x->dsq[i + 1], &x->dsq[i], (x->ndsq - i) * sizeof(int));
 	x->dsq[i] = thi;
+	x->dsq_q[thi] = q;
 	x->ndsq++;
 }
 
@@ -332,13 +356,17 @@ scx_enqueue(struct sim *s, int thi)
 	struct sim_thread *th = &s->th[thi];
 	int caller = th->waker_pu >= 0 ? th->waker_pu : th->pu;
 	__s32 cpu;
+	int q;
 
 	x->th[thi].queued = false;
-	dsq_insert(x, thi);
+	q = queue_of(s, thi, th->pu);
+	dsq_insert(x, thi, q);
+	if (q >= s->t->nllcs)
+		x->n_queued_pu++;
 	/* the waker's CPU runs ops.enqueue and takes the DSQ's lock */
 	if (th->waker_pu >= 0)
 		host_charge(s, th->waker_pu,
-		    costs_dsq_op(s, COSTS_DSQ_SHARED, th->waker_pu, 0));
+		    costs_dsq_op(s, q, th->waker_pu, 0));
 	/* kick an idle PU of its allowed set, a whole idle core first */
 	cpu = scx_pick_idle(s, thi, caller, true);
 	if (cpu < 0)
@@ -352,13 +380,70 @@ scx_enqueue(struct sim *s, int thi)
 	return dense(s, cpu);
 }
 
+/* The index in x->dsq of queue @q's first thread, or -1. */
+static int
+dsq_head(const struct scx_sim *x, int q)
+{
+	int i;
+
+	for (i = 0; i < x->ndsq; i++)
+		if (x->dsq_q[x->dsq[i]] == q)
+			return i;
+	return -1;
+}
+
+/*
+ * scx_bpf_consume(@q) on @pu: under queue @q's lock, in vtime order,
+ * each of its tasks that may not run here is skipped
+ * (nldsq_for_each_task(), task_can_run_on_remote_rq(): its task_struct,
+ * a line of another CPU's); a task of another CPU's runqueue is then
+ * moved under both runqueue locks (consume_remote_task()): one more
+ * remote line.  @probe_ns: what finding the queue cost before.
+ */
+static int
+consume_from(struct sim *s, int pu, int q, double probe_ns)
+{
+	struct scx_sim *x = s->scx;
+	int i, thi, walked = 0;
+	double ns;
+
+	for (i = 0; i < x->ndsq; i++) {
+		thi = x->dsq[i];
+		if (x->dsq_q[thi] != q)
+			continue;
+		if (!cpuset_test(&s->allowed[s->th[thi].allowed], pu)) {
+			walked++;
+			continue;
+		}
+		memmove(&x->dsq[i], &x->dsq[i + 1],
+		    (x->ndsq - i - 1) * sizeof(int));
+		x->ndsq--;
+		x->n_consume++;
+		x->n_walked += walked;
+		ns = costs_dsq_op(s, q, pu, (double)walked * s->p.probe_ns) +
+		    x->owed_ns[pu];
+		if (ns > 0 && s->th[thi].pu != pu)
+			ns += s->p.probe_ns;
+		if (ns > 0)
+			ns += probe_ns;
+		x->owed_ns[pu] = 0;
+		s->th[thi].over_ns += ns;
+		return thi;
+	}
+	/* the whole walk, for nothing: the lock was held all the same */
+	x->n_walked += walked;
+	(void)costs_dsq_op(s, q, pu, (double)walked * s->p.probe_ns);
+	return -1;
+}
+
 int
 scx_consume(struct sim *s, int pu)
 {
 	struct scx_sim *x = s->scx;
-	int i, thi;
-
-	double ns;
+	const struct vp_topo *t = s->t;
+	int cq = costs_dsq_pu(t, pu), lq = costs_dsq_llc(t->pu[pu].llc);
+	int ch, lh, first, second, thi, i, k, own = t->pu[pu].llc;
+	double probe = 0;
 
 	/* a PU claimed by a wake-up in flight waits for it */
 	if (s->pu[pu].inflight)
@@ -366,35 +451,32 @@ scx_consume(struct sim *s, int pu)
 	/* consume_dispatch_q() tests an empty queue without the lock */
 	if (!x->ndsq)
 		return -1;
-	/*
-	 * Under the DSQ's lock, in vtime order, each task that may not run
-	 * here is skipped (nldsq_for_each_task(), task_can_run_on_remote_rq():
-	 * its task_struct, a line of another CPU's); a task of another
-	 * CPU's runqueue is then moved under both runqueue locks
-	 * (consume_remote_task()): one more remote line.
-	 */
-	for (i = 0; i < x->ndsq; i++) {
-		thi = x->dsq[i];
-		if (!cpuset_test(&s->allowed[s->th[thi].allowed], pu))
-			continue;
-		memmove(&x->dsq[i], &x->dsq[i + 1],
-		    (x->ndsq - i - 1) * sizeof(int));
-		x->ndsq--;
-		x->n_consume++;
-		x->n_walked += i;
-		ns = costs_dsq_op(s, COSTS_DSQ_SHARED, pu,
-		    (double)i * s->p.probe_ns) +
-		    x->owed_ns[pu];
-		if (ns > 0 && s->th[thi].pu != pu)
-			ns += s->p.probe_ns;
-		x->owed_ns[pu] = 0;
-		s->th[thi].over_ns += ns;
+	/* take_own(): the queue with the earlier head first */
+	ch = dsq_head(x, cq);
+	lh = dsq_head(x, lq);
+	first = ch >= 0 && (lh < 0 || ch < lh) ? cq : lq;
+	second = first == cq ? lq : cq;
+	if ((first == cq ? ch : lh) >= 0 &&
+	    (thi = consume_from(s, pu, first, 0)) >= 0)
 		return thi;
+	if ((second == cq ? ch : lh) >= 0 &&
+	    (thi = consume_from(s, pu, second, 0)) >= 0)
+		return thi;
+	/*
+	 * steal(): the other LLCs' queues, the nearest id first; each one
+	 * looked at is a read of its count (scx_bpf_dsq_nr_queued(): a
+	 * line of that queue's), paid by the task it finds.
+	 */
+	for (i = 1; i < t->nllcs && i < VP_SCX_MAX_STEAL; i++) {
+		k = (own + i) % t->nllcs;
+		probe += s->p.probe_ns;
+		if (dsq_head(x, costs_dsq_llc(k)) < 0)
+			continue;
+		if ((thi = consume_from(s, pu, costs_dsq_llc(k), probe)) >= 0) {
+			x->n_stolen++;
+			return thi;
+		}
 	}
-	/* the whole walk, for nothing: the lock was held all the same */
-	x->n_walked += i;
-	(void)costs_dsq_op(s, COSTS_DSQ_SHARED, pu,
-	    (double)i * s->p.probe_ns);
 	return -1;
 }
 
@@ -429,6 +511,7 @@ scx_slice_end(struct sim *s, int pu, int thi)
 {
 	struct scx_sim *x = s->scx;
 	double ns;
+	int q;
 
 	stopping(&x->th[thi], s->now_ns);
 	if (!s->pu[pu].nq && !dsq_has_runnable(s, pu)) {
@@ -449,11 +532,12 @@ scx_slice_end(struct sim *s, int pu, int thi)
 		scx_running(s, pu, thi);
 		return SCX_SLICE_KEPT;
 	}
-	/* to the back of its vtime (vp_enqueue() without SCX_ENQ_WAKEUP);
-	 * its own PU dispatches next, no kick */
+	/* to the back of its vtime in its queue (vp_enqueue() without
+	 * SCX_ENQ_WAKEUP); its own PU dispatches next, no kick */
 	s->th[thi].state = TH_WAKING;
-	dsq_insert(x, thi);
-	x->owed_ns[pu] += costs_dsq_op(s, COSTS_DSQ_SHARED, pu, 0);
+	q = queue_of(s, thi, pu);
+	dsq_insert(x, thi, q);
+	x->owed_ns[pu] += costs_dsq_op(s, q, pu, 0);
 	x->n_requeue++;
 	return SCX_SLICE_SHARED;
 }
@@ -498,9 +582,10 @@ scx_setup(struct sim *s)
 	x->cursor = calloc(s->t->npus, sizeof(*x->cursor));
 	x->th = calloc(s->nth, sizeof(*x->th));
 	x->dsq = calloc(s->nth, sizeof(*x->dsq));
+	x->dsq_q = calloc(s->nth, sizeof(*x->dsq_q));
 	x->owed_ns = calloc(s->t->npus, sizeof(*x->owed_ns));
 	if (!x->doms || !x->runs || !x->cursor || !x->th || !x->dsq ||
-	    !x->owed_ns)
+	    !x->dsq_q || !x->owed_ns)
 		return -ENOMEM;
 	/* the daemon's own writer: every PU and every domain of every level */
 	feed_target = x;
@@ -523,20 +608,23 @@ scx_release(struct sim *s)
 	/* for tests/sim/scx.sh: the queueing rules at work */
 	if (getenv("VP_SIM_SCX_STATS"))
 		fprintf(stderr, "scx: direct %lu queued %lu kick %lu consume "
-		    "%lu kept %lu requeue %lu walked %lu\n", x->n_direct,
-		    x->n_queued, x->n_kick, x->n_consume, x->n_kept,
-		    x->n_requeue, x->n_walked);
+		    "%lu kept %lu requeue %lu walked %lu queued_pu %lu "
+		    "stolen %lu\n", x->n_direct, x->n_queued, x->n_kick,
+		    x->n_consume, x->n_kept, x->n_requeue, x->n_walked,
+		    x->n_queued_pu, x->n_stolen);
 	free(x->doms);
 	free(x->runs);
 	free(x->cursor);
 	free(x->th);
 	free(x->dsq);
+	free(x->dsq_q);
 	free(x->owed_ns);
 	free(x);
 	s->scx = NULL;
 }
 
-/* The shared queue: waiting threads only, each once, in vtime order. */
+/* The queues: waiting threads only, each once, in vtime order, a
+ * thread of a PU's queue allowed on that PU. */
 bool
 scx_check(const struct sim *s)
 {
@@ -552,6 +640,10 @@ scx_check(const struct sim *s)
 				return false;
 		if (i && (int64_t)(x->th[thi].vtime -
 		    x->th[x->dsq[i - 1]].vtime) < 0)
+			return false;
+		if (x->dsq_q[thi] >= s->t->nllcs && !cpuset_test(
+		    &s->allowed[s->th[thi].allowed], x->dsq_q[thi] -
+		    s->t->nllcs))
 			return false;
 		/* a queued thread counts on its task_cpu's runqueue: no
 		 * vCPU may halt-poll there (single_task_running()) */

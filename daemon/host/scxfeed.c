@@ -129,6 +129,8 @@ scxfeed_pu(const struct vp_topo *t, int pu, struct vp_scx_pu *ret)
 	e.prio = prio_of(t, pu);
 	e.cluster_dom = scxfeed_dom_id(t, VP_LEVEL_CLUSTER, t->pu[pu].cluster);
 	e.llc_dom = scxfeed_dom_id(t, VP_LEVEL_LLC, t->pu[pu].llc);
+	e.llc_first = scxfeed_dom_id(t, VP_LEVEL_LLC, 0);
+	e.nllcs = (__u32)wakedom_count(t, VP_LEVEL_LLC);
 	/* a core's PUs are a contiguous dense range */
 	for (i = core->first_pu; i < core->first_pu + core->npus &&
 	    e.nsib < VP_SCX_MAX_SMT; i++)

@@ -14,13 +14,16 @@
  *      the far domain with the best SMT-aware priority (SMT_PRIO);
  *   4. outside the far domain, unless the policy keeps it there: a whole
  *      idle core of the allowed set, then any idle PU;
- *   5. the previous PU if idle; else the shared queue.
+ *   5. the previous PU if idle; else a queue (below).
  * A PU found idle is claimed (so no other waker takes it) and the task is
  * dispatched straight to it.  The allowed set is the thread's own
  * affinity (p->cpus_ptr), which the daemon sets.
  *
  * Every other task takes sched_ext's default idle pick and the same
- * weighted-vtime queue: without SCX_OPS_SWITCH_PARTIAL the host's tasks
+ * weighted-vtime queues: one per CPU for what may run on that CPU alone,
+ * one per LLC for the rest (VP_SCX_DSQ_CPU/LLC in vcpuplace_scx.h).  A
+ * PU takes the earlier head of its own two, then any LLC's that holds a
+ * task it may run.  Without SCX_OPS_SWITCH_PARTIAL the host's tasks
  * are scheduled here too, fairly, so neither a host hog nor a vCPU can
  * starve the other (daemon/scx/README.md says why the daemon loads it
  * that way, and what partial mode measured).
@@ -523,10 +526,32 @@ static void note_pinned_vcpu(struct task_struct *p, u64 enq_flags)
 		t->vcpu = bpf_map_lookup_elem(&vp_vcpus, &tid) != NULL;
 }
 
+/*
+ * The queue @p waits in when it found no idle PU: the queue of the one
+ * CPU it may run on (pinned, a per-CPU kthread, migration disabled: no
+ * other PU should walk past it), else its LLC's queue at @cpu, where
+ * select_cpu left it; before the daemon has described @cpu, the shared
+ * queue.
+ */
+static u64 queue_of(struct task_struct *p, s32 cpu, bool *own_cpu)
+{
+	const struct vp_scx_pu *pu;
+
+	*own_cpu = p->nr_cpus_allowed == 1 || migration_held(p);
+	if (*own_cpu)
+		return VP_SCX_DSQ_CPU(cpu);
+	pu = pu_of(cpu);
+	if (!pu || !pu->valid)
+		return VP_SCX_DSQ_SHARED;
+	return VP_SCX_DSQ_LLC(pu->llc_dom);
+}
+
 void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	u64 vtime = p->scx.dsq_vtime;
-	s32 cpu;
+	s32 cpu = scx_bpf_task_cpu(p);
+	bool own_cpu;
+	u64 dsq;
 
 	note_pinned_vcpu(p, enq_flags);
 	if (enq_flags & VP_ENQ_LAST) {
@@ -536,15 +561,15 @@ void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 	/*
 	 * Anything else that is not a wake-up (a slice that ran out while
 	 * another task waited, which ops.dispatch has just taken) goes
-	 * through the queue by its vtime: a task that keeps its PU never
+	 * through a queue by its vtime: a task that keeps its PU never
 	 * comes here (vp_dispatch() renews its slice).
 	 */
-	stat_inc(VP_SCX_QUEUED);
+	dsq = queue_of(p, cpu, &own_cpu);
+	stat_inc(own_cpu ? VP_SCX_QUEUED_CPU : VP_SCX_QUEUED);
 	/* a sleeper banks at most one slice of credit */
 	if (vtime_before(vtime, vtime_now - VP_SLICE_DFL))
 		vtime = vtime_now - VP_SLICE_DFL;
-	vp_dsq_insert_vtime(p, VP_SCX_DSQ_SHARED, VP_SLICE_DFL, vtime,
-			       enq_flags);
+	vp_dsq_insert_vtime(p, dsq, VP_SLICE_DFL, vtime, enq_flags);
 	/*
 	 * At a slice end its own PU dispatches next anyway: no PU to wake
 	 * for it.  Not so for a wake-up, nor for a task vp_cpu_release()
@@ -552,12 +577,18 @@ void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 	 */
 	if (!(enq_flags & (VP_ENQ_WAKEUP | VP_ENQ_REENQ)))
 		return;
+	/* its own CPU's queue: that CPU, if it idles, and no other */
+	if (own_cpu) {
+		scx_bpf_kick_cpu(cpu, VP_KICK_IDLE);
+		return;
+	}
 	/*
 	 * An idle PU sleeps until something wakes it: without a kick the task
 	 * would wait for a busy PU's slice to end while a PU of its allowed
 	 * set idles.  A whole idle core first, so the queue is not drained
 	 * onto a busy core's sibling.  The PU picked is claimed, so two
-	 * enqueues do not kick the same one.
+	 * enqueues do not kick the same one; in another LLC, it takes the
+	 * task from this LLC's queue (vp_dispatch()).
 	 */
 	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, VP_PICK_IDLE_CORE);
 	if (cpu < 0)
@@ -568,10 +599,87 @@ void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 }
 
+/* The vtime of the first task of @dsq, if it has one. */
+static bool head_vtime(u64 dsq, u64 *ret)
+{
+	struct task_struct *p;
+
+	bpf_for_each(scx_dsq, p, dsq, 0) {
+		*ret = p->scx.dsq_vtime;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * This PU's own two queues, its CPU's and its LLC's: the one whose head
+ * is earlier first (vtime order across both), then the other.  A move
+ * takes the first task this PU may run, which need not be the head.
+ */
+static bool take_own(s32 cpu, const struct vp_scx_pu *pu)
+{
+	u64 cq = VP_SCX_DSQ_CPU(cpu), lq = VP_SCX_DSQ_LLC(pu->llc_dom);
+	u64 cv = 0, lv = 0;
+	bool c = head_vtime(cq, &cv), l = head_vtime(lq, &lv);
+
+	if (c && (!l || vtime_before(cv, lv)) && vp_dsq_move_to_local(cq))
+		return true;
+	if (l && vp_dsq_move_to_local(lq))
+		return true;
+	return c && vp_dsq_move_to_local(cq);
+}
+
+/*
+ * Nothing of its own: a task of another LLC's queue that may run here,
+ * the nearest LLC id first (the daemon numbers LLCs in topology order,
+ * so a package's LLCs are neighbours).  An empty queue is passed over
+ * without its lock (scx_bpf_dsq_nr_queued()).
+ */
+static bool steal(const struct vp_scx_pu *pu)
+{
+	u32 i, k, n = pu->nllcs, own;
+
+	if (pu->llc_dom < pu->llc_first)
+		return false;
+	own = pu->llc_dom - pu->llc_first;
+	bpf_for(i, 1, VP_SCX_MAX_STEAL) {
+		u64 dsq;
+
+		if (i >= n)
+			break;
+		k = own + i;
+		if (k >= n)
+			k -= n;
+		dsq = VP_SCX_DSQ_LLC(pu->llc_first + k);
+		if (scx_bpf_dsq_nr_queued(dsq) > 0 &&
+		    vp_dsq_move_to_local(dsq)) {
+			stat_inc(VP_SCX_STOLEN);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A task this PU may run, from any queue: its own first. */
+static bool take_any(s32 cpu)
+{
+	const struct vp_scx_pu *pu = pu_of(cpu);
+
+	if (pu && pu->valid && take_own(cpu, pu))
+		return true;
+	if (!(pu && pu->valid) &&
+	    vp_dsq_move_to_local(VP_SCX_DSQ_CPU(cpu)))
+		return true;
+	/* woken before the daemon described its CPU */
+	if (vp_dsq_move_to_local(VP_SCX_DSQ_SHARED))
+		return true;
+	return pu && pu->valid && steal(pu);
+}
+
 /*
  * @prev's slice ran out (6.12 balance_one() calls ops.dispatch only then,
- * or when prev is not runnable).  A task of the shared queue this PU may
- * run goes first; with none, a runnable @prev gets a new slice and runs
+ * or when prev is not runnable).  A queued task this PU may run goes
+ * first (take_any()); with none, a runnable @prev gets a new slice and runs
  * on: balance_one() keeps a prev with slice left after ops.dispatch.
  * That is the keep path, here and not in ops.enqueue: SCX_ENQ_LAST
  * would send @prev through ops.enqueue while its PU goes idle, and leave
@@ -582,7 +690,7 @@ void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
  */
 void VP_SCX_OP(vp_dispatch, s32 cpu, struct task_struct *prev)
 {
-	if (vp_dsq_move_to_local(VP_SCX_DSQ_SHARED))
+	if (take_any(cpu))
 		return;
 	if (!prev || !(prev->scx.flags & VP_TASK_QUEUED))
 		return;
@@ -596,8 +704,8 @@ void VP_SCX_OP(vp_dispatch, s32 cpu, struct task_struct *prev)
  * A higher class (RT, deadline, stop) took this PU: the tasks in its
  * local DSQ (prev, preempted with slice left, at the head: 6.12
  * put_prev_task_scx()) would wait for it to come back while other PUs
- * idle.  They go through ops.enqueue again (SCX_ENQ_REENQ), to the shared
- * queue, and an idle PU is kicked for them.  6.12 switch_class() calls
+ * idle.  They go through ops.enqueue again (SCX_ENQ_REENQ), to their
+ * queues, and an idle PU is kicked for them.  6.12 switch_class() calls
  * this once, when the PU leaves sched_ext for a higher class.
  */
 void VP_SCX_OP(vp_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
@@ -657,10 +765,29 @@ void VP_SCX_OP(vp_enable, struct task_struct *p)
 	p->scx.dsq_vtime = vtime_now;
 }
 
+/*
+ * Every queue is made here, where allocating may sleep: the shared one,
+ * one per possible CPU and one per domain id (which of them are LLCs is
+ * the daemon's to say, later).  -1: the queue's memory on any node.
+ */
 s32 VP_SCX_OP_SLEEPABLE(vp_init)
 {
-	/* -1: the queue's memory on any NUMA node */
-	return scx_bpf_create_dsq(VP_SCX_DSQ_SHARED, -1);
+	u32 i, ncpus = scx_bpf_nr_cpu_ids();
+	s32 err;
+
+	if ((err = scx_bpf_create_dsq(VP_SCX_DSQ_SHARED, -1)))
+		return err;
+	bpf_for(i, 0, VP_SCX_MAX_CPUS) {
+		if (i >= ncpus)
+			break;
+		if ((err = scx_bpf_create_dsq(VP_SCX_DSQ_CPU(i), -1)))
+			return err;
+	}
+	bpf_for(i, 0, VP_SCX_MAX_DOMS) {
+		if ((err = scx_bpf_create_dsq(VP_SCX_DSQ_LLC(i), -1)))
+			return err;
+	}
+	return 0;
 }
 
 void VP_SCX_OP(vp_exit, struct scx_exit_info *ei)

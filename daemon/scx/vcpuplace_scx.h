@@ -40,20 +40,25 @@ enum vp_scx_stat {
 	VP_SCX_WAKE_IDLE_PU,	/* ... to an idle PU with a busy sibling */
 	VP_SCX_WAKE_QUEUED,	/* ... nothing idle: the shared queue */
 	VP_SCX_DIRECT,		/* dispatched straight to an idle PU */
-	VP_SCX_QUEUED,		/* queued on the shared queue (enqueue) */
+	VP_SCX_QUEUED,		/* queued in an LLC's queue (enqueue) */
 	VP_SCX_KICK_IDLE,	/* ... and an idle PU was woken to drain it */
 	VP_SCX_KEPT,		/* slice over, nobody waiting: kept its PU */
 	VP_SCX_HOST_PACKED,	/* a host task woke beside host work */
 	VP_SCX_HOST_MOVED,	/* ... moved there when its slice ended */
 	VP_SCX_BAD_INPUT,	/* a vp_vcpus entry named a CPU or domain
 				 * out of range: ignored, stock path used */
+	VP_SCX_QUEUED_CPU,	/* queued in one CPU's own queue: it may run
+				 * nowhere else (pinned, per-CPU kthread) */
+	VP_SCX_STOLEN,		/* a PU with nothing of its own queued took
+				 * a task from another LLC's queue */
 	VP_SCX_STAT_NR
 };
 
 /* The names of the counters, in enum order, for logs and metrics. */
 #define VP_SCX_STAT_NAMES { "wake", "wake_unmanaged", "wake_idle_core", \
 	"wake_idle_pu", "wake_queued", "direct", "queued", "kick_idle", \
-	"kept", "host_packed", "host_moved", "bad_input" }
+	"kept", "host_packed", "host_moved", "bad_input", "queued_cpu", \
+	"stolen" }
 
 /*
  * Per managed vCPU thread, per CPU (vp_vcpu_stats, a per-CPU hash keyed by
@@ -125,6 +130,13 @@ struct vp_scx_pu {
 	__u32 nsib;		/* SMT siblings below, this CPU excluded */
 	__s32 sib[VP_SCX_MAX_SMT];
 	__u32 valid;		/* 0 until the daemon filled it */
+	/*
+	 * The LLCs' domain ids are llc_first .. llc_first + nllcs - 1 (the
+	 * daemon numbers each level's domains together): the queues a PU
+	 * with nothing of its own queued looks in, nearest id first.
+	 */
+	__u32 llc_first;
+	__u32 nllcs;
 };
 
 /* A wake domain (vp_doms, an array indexed by domain id). */
@@ -148,8 +160,23 @@ enum vp_scx_feature {
 	VP_SCX_FEAT_ALL		= (1u << 7) - 1,
 };
 
-/* The shared queue: a user dispatch queue, drained by any PU that idles. */
-#define VP_SCX_DSQ_SHARED 0
+/*
+ * Dispatch queues, each ordered by vtime (sched_ext user DSQs; ids below
+ * 2^63, and no two alike):
+ *   - one per CPU, for a task that may run on that CPU alone (one
+ *     allowed CPU, or migration disabled): no other CPU walks past it;
+ *   - one per LLC, by the LLC's domain id, for every other task that
+ *     found no idle PU, at the LLC of the CPU select_cpu chose.  Its
+ *     CPUs take the earlier of their own queue's and their LLC's head;
+ *     with both empty they take from another LLC's queue (stolen);
+ *   - the shared one, for what wakes before the daemon has written a
+ *     CPU's vp_pus entry (its LLC is not known yet); drained by all.
+ */
+#define VP_SCX_DSQ_SHARED	0
+#define VP_SCX_DSQ_CPU(cpu)	((1ULL << 32) | (__u32)(cpu))
+#define VP_SCX_DSQ_LLC(dom)	((2ULL << 32) | (__u32)(dom))
+/* LLC queues a PU with nothing of its own looks in, at most */
+#define VP_SCX_MAX_STEAL	256
 
 /*
  * Why the kernel ejected the scheduler (the .bss's vp_exit_rec): ops.exit()

@@ -374,12 +374,12 @@ static const char *const stat_help[VP_SCX_STAT_NR] = {
 	[VP_SCX_WAKE_IDLE_PU] = "vCPU wake-ups the BPF scheduler sent to an "
 	    "idle PU beside a busy sibling.",
 	[VP_SCX_WAKE_QUEUED] = "vCPU wake-ups that found nothing idle and "
-	    "waited on the shared queue.",
+	    "waited in a queue.",
 	[VP_SCX_DIRECT] = "Tasks the BPF scheduler dispatched straight to an "
 	    "idle PU.",
-	[VP_SCX_QUEUED] = "Tasks the BPF scheduler queued on its shared queue.",
-	[VP_SCX_KICK_IDLE] = "Idle PUs the BPF scheduler woke to drain its "
-	    "shared queue.",
+	[VP_SCX_QUEUED] = "Tasks the BPF scheduler queued in an LLC's queue.",
+	[VP_SCX_KICK_IDLE] = "Idle PUs the BPF scheduler woke to drain an "
+	    "LLC's queue.",
 	[VP_SCX_KEPT] = "Slices that ran out with nobody waiting: the task "
 	    "kept its PU.",
 	[VP_SCX_HOST_PACKED] = "Host task wake-ups placed beside other host "
@@ -388,6 +388,10 @@ static const char *const stat_help[VP_SCX_STAT_NR] = {
 	    "the end of a slice, freeing a whole core (HOST_PACK).",
 	[VP_SCX_BAD_INPUT] = "vCPU entries the BPF scheduler ignored because "
 	    "they named a CPU or domain out of range (a daemon bug).",
+	[VP_SCX_QUEUED_CPU] = "Tasks the BPF scheduler queued in one CPU's "
+	    "own queue: pinned tasks and per-CPU kthreads.",
+	[VP_SCX_STOLEN] = "Queued tasks a PU with nothing of its own took "
+	    "from another LLC's queue.",
 };
 
 /* Why our BPF scheduler runs or not, and while it runs its counters. */

@@ -255,7 +255,7 @@ load_run_detach(struct worker *w)
 	stats_print(st);
 	if (st[VP_SCX_WAKE] == 0)
 		fail("select_cpu never ran");
-	if (st[VP_SCX_DIRECT] + st[VP_SCX_QUEUED] == 0)
+	if (st[VP_SCX_DIRECT] + st[VP_SCX_QUEUED] + st[VP_SCX_QUEUED_CPU] == 0)
 		fail("nothing was dispatched");
 	vstats_print(s, w->tid, &vs);
 	if (vs.n[VP_SCX_V_WAKEUP] == 0)
@@ -294,9 +294,9 @@ load_run_detach(struct worker *w)
 	    st[VP_SCX_WAKE_IDLE_CORE] + st[VP_SCX_WAKE_IDLE_PU] +
 	    st[VP_SCX_WAKE_QUEUED])
 		fail("wake outcomes do not add up to wake-ups");
-	if (st[VP_SCX_QUEUED] == 0)
-		fail("%d spinners on %d PUs, and nothing went through the "
-		    "shared queue", n + 1, n);
+	if (st[VP_SCX_QUEUED] + st[VP_SCX_QUEUED_CPU] == 0)
+		fail("%d spinners on %d PUs, and nothing went through a "
+		    "queue", n + 1, n);
 	err = scx_exit_read(s, &ex);
 	if (err)
 		fail("no exit info after detach: %s", strerror(-err));

@@ -34,6 +34,11 @@
  *                less than the same operations on one queue, and an
  *                LLC's queue taken from another package costs a
  *                remote line (6.12 struct scx_dispatch_q.lock)
+ *   scx_queues   (sched_ext) a thread that may run on one PU alone waits
+ *                in that PU's queue, others in their LLC's: a PU takes
+ *                the earlier head of its own two queues, its own LLC's
+ *                thread before an earlier one of another LLC, and
+ *                another LLC's only when its own are empty (stolen)
  *   scx_local    (sched_ext) a thread whose slice runs out while
  *                another waits in its PU's local DSQ, the shared queue
  *                empty: the waiter runs (6.12 balance_one() takes the
@@ -361,6 +366,77 @@ test_dsq_lock(const struct vp_topo *t)
 	teardown(&s);
 }
 
+/* @thi may run anywhere (@pin < 0) or on @pin alone, and waits in the
+ * queue select_cpu's choice @pu gives it. */
+static void
+scx_queue_at(struct sim *s, int thi, int pu, int pin)
+{
+	struct vp_cpuset *a = &s->allowed[s->th[thi].allowed];
+	int i;
+
+	cpuset_zero(a);
+	for (i = 0; i < s->t->npus; i++)
+		if (pin < 0 || i == pin)
+			cpuset_set(a, i);
+	s->th[thi].state = TH_WAKING;
+	s->th[thi].pu = pu;
+	s->th[thi].waker_pu = -1;
+	(void)scx_enqueue(s, thi);
+}
+
+static void
+test_scx_queues(const struct vp_topo *t)
+{
+	struct sim s;
+	int p0 = t->llc[0].first_pu, p1 = t->llc[1].first_pu, got;
+	/* each thread in its own VM, so each has its own allowed set */
+	int a = 0, b = -1, c = -1, i;
+
+	setup_as(&s, t, STRAT_SCX);
+	for (i = 1; i < s.nth; i++) {
+		if (s.th[i].allowed == s.th[a].allowed)
+			continue;
+		if (b < 0)
+			b = i;
+		else if (s.th[i].allowed != s.th[b].allowed) {
+			c = i;
+			break;
+		}
+	}
+	if (b < 0 || c < 0) {
+		printf("FAIL: scx_queues: three allowed sets needed\n");
+		fails++;
+		teardown(&s);
+		return;
+	}
+	/* a waits in LLC 1's queue, b (later) in LLC 0's: a PU of LLC 0
+	 * takes b, its own LLC's, though a is earlier */
+	scx_queue_at(&s, a, p1, -1);
+	scx_queue_at(&s, b, p0, -1);
+	got = scx_consume(&s, p0 + 1);
+	EXPECT(got == b, "scx_queues: PU %d of LLC 0 took %d, want %d of its "
+	    "own LLC's queue (not %d of LLC 1's)", p0 + 1, got, b, a);
+	/* its own queues empty: it takes LLC 1's (stolen) */
+	got = scx_consume(&s, p0 + 1);
+	EXPECT(got == a, "scx_queues: PU %d with nothing of its own took "
+	    "%d, want %d from LLC 1's queue", p0 + 1, got, a);
+	/* c pinned to p0 waits in p0's queue; b (later) in LLC 0's: p0
+	 * takes c first, another PU of LLC 0 never takes c */
+	scx_queue_at(&s, c, p0, p0);
+	scx_queue_at(&s, b, p0, -1);
+	got = scx_consume(&s, p0 + 1);
+	EXPECT(got == b, "scx_queues: PU %d took %d, want %d (%d waits in "
+	    "PU %d's own queue)", p0 + 1, got, b, c, p0);
+	scx_queue_at(&s, b, p0, -1);
+	got = scx_consume(&s, p0);
+	EXPECT(got == c, "scx_queues: PU %d took %d, want %d of its own "
+	    "queue, whose head is earlier", p0, got, c);
+	got = scx_consume(&s, p0);
+	EXPECT(got == b, "scx_queues: PU %d took %d, then want %d", p0, got,
+	    b);
+	teardown(&s);
+}
+
 static void
 test_scx_local(const struct vp_topo *t)
 {
@@ -488,6 +564,7 @@ main(int argc, char **argv)
 	test_sis_core(t, STRAT_SIS_CORE);
 	test_sis_core(t, STRAT_DAEMON);
 	test_dsq_lock(t);
+	test_scx_queues(t);
 	test_scx_local(t);
 	topo_free(t);
 	if (argc == 3) {

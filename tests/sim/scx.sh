@@ -10,13 +10,15 @@
 #   - the slice is SCX_SLICE_DFL, 20 ms: 72 hogs over 52 ms end at most
 #     72 * 52 / 20 = 187 slices (with the 3 ms EEVDF slice, ~1100);
 #   - with threads waiting (128arm, no SMT: 192 hogs on 128 PUs) a slice
-#     end requeues, and freed PUs consume the queue;
+#     end requeues, and freed PUs consume the queues;
+#   - a per-CPU kthread waits in its PU's own queue; a PU whose own
+#     queues are empty takes another LLC's thread (128arm dense);
 #   - a queued wake-up kicks an idle PU of its allowed set (dense, 150 %);
 #   - a kick is not free (6.12 scx_bpf_kick_cpu(): an irq_work, the idle
 #     CPU's runqueue lock, resched_curr(), then its C-state exit): every
 #     kick is in flight at least --scx-kick-ns, and without COST_SCX
 #     (--costs none) none is;
-#   - the shared DSQ has a lock and a walk (6.12 consume_dispatch_q():
+#   - a DSQ has a lock and a walk (6.12 consume_dispatch_q():
 #     under dsq->lock, each task that may not run here skipped): every
 #     consume costs at least one line transfer (50 ns) plus 50 ns per
 #     task walked past (128arm dense: VMs' allowed sets differ), and
@@ -72,11 +74,12 @@ s=$(stats g4dnmetal.xml hogs --host-tasks 0)
 expect "kept, nobody waiting" "$(field "$s" kept)" ge 1
 expect "requeued, nobody waiting" "$(field "$s" requeue)" eq 0
 expect "slices of 20 ms" "$(field "$s" kept)" le 187
-# with host tasks a per-CPU kthread waits in the shared queue for its
-# busy PU (no ops.select_cpu for it, no kick): that hog's slice end
-# finds somebody waiting and requeues it
+# with host tasks a per-CPU kthread waits in its own PU's queue for
+# its busy PU (it may run nowhere else; no ops.select_cpu for it): that
+# hog's slice end finds somebody waiting and requeues it
 s=$(stats g4dnmetal.xml hogs)
 expect "requeued behind a waiting kthread" "$(field "$s" requeue)" ge 1
+expect "kthreads queued in their PU's queue" "$(field "$s" queued_pu)" ge 1
 
 s=$(stats 128arm-2pa2n8cluster4co.xml hogs)
 expect "requeued, threads waiting" "$(field "$s" requeue)" ge 1
@@ -103,6 +106,8 @@ kns=$(json kick_ns)
 expect "kick time without COST_SCX" "${kns%.*}" eq 0
 
 s=$(stats 128arm-2pa2n8cluster4co.xml dense --warmup-ms 0 --measure-ms 20)
+# 4 LLCs: a PU whose own queues are empty takes another LLC's thread
+expect "taken from another LLC's queue" "$(field "$s" stolen)" ge 1
 consumed=$(field "$s" consume)
 walked=$(field "$s" walked)
 lns=$(json dsq_lock_ns)

@@ -104,6 +104,20 @@ START_TEST(test_pu_table)
 		ck_assert(cpuset_test(&s, pu));
 		dom_pus(t, e.llc_dom, &s);
 		ck_assert(cpuset_test(&s, pu));
+		/* the LLC range holds its own LLC and every LLC domain: a
+		 * PU with nothing queued looks in each of them */
+		ck_assert_uint_le(e.llc_first, e.llc_dom);
+		ck_assert_uint_lt(e.llc_dom, e.llc_first + e.nllcs);
+		ck_assert_int_eq((int)e.nllcs, wakedom_count(t, VP_LEVEL_LLC));
+		for (j = 0; j < (int)e.nllcs; j++) {
+			enum vp_level lv;
+			int idx;
+
+			ck_assert_int_eq(scxfeed_dom_of(t, e.llc_first +
+			    (unsigned int)j, &lv, &idx), 0);
+			ck_assert_int_eq(lv, VP_LEVEL_LLC);
+		}
+		ck_assert_uint_le(e.nllcs, VP_SCX_MAX_STEAL);
 	}
 }
 END_TEST

@@ -47,6 +47,13 @@ const struct cpumask *scx_bpf_get_idle_smtmask(void) __ksym __weak;
 void scx_bpf_put_idle_cpumask(const struct cpumask *cpumask) __ksym __weak;
 void scx_bpf_error_bstr(char *fmt, unsigned long long *data,
 			u32 data__sz) __ksym __weak;
+u32 scx_bpf_nr_cpu_ids(void) __ksym __weak;
+/* a DSQ's tasks in dispatch order, for bpf_for_each(scx_dsq, ...) */
+int bpf_iter_scx_dsq_new(struct bpf_iter_scx_dsq *it, u64 dsq_id,
+			 u64 flags) __ksym __weak;
+struct task_struct *bpf_iter_scx_dsq_next(struct bpf_iter_scx_dsq *it)
+	__ksym __weak;
+void bpf_iter_scx_dsq_destroy(struct bpf_iter_scx_dsq *it) __ksym __weak;
 
 /* the generic cpumask kfuncs (kernel/bpf/cpumask.c, 6.5 on) */
 bool bpf_cpumask_test_cpu(u32 cpu, const struct cpumask *cpumask) __ksym __weak;
