@@ -213,6 +213,9 @@ scxfeed_vcpu(const struct vp_topo *t, const struct scxfeed_vcpu_in *in,
 		e.flags |= VP_SCX_F_SMT_ISOLATE;
 	else if (pol->smt == VP_SMT_ANY)
 		e.flags |= VP_SCX_F_SMT_ANY;
+	/* the latency profile's priority: it may preempt on a wake-up */
+	if (pol->priority == VP_PRIO_HIGH)
+		e.flags |= VP_SCX_F_LATENCY;
 	/*
 	 * The locality's domain, widened like the others, bounds every
 	 * wake-up; with no home there is nothing to stay near.

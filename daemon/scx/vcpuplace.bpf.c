@@ -91,8 +91,13 @@ struct {
 struct vp_task {
 	u64 slept_at;		/* SIS_CACHE: when it last went to sleep */
 	u64 ran_at;		/* when its current burst started */
+	u64 slice_at;		/* when its current slice started (a burst
+				 * kept by ops.dispatch has several) */
 	u64 avg_run_ns;		/* its bursts, averaged (1/4 new, 3/4 old) */
 	bool vcpu;		/* a managed vCPU at its last wake-up */
+	bool latency;		/* ... of the latency profile (VP_SCX_F_LATENCY) */
+	bool kthread_wake;	/* a per-CPU kthread woken with its short
+				 * slice, which ops.running leaves alone */
 };
 
 struct {
@@ -221,9 +226,97 @@ static void stat_inc(enum vp_scx_stat idx)
 		(*cnt)++;
 }
 
+/*
+ * Slices that fit the load.  A task runs for VP_SLICE_MAX when nothing
+ * waits where its PU would take it, and for VP_SLICE_MAX / (n + 1) when n
+ * tasks wait, never less than VP_SLICE_MIN; ops.tick ends a slice that
+ * has run past that while others wait.  So with n waiters one of them
+ * waits about n slices of VP_SLICE_MAX / n: VP_SLICE_MAX, whatever n is,
+ * until n passes VP_SLICE_MAX / VP_SLICE_MIN.
+ *
+ * VP_SLICE_MAX, 5 ms: what a task waits behind one hog on its PU, at
+ * most (plus a tick).  A guest's timer tick is 1-4 ms (HZ 1000-250), so
+ * a vCPU kept waiting much longer than that misses ticks and its guest
+ * sees the lost time as steal; a hog alone keeps its PU anyway (the slice
+ * is renewed), so a longer slice would buy nothing but the wait.
+ * VP_SLICE_MIN, 250 us: a switch costs a few us direct and tens of us
+ * in refilled caches and TLB; at 250 us that stays under a tenth of the
+ * slice.  Slice ends land on ticks (1 ms at HZ 1000), so below a tick the
+ * bound only spaces the cuts of a crowded PU.
+ * VP_SLICE_KTHREAD: a per-CPU kthread's slice, which it takes at once by
+ * preempting (vp_enqueue()); kworkers and ksoftirqd run for us, and one
+ * that needs more goes through the queue at its slice end like any task.
+ */
+#define VP_SLICE_MAX		5000000ULL
+#define VP_SLICE_MIN		250000ULL
+#define VP_SLICE_KTHREAD	VP_SLICE_MIN
 
+/*
+ * Tasks waiting where PU @cpu would take them first: its local DSQ, its
+ * own CPU's queue, its LLC's queue and the shared one (vp_dispatch()'s
+ * take_own()), not the other LLCs', which it takes only when idle.  An
+ * LLC's queue may hold tasks only other PUs of the LLC may run, so this
+ * may be too many, never too few: a slice ended for nothing costs one
+ * ops.dispatch, which renews it (vp_dispatch()).
+ */
+static u64 nr_queued(u64 dsq)
+{
+	s32 n = scx_bpf_dsq_nr_queued(dsq);
 
+	return n > 0 ? (u64)n : 0;
+}
 
+static u64 nr_waiting(s32 cpu)
+{
+	const struct vp_scx_pu *pu = pu_of(cpu);
+	u64 n = nr_queued(VP_DSQ_LOCAL_ON | cpu) +
+		nr_queued(VP_SCX_DSQ_CPU(cpu)) + nr_queued(VP_SCX_DSQ_SHARED);
+
+	if (pu && pu->valid)
+		n += nr_queued(VP_SCX_DSQ_LLC(pu->llc_dom));
+	return n;
+}
+
+/* The slice for a task that starts on PU @cpu now. */
+static u64 slice_for(s32 cpu)
+{
+	u64 slice = VP_SLICE_MAX / (nr_waiting(cpu) + 1);
+
+	return slice < VP_SLICE_MIN ? VP_SLICE_MIN : slice;
+}
+
+/*
+ * A per-CPU kthread: bound to one PU.  Not a task that merely has
+ * migration disabled: p->migration_disabled read at a wake-up counted
+ * ordinary threads too (scx_progress's host sleeper, then sent to its
+ * previous PU beside the pinned vCPU in 398 of 399 rounds), and such a
+ * task's wake-up goes to its PU anyway.
+ */
+static bool pcpu_kthread(struct task_struct *p)
+{
+	return (p->flags & VP_PF_KTHREAD) && p->nr_cpus_allowed == 1;
+}
+
+/*
+ * Per CPU: whether what runs there now is urgent (a per-CPU kthread or a
+ * latency vCPU), which a latency vCPU's wake-up does not preempt.
+ * Written by ops.running; a stale read only preempts once too often or
+ * too seldom.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(u32));
+	__uint(max_entries, VP_SCX_MAX_CPUS);
+} vp_cpu_urgent SEC(".maps");
+
+static bool cpu_urgent(s32 cpu)
+{
+	u32 key = cpu;
+	u32 *u = bpf_map_lookup_elem(&vp_cpu_urgent, &key);
+
+	return !u || *u;
+}
 
 /* Per-vCPU counters: one wake-up decided at @cpu for rule @why. */
 static void count_wake(struct wake *w, s32 cpu, enum vp_scx_vstat why,
@@ -288,7 +381,7 @@ static s32 select_vcpu(struct task_struct *p, s32 prev_cpu,
 		stat_inc(w.sib_busy ? VP_SCX_WAKE_IDLE_PU :
 			 VP_SCX_WAKE_IDLE_CORE);
 		stat_inc(VP_SCX_DIRECT);
-		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_DFL, 0);
+		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_MAX, 0);
 	} else {
 		stat_inc(VP_SCX_WAKE_QUEUED);
 	}
@@ -441,8 +534,10 @@ s32 VP_SCX_OP(vp_select_cpu, struct task_struct *p, s32 prev_cpu,
 	stat_inc(VP_SCX_WAKE);
 	v = bpf_map_lookup_elem(&vp_vcpus, &tid);
 	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
-	if (t)
+	if (t) {
 		t->vcpu = v != NULL;
+		t->latency = v && (v->flags & VP_SCX_F_LATENCY);
+	}
 	if (v && vp_force_error)
 		vp_scx_error("vp_force_error set by the loader (test hook), tid %d",
 			     p->pid);
@@ -463,7 +558,7 @@ s32 VP_SCX_OP(vp_select_cpu, struct task_struct *p, s32 prev_cpu,
 	if (idle) {
 		note_claim(cpu, p, false);
 		stat_inc(VP_SCX_DIRECT);
-		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_DFL, 0);
+		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_MAX, 0);
 	}
 	return cpu;
 }
@@ -492,7 +587,7 @@ static void enqueue_last(struct task_struct *p, u64 enq_flags)
 	if (cpu >= 0 && local_on_ok(p, cpu)) {
 		note_claim(cpu, p, false);
 		stat_inc(VP_SCX_HOST_MOVED);
-		vp_dsq_insert(p, VP_DSQ_LOCAL_ON | cpu, VP_SLICE_DFL,
+		vp_dsq_insert(p, VP_DSQ_LOCAL_ON | cpu, VP_SLICE_MAX,
 			      enq_flags);
 		scx_bpf_kick_cpu(cpu, VP_KICK_IDLE);
 		return;
@@ -502,7 +597,7 @@ static void enqueue_last(struct task_struct *p, u64 enq_flags)
 	if (cpu >= 0)
 		scx_bpf_kick_cpu(cpu, VP_KICK_IDLE);
 	stat_inc(VP_SCX_KEPT);
-	vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_DFL, enq_flags);
+	vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_MAX, enq_flags);
 	scx_bpf_kick_cpu(scx_bpf_task_cpu(p), 0);
 }
 
@@ -516,14 +611,54 @@ static void enqueue_last(struct task_struct *p, u64 enq_flags)
  */
 static void note_pinned_vcpu(struct task_struct *p, u64 enq_flags)
 {
+	const struct vp_scx_vcpu *v;
 	struct vp_task *t;
 	u32 tid = p->pid;
 
 	if (!(enq_flags & VP_ENQ_WAKEUP) || p->nr_cpus_allowed != 1)
 		return;
 	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
-	if (t)
-		t->vcpu = bpf_map_lookup_elem(&vp_vcpus, &tid) != NULL;
+	if (!t)
+		return;
+	v = bpf_map_lookup_elem(&vp_vcpus, &tid);
+	t->vcpu = v != NULL;
+	t->latency = v && (v->flags & VP_SCX_F_LATENCY);
+}
+
+/*
+ * A wake-up that must not wait behind the slice running on its PU (the
+ * one ops.select_cpu chose, or its only one): a per-CPU kthread, whose
+ * work (timers, RCU, softirqs, per-CPU workqueues) can run nowhere else,
+ * so host work is never held up by a vCPU's slice; and a latency vCPU,
+ * unless what runs there is urgent too.  It goes straight to the local
+ * DSQ of its PU and preempts (SCX_ENQ_PREEMPT ends the current slice);
+ * the preempted task goes through the queue by its vtime.  Only a
+ * wake-up: at a slice end a busy kthread is queued like any task, or it
+ * would take its PU for good.
+ */
+static bool enqueue_urgent(struct task_struct *p, u64 enq_flags)
+{
+	struct vp_task *t;
+	s32 cpu;
+
+	if (!(enq_flags & VP_ENQ_WAKEUP))
+		return false;
+	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
+	if (pcpu_kthread(p)) {
+		if (t)
+			t->kthread_wake = true;
+		stat_inc(VP_SCX_KTHREAD);
+		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_KTHREAD,
+			      enq_flags | VP_ENQ_PREEMPT);
+		return true;
+	}
+	cpu = scx_bpf_task_cpu(p);
+	if (!t || !t->latency || cpu_urgent(cpu))
+		return false;
+	stat_inc(VP_SCX_LAT_PREEMPT);
+	vp_dsq_insert(p, VP_DSQ_LOCAL, slice_for(cpu),
+		      enq_flags | VP_ENQ_PREEMPT);
+	return true;
 }
 
 /*
@@ -558,6 +693,8 @@ void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 		enqueue_last(p, enq_flags);
 		return;
 	}
+	if (enqueue_urgent(p, enq_flags))
+		return;
 	/*
 	 * Anything else that is not a wake-up (a slice that ran out while
 	 * another task waited, which ops.dispatch has just taken) goes
@@ -569,7 +706,7 @@ void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 	/* a sleeper banks at most one slice of credit */
 	if (vtime_before(vtime, vtime_now - VP_SLICE_DFL))
 		vtime = vtime_now - VP_SLICE_DFL;
-	vp_dsq_insert_vtime(p, dsq, VP_SLICE_DFL, vtime, enq_flags);
+	vp_dsq_insert_vtime(p, dsq, VP_SLICE_MAX, vtime, enq_flags);
 	/*
 	 * At a slice end its own PU dispatches next anyway: no PU to wake
 	 * for it.  Not so for a wake-up, nor for a task vp_cpu_release()
@@ -690,6 +827,8 @@ static bool take_any(s32 cpu)
  */
 void VP_SCX_OP(vp_dispatch, s32 cpu, struct task_struct *prev)
 {
+	struct vp_task *t;
+
 	if (take_any(cpu))
 		return;
 	if (!prev || !(prev->scx.flags & VP_TASK_QUEUED))
@@ -697,7 +836,30 @@ void VP_SCX_OP(vp_dispatch, s32 cpu, struct task_struct *prev)
 	if (host_pack_move(prev, false) >= 0)
 		return;
 	stat_inc(VP_SCX_KEPT);
-	prev->scx.slice = VP_SLICE_DFL;
+	prev->scx.slice = slice_for(cpu);
+	t = bpf_task_storage_get(&vp_task_store, prev, 0, 0);
+	if (t)
+		t->slice_at = bpf_ktime_get_ns();
+}
+
+/*
+ * The slice of the task running here ends early once it has run the
+ * slice that fits the load now and others wait for this PU: the slice it
+ * was given counted the waiters when it started (ops.running), and those
+ * who came since would otherwise wait for it.
+ */
+void VP_SCX_OP(vp_tick, struct task_struct *p)
+{
+	s32 cpu = scx_bpf_task_cpu(p);
+	struct vp_task *t;
+
+	if (!nr_waiting(cpu))
+		return;
+	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
+	if (!t || bpf_ktime_get_ns() - t->slice_at < slice_for(cpu))
+		return;
+	stat_inc(VP_SCX_SLICE_CUT);
+	p->scx.slice = 0;
 }
 
 /*
@@ -718,6 +880,7 @@ void VP_SCX_OP(vp_running, struct task_struct *p)
 	u32 cpu = bpf_get_smp_processor_id();
 	struct vp_cpu_run *r;
 	struct vp_task *t;
+	u32 *urgent;
 	u64 now;
 
 	/* racy across CPUs, and a lost update only delays vtime_now a bit */
@@ -725,10 +888,22 @@ void VP_SCX_OP(vp_running, struct task_struct *p)
 		vtime_now = p->scx.dsq_vtime;
 	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
 	r = bpf_map_lookup_elem(&vp_cpu_runs, &cpu);
-	if (!t || !r)
+	urgent = bpf_map_lookup_elem(&vp_cpu_urgent, &cpu);
+	if (!t || !r || !urgent)
 		return;
+	/*
+	 * Its slice is decided now, where it starts, from the waiters of
+	 * this PU: the slice it was queued or dispatched with (VP_SLICE_MAX)
+	 * counted no one.  A per-CPU kthread woken by enqueue_urgent() keeps
+	 * its short one.
+	 */
+	*urgent = t->kthread_wake || t->latency;
+	if (!t->kthread_wake)
+		p->scx.slice = slice_for(cpu);
+	t->kthread_wake = false;
 	now = bpf_ktime_get_ns();
 	t->ran_at = now;
+	t->slice_at = now;
 	run_record_write(r, now, t->avg_run_ns, t->vcpu);
 }
 
@@ -738,12 +913,17 @@ void VP_SCX_OP(vp_stopping, struct task_struct *p, bool runnable)
 	struct vp_task *t;
 	u64 now;
 
-	/* the time it ran, scaled by the inverse of its weight (nice) */
-	p->scx.dsq_vtime += (VP_SLICE_DFL - p->scx.slice) * 100 / p->scx.weight;
 	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
 	if (!t)
 		return;
 	now = bpf_ktime_get_ns();
+	/*
+	 * The time it ran, scaled by the inverse of its weight (nice).  From
+	 * the clock, not from what is left of its slice: slices differ
+	 * (slice_for()), ops.tick may zero one, ops.dispatch renews them.
+	 */
+	if (t->ran_at && now > t->ran_at)
+		p->scx.dsq_vtime += (now - t->ran_at) * 100 / p->scx.weight;
 	if (t->ran_at && now > t->ran_at)
 		t->avg_run_ns = (3 * t->avg_run_ns + (now - t->ran_at)) / 4;
 	if (!runnable && bpf_map_lookup_elem(&vp_vcpus, &tid))
@@ -816,6 +996,7 @@ VP_SCX_OPS_DEFINE(vcpuplace_ops,
 	       .select_cpu	= (void *)vp_select_cpu,
 	       .enqueue		= (void *)vp_enqueue,
 	       .dispatch	= (void *)vp_dispatch,
+	       .tick		= (void *)vp_tick,
 	       .cpu_release	= (void *)vp_cpu_release,
 	       .running		= (void *)vp_running,
 	       .stopping	= (void *)vp_stopping,

@@ -51,6 +51,11 @@ enum vp_scx_stat {
 				 * nowhere else (pinned, per-CPU kthread) */
 	VP_SCX_STOLEN,		/* a PU with nothing of its own queued took
 				 * a task from another LLC's queue */
+	VP_SCX_SLICE_CUT,	/* ops.tick ended a slice: others waited */
+	VP_SCX_KTHREAD,		/* a per-CPU kthread woke straight onto
+				 * its PU, preempting */
+	VP_SCX_LAT_PREEMPT,	/* a latency vCPU woke onto its PU,
+				 * preempting */
 	VP_SCX_STAT_NR
 };
 
@@ -58,7 +63,7 @@ enum vp_scx_stat {
 #define VP_SCX_STAT_NAMES { "wake", "wake_unmanaged", "wake_idle_core", \
 	"wake_idle_pu", "wake_queued", "direct", "queued", "kick_idle", \
 	"kept", "host_packed", "host_moved", "bad_input", "queued_cpu", \
-	"stolen" }
+	"stolen", "slice_cut", "kthread", "lat_preempt" }
 
 /*
  * Per managed vCPU thread, per CPU (vp_vcpu_stats, a per-CPU hash keyed by
@@ -105,6 +110,9 @@ enum vp_scx_vflag {
 	VP_SCX_F_SMT_ANY	= 1u << 2,
 	/* locality: never wake outside far_dom (cluster, LLC or node) */
 	VP_SCX_F_STAY_FAR_DOM	= 1u << 3,
+	/* priority=high (the latency profile): a wake-up that finds no idle
+	 * PU preempts what runs on its PU, unless that is urgent too */
+	VP_SCX_F_LATENCY	= 1u << 4,
 };
 
 /*

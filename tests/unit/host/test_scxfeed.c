@@ -11,6 +11,7 @@
 
 #include <check.h>
 
+#include "host/policy_xml.h"
 #include "host/scxfeed.h"
 #include "../suites.h"
 #include "../testutil.h"
@@ -388,6 +389,44 @@ START_TEST(test_vcpu_flags)
 }
 END_TEST
 
+/*
+ * priority=high, which the shipped latency profile has, and only it, is
+ * fed as VP_SCX_F_LATENCY (the BPF side's preemption on a wake-up).
+ */
+START_TEST(test_vcpu_latency_flag)
+{
+	_cleanup_topo_ struct vp_topo *t = load_topo("g4dnmetal.xml");
+	static const char *const names[] = { "latency", "balanced",
+		"throughput", "isolated", "dedicated" };
+	struct vp_profiles *profs = NULL;
+	const struct vp_policy *prof;
+	struct vp_policy pol;
+	struct vp_scx_vcpu e;
+	char err[1024];
+	size_t i;
+
+	policy_default(&pol);
+	pol.priority = VP_PRIO_HIGH;
+	entry(t, &pol, 4, 5, &e);
+	ck_assert(e.flags & VP_SCX_F_LATENCY);
+	pol.priority = VP_PRIO_NORMAL;
+	entry(t, &pol, 4, 5, &e);
+	ck_assert_uint_eq(e.flags & VP_SCX_F_LATENCY, 0);
+	pol.priority = VP_PRIO_LOW;
+	entry(t, &pol, 4, 5, &e);
+	ck_assert_uint_eq(e.flags & VP_SCX_F_LATENCY, 0);
+	ck_assert_msg(profiles_load("policies", &profs, err, sizeof(err)) == 0,
+	    "profiles_load: %s", err);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		prof = profiles_get(profs, names[i]);
+		ck_assert_msg(prof, "no profile %s", names[i]);
+		entry(t, prof, 4, 5, &e);
+		ck_assert_msg(!(e.flags & VP_SCX_F_LATENCY) == (i != 0),
+		    "profile %s: flags %#x", names[i], e.flags);
+	}
+	profiles_free(profs);
+}
+END_TEST
 
 /* The normal build's loader is a stub: nothing is written, no crash. */
 START_TEST(test_topology_stub)
@@ -413,6 +452,7 @@ scxfeed_suite(void)
 	tcase_add_loop_test(tt, test_vcpu_near_in_far, 0, 3);
 	tcase_add_test(tt, test_vcpu_widens_on_knl);
 	tcase_add_test(tt, test_vcpu_flags);
+	tcase_add_test(tt, test_vcpu_latency_flag);
 	tcase_add_test(tt, test_topology_stub);
 	suite_add_tcase(s, tt);
 	return s;

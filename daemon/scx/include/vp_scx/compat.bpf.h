@@ -29,10 +29,17 @@
 #define VP_ENQ_WAKEUP		VP_SCX_ENUM(scx_enq_flags, SCX_ENQ_WAKEUP)
 #define VP_ENQ_LAST		VP_SCX_ENUM(scx_enq_flags, SCX_ENQ_LAST)
 #define VP_ENQ_REENQ		VP_SCX_ENUM(scx_enq_flags, SCX_ENQ_REENQ)
+#define VP_ENQ_PREEMPT		VP_SCX_ENUM(scx_enq_flags, SCX_ENQ_PREEMPT)
 #define VP_TASK_QUEUED		VP_SCX_ENUM(scx_ent_flags, SCX_TASK_QUEUED)
 #define VP_KICK_IDLE		VP_SCX_ENUM(scx_kick_flags, SCX_KICK_IDLE)
 #define VP_PICK_IDLE_CORE	VP_SCX_ENUM(scx_pick_idle_cpu_flags, \
 					    SCX_PICK_IDLE_CORE)
+
+/*
+ * PF_KTHREAD of include/linux/sched.h, the same bit from 2.6 to 7.3: a
+ * #define, so not in the BTF that CO-RE reads.
+ */
+#define VP_PF_KTHREAD		0x00200000
 
 /* Put @p on @dsq_id with @slice: scx_bpf_dsq_insert (6.13+), dispatch. */
 static __always_inline void
