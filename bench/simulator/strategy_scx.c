@@ -23,7 +23,15 @@
  *     DSQ nor any queue holds a thread that may run there (VP_SCX_KEPT:
  *     vp_dispatch() moves nothing and renews prev's slice), else it goes
  *     to its queue with its vtime;
- *   - slices are SCX_SLICE_DFL, 20 ms (6.12 include/linux/sched/ext.h);
+ *   - a slice is set where a thread starts, and where a kept one is
+ *     renewed (vp_running(), vp_dispatch()): VP_SLICE_MAX / (n + 1), at
+ *     least VP_SLICE_MIN, n the threads waiting where the PU would take
+ *     them first (its local queue, its own PU's and its LLC's queues, as
+ *     scx_bpf_dsq_nr_queued() counts them: nr_waiting()).  Not modelled:
+ *     ops.tick's cut of a slice that has run past that once others wait
+ *     (host.c has no tick: a waiter that comes mid-slice waits it out, at
+ *     most VP_SLICE_MAX), and the preempting wake-ups of per-CPU kthreads
+ *     and latency-profile vCPUs (vp_enqueue()'s enqueue_urgent());
  *   - the per-CPU run records (vp_cpu_runs) are written at each start
  *     (vp_running()) and at each direct dispatch (note_claim()); a
  *     thread's average run and vtime at each stop (vp_stopping()).
@@ -44,8 +52,14 @@
 #include "costs.h"
 #include "sim.h"
 
-/* SCX_SLICE_DFL of Linux 6.12 (include/linux/sched/ext.h): 20 ms. */
+/*
+ * SCX_SLICE_DFL of Linux 6.12 (include/linux/sched/ext.h): 20 ms.  Only
+ * the credit a sleeper banks is counted in it now (vp_enqueue()).
+ */
 #define SCX_SLICE_NS	20000000ULL
+/* VP_SLICE_MAX and VP_SLICE_MIN of vcpuplace.bpf.c (why: there). */
+#define SCX_SLICE_MAX_NS	5000000ULL
+#define SCX_SLICE_MIN_NS	250000ULL
 /*
  * SIS_CACHE's bound as the daemon writes it: VP_SX_SHORT_SLEEP_NS of
  * daemon/vcpuplaced/daemon.h (50 us; that header drags in libvirt).
@@ -226,6 +240,22 @@ stopping(struct scx_th *x, uint64_t end_ns)
 	x->open = false;
 }
 
+/* slice_for() of vcpuplace.bpf.c: the slice that fits @pu's waiters. */
+static uint64_t
+slice_for(const struct sim *s, int pu)
+{
+	const struct scx_sim *x = s->scx;
+	int cq = costs_dsq_pu(s->t, pu), lq = costs_dsq_llc(s->t->pu[pu].llc);
+	uint64_t n = (uint64_t)s->pu[pu].nq, slice;
+	int i;
+
+	for (i = 0; i < x->ndsq; i++)
+		if (x->dsq_q[x->dsq[i]] == cq || x->dsq_q[x->dsq[i]] == lq)
+			n++;
+	slice = SCX_SLICE_MAX_NS / (n + 1);
+	return slice < SCX_SLICE_MIN_NS ? SCX_SLICE_MIN_NS : slice;
+}
+
 void
 scx_running(struct sim *s, int pu, int thi)
 {
@@ -240,7 +270,7 @@ scx_running(struct sim *s, int pu, int thi)
 	x->runs[pu].expect_ns = t->avg_run_ns;
 	/* vp_running(): a host task's record says host work (HOST_PACK) */
 	x->runs[pu].vcpu = !th_is_host(s, thi);
-	s->pu[pu].slice_end_ns = s->now_ns + SCX_SLICE_NS;
+	s->pu[pu].slice_end_ns = s->now_ns + slice_for(s, pu);
 }
 
 /*
@@ -666,8 +696,9 @@ scx_check(const struct sim *s)
  * 6.12's scx_select_cpu_dfl() (kernel/sched/ext.c).
  *
  * host_pack_move() acts when a host task's slice ends; the host tasks
- * modelled here run bursts of microseconds and never reach the 20 ms
- * SCX_SLICE_DFL, so it has nothing to do and is not modelled.
+ * modelled here run bursts of microseconds and never reach even the
+ * shortest slice (VP_SLICE_MIN), so it has nothing to do and is not
+ * modelled.
  */
 
 /* host_work_beside(): a busy SMT sibling of @pu whose run record says

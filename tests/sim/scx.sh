@@ -7,8 +7,10 @@
 #     (g4dn.metal, hogs at 150 %: 72 threads on 96 PUs and no host tasks,
 #     never a requeue); with host tasks a per-CPU kthread waits for its
 #     PU, and the hog there is requeued;
-#   - the slice is SCX_SLICE_DFL, 20 ms: 72 hogs over 52 ms end at most
-#     72 * 52 / 20 = 187 slices (with the 3 ms EEVDF slice, ~1100);
+#   - with nobody waiting the slice is VP_SLICE_MAX, 5 ms: 72 hogs over
+#     52 ms end at most 72 * 52 / 5 = 748 slices, and more than the 187
+#     that SCX_SLICE_DFL's 20 ms would give (with the 3 ms EEVDF slice,
+#     ~1100);
 #   - with threads waiting (128arm, no SMT: 192 hogs on 128 PUs) a slice
 #     end requeues, and freed PUs consume the queues;
 #   - a per-CPU kthread waits in its PU's own queue; a PU whose own
@@ -73,7 +75,8 @@ expect() {
 s=$(stats g4dnmetal.xml hogs --host-tasks 0)
 expect "kept, nobody waiting" "$(field "$s" kept)" ge 1
 expect "requeued, nobody waiting" "$(field "$s" requeue)" eq 0
-expect "slices of 20 ms" "$(field "$s" kept)" le 187
+expect "slices of 5 ms" "$(field "$s" kept)" le 748
+expect "slices of 5 ms, not 20" "$(field "$s" kept)" gt 187
 # with host tasks a per-CPU kthread waits in its own PU's queue for
 # its busy PU (it may run nowhere else; no ops.select_cpu for it): that
 # hog's slice end finds somebody waiting and requeues it
