@@ -239,17 +239,19 @@ static void stat_inc(enum vp_scx_stat idx)
  * a vCPU kept waiting much longer than that misses ticks and its guest
  * sees the lost time as steal; a hog alone keeps its PU anyway (the slice
  * is renewed), so a longer slice would buy nothing but the wait.
- * VP_SLICE_MIN, 250 us: a switch costs a few us direct and tens of us
- * in refilled caches and TLB; at 250 us that stays under a tenth of the
- * slice.  Slice ends land on ticks (1 ms at HZ 1000), so below a tick the
- * bound only spaces the cuts of a crowded PU.
- * VP_SLICE_KTHREAD: a per-CPU kthread's slice, which it takes at once by
- * preempting (vp_enqueue()); kworkers and ksoftirqd run for us, and one
- * that needs more goes through the queue at its slice end like any task.
+ * VP_SLICE_MIN, 1 ms: slice ends land on ticks (1 ms at HZ 1000), so a
+ * shorter bound would only cut a crowded PU at every tick; and each cut
+ * costs a switch (a few us, tens more in refilled caches) and often a
+ * migration.  The simulator's tuning set (bench/README.md) lost 15 % of
+ * schbench's throughput at 125 % with 250 us, nothing with 1 ms.
+ * VP_SLICE_KTHREAD, 250 us: a per-CPU kthread's slice, which it takes
+ * at once by preempting (vp_enqueue()); kworkers and ksoftirqd run for
+ * us, and one that needs more goes through the queue at its slice end
+ * like any task.
  */
 #define VP_SLICE_MAX		5000000ULL
-#define VP_SLICE_MIN		250000ULL
-#define VP_SLICE_KTHREAD	VP_SLICE_MIN
+#define VP_SLICE_MIN		1000000ULL
+#define VP_SLICE_KTHREAD	250000ULL
 
 /*
  * Tasks waiting where PU @cpu would take them first: its local DSQ, its
