@@ -59,7 +59,7 @@
 #define SCX_SLICE_NS	20000000ULL
 /* VP_SLICE_MAX and VP_SLICE_MIN of vcpuplace.bpf.c (why: there). */
 #define SCX_SLICE_MAX_NS	5000000ULL
-#define SCX_SLICE_MIN_NS	250000ULL
+#define SCX_SLICE_MIN_NS	1000000ULL
 /*
  * SIS_CACHE's bound as the daemon writes it: VP_SX_SHORT_SLEEP_NS of
  * daemon/vcpuplaced/daemon.h (50 us; that header drags in libvirt).
