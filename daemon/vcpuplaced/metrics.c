@@ -392,6 +392,12 @@ static const char *const stat_help[VP_SCX_STAT_NR] = {
 	    "own queue: pinned tasks and per-CPU kthreads.",
 	[VP_SCX_STOLEN] = "Queued tasks a PU with nothing of its own took "
 	    "from another LLC's queue.",
+	[VP_SCX_SLICE_CUT] = "Slices ops.tick ended early because others "
+	    "waited for the PU.",
+	[VP_SCX_KTHREAD] = "Per-CPU kthread wake-ups that went straight onto "
+	    "their PU, preempting.",
+	[VP_SCX_LAT_PREEMPT] = "Latency-profile vCPU wake-ups that went onto "
+	    "their PU, preempting.",
 };
 
 /* Why our BPF scheduler runs or not, and while it runs its counters. */
