@@ -1512,6 +1512,18 @@ def check_chosen_by_gold(d, vm):
     return e
 
 
+def reload_refused(d, errs, where):
+    """SIGHUP: the reload is refused, counted above @errs, and logged
+    naming @where ("FILE:LINE:"), the previous policies kept."""
+    d.proc.send_signal(signal.SIGHUP)
+    d.wait(lambda st: metric_value(d, "vcpuplace_reload_errors_total") >
+           errs, WAIT_S, "reload_errors_total above %d" % errs)
+    lines = logged(d, "reload: policies", where)
+    check(lines and "keeping the previous policies" in lines[-1],
+          "no reload error naming %s: %r" % (where, lines[-1:]))
+    print("    %s" % lines[-1].split("reload: ")[-1][:160])
+
+
 def test_nova_flavor_rule(ctx):
     """A VM started with Nova's metadata (and none of vcpuplace's) gets
     the profile of the first host rule that matches its flavor, said by
@@ -1540,13 +1552,7 @@ def test_nova_flavor_rule(ctx):
     with open(grants, "w") as f:
         f.write(RULES_GRANTS.replace("profile='latency'/>",
                                      "profile='latency'>"))
-    d.proc.send_signal(signal.SIGHUP)
-    d.wait(lambda st: metric_value(d, "vcpuplace_reload_errors_total") >
-           errs, WAIT_S, "reload_errors_total above %d" % errs)
-    lines = logged(d, "reload: policies", grants + ":")
-    check(lines and "keeping the previous policies" in lines[-1],
-          "no reload error naming %s:LINE: %r" % (grants, lines[-1:]))
-    print("    %s" % lines[-1].split("reload: ")[-1][:160])
+    reload_refused(d, errs, grants + ":")
     check(metric_value(d, "vcpuplace_last_reload_successful") == 0,
           "last reload said successful")
     d.wait_ticks(2)
@@ -1620,13 +1626,7 @@ def test_rules_precedence(ctx):
     bad = write_rule_file(pol, "15-bad.xml",
                           "<rules xmlns='urn:vcpuplace:policy:1'>\n\n"
                           "<rule domain='*' profile='nope'/>\n</rules>\n")
-    d.proc.send_signal(signal.SIGHUP)
-    d.wait(lambda st: metric_value(d, "vcpuplace_reload_errors_total") >
-           errs, WAIT_S, "reload_errors_total above %d" % errs)
-    lines = logged(d, "reload: policies", bad + ":3:")
-    check(lines and "keeping the previous policies" in lines[-1],
-          "no reload error naming %s:3: %r" % (bad, lines[-1:]))
-    print("    %s" % lines[-1].split("reload: ")[-1][:160])
+    reload_refused(d, errs, bad + ":3:")
     d.wait_ticks(2)
     check_source(d, a, "throughput", "rule", "first (")
     print("    the previous rules whole: still throughput by rule first")

@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <check.h>
 
 #include "host/choose.h"
 #include "../suites.h"
+#include "../testutil.h"
 
 #define GRANTED	"56500000-0000-0000-0000-000000000001"
 
@@ -67,34 +67,22 @@ choose(const char *uuid, const char *name, struct fake *f,
 	return choose_policy(profs, &vm, ret);
 }
 
-static void
-put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	ck_assert_int_eq(fclose(f), 0);
-	ck_assert_int_eq(chmod(path, 0644), 0);
-}
-
 /* The shipped profiles, a grant, a rule in grants.xml, two in rules.d. */
 static void
 setup(void)
 {
-	char cmd[256], path[128], err[2048];
+	char cmd[256], err[2048];
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(cmd, sizeof(cmd), "cp policies/*.xml policies/policy.rng "
-	    "'%s' && mkdir '%s/rules.d'", dir, dir);
+	    "'%s'", dir);
 	ck_assert_int_eq(system(cmd), 0);
-	snprintf(path, sizeof(path), "%s/grants.xml", dir);
-	put(path, "<grants xmlns=\"urn:vcpuplace:policy:1\">\n"
+	tree_put(dir, "grants.xml", "<grants xmlns=\"urn:vcpuplace:policy:1\">\n"
 	    "<vm uuid=\"" GRANTED "\" profile=\"isolated\"/>\n"
 	    "<rule name=\"gold\" flavor=\"gold.*\" profile=\"dedicated\"/>\n"
 	    "</grants>\n");
-	snprintf(path, sizeof(path), "%s/rules.d/50-prod.xml", dir);
-	put(path, "<rules xmlns=\"urn:vcpuplace:policy:1\">\n"
+	tree_put(dir, "rules.d/50-prod.xml", "<rules xmlns=\"urn:vcpuplace:"
+	    "policy:1\">\n"
 	    "<rule name=\"web\" domain=\"prod_web*\" profile=\"latency\"/>\n"
 	    "<rule name=\"prod\" domain=\"prod_*\" profile=\"throughput\"/>\n"
 	    "</rules>\n");
@@ -105,12 +93,9 @@ setup(void)
 static void
 teardown(void)
 {
-	char cmd[128];
-
 	profiles_free(profs);
 	profs = NULL;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	tree_remove(dir);
 	strcpy(dir, "/tmp/vp-choose-XXXXXX");
 }
 

@@ -9,12 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <check.h>
 
 #include "host/domxml.h"
 #include "../suites.h"
+#include "../testutil.h"
 
 /* @path whole; malloc'd. */
 static char *
@@ -36,31 +36,16 @@ static struct vp_profiles *
 load_with_rules(char *dir, const char *rules)
 {
 	struct vp_profiles *p = NULL;
-	char cmd[256], path[128], err[2048];
-	FILE *f;
+	char cmd[256], err[2048];
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(cmd, sizeof(cmd), "cp policies/*.xml policies/policy.rng "
-	    "'%s' && mkdir '%s/rules.d'", dir, dir);
+	    "'%s'", dir);
 	ck_assert_int_eq(system(cmd), 0);
-	snprintf(path, sizeof(path), "%s/rules.d/10-site.xml", dir);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(rules, f);
-	ck_assert_int_eq(fclose(f), 0);
-	ck_assert_int_eq(chmod(path, 0644), 0);
+	tree_put(dir, "rules.d/10-site.xml", rules);
 	ck_assert_msg(profiles_load(dir, &p, err, sizeof(err)) == 0, "%s",
 	    err);
 	return p;
-}
-
-static void
-rm_dir(const char *dir)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
 }
 
 /*
@@ -115,7 +100,7 @@ START_TEST(test_kubevirt_namespace_rule)
 	domxml_release(&x);
 	free(text);
 	profiles_free(p);
-	rm_dir(dir);
+	tree_remove(dir);
 }
 END_TEST
 
@@ -171,7 +156,7 @@ START_TEST(test_nova_and_own_metadata)
 	free(doc);
 	free(nova);
 	profiles_free(p);
-	rm_dir(dir);
+	tree_remove(dir);
 }
 END_TEST
 
