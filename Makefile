@@ -258,6 +258,7 @@ check-cli: $(B)/vcpuplacectl
 	sh tests/cli/run.sh $(B)/vcpuplacectl
 	sh tests/cli/policy.sh $(B)/vcpuplacectl
 	sh tests/cli/options.sh $(B)/vcpuplacectl
+	sh tests/cli/fleet.sh $(B)/vcpuplacectl
 
 # The trust boundary end to end: a VM's own metadata cannot take other
 # VMs' CPUs (a dry run on libvirt's test driver, a 16-PU model that

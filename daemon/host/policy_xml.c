@@ -34,6 +34,7 @@
 #define SCHEMA_FILE	"policy.rng"
 #define DEFAULT_PROFILE	"balanced"
 #define GRANTS_FILE	"grants.xml"	/* not a profile: the host's rules */
+#define RULES_DIR	"rules.d"	/* more host rules, a file each */
 #define UUID_LEN	36
 /* at most this many VMs granted in one file: bounded, like all input */
 #define GRANTS_MAX	4096
@@ -45,7 +46,7 @@ struct grant {
 	struct vp_policy pol;
 };
 
-/* at most this many rules in one file */
+/* at most this many rules in grants.xml and rules.d together */
 #define RULES_MAX	4096
 /* a rule's match strings: as long as policy.rng lets them be */
 #define MATCH_MAX	256
@@ -115,7 +116,7 @@ static const char *const fields[] = {
 #define VP_TENANT_FIELDS_DEFAULT	((1u << 1) | (1u << 2) | (1u << 4) | \
 	(1u << 5))
 
-enum root_kind { ROOT_PROFILE, ROOT_POLICY, ROOT_GRANTS };
+enum root_kind { ROOT_PROFILE, ROOT_POLICY, ROOT_GRANTS, ROOT_RULES };
 
 /* What a parse_doc() of a policy asks of the authority, and learns. */
 struct authority {
@@ -519,6 +520,61 @@ grow(void *arr, int n, size_t size)
 }
 
 /*
+ * Reads <rule> @el into a new slot of *@arr (*@n rules), counted with
+ * the @p->nrules already loaded against RULES_MAX.
+ */
+static int
+add_rule(const struct vp_profiles *p, xmlNodePtr el, struct rule **arr,
+    int *n, struct diag *d)
+{
+	struct rule *nru;
+	int r;
+
+	if (p->nrules + *n >= RULES_MAX)
+		return diag_set(d, xmlGetLineNo(el), "more than %d rules",
+		    RULES_MAX);
+	nru = grow(*arr, *n, sizeof(**arr));
+	if (!nru)
+		return -ENOMEM;
+	*arr = nru;
+	r = read_rule(p, el, &nru[*n], d);
+	*n += r == 0;
+	return r;
+}
+
+/*
+ * The <rule> children of a rules.d file's root, appended after @p's
+ * rules in file order, all or nothing: @p changes only when every rule
+ * is good.
+ */
+static int
+read_rules(xmlNodePtr root, struct vp_profiles *p, struct diag *d)
+{
+	struct rule *ru = NULL, *all;
+	int nr = 0, r = 0;
+	xmlNodePtr c;
+
+	for (c = root->children; c && r == 0; c = c->next)
+		if (c->type == XML_ELEMENT_NODE)	/* the schema: rules */
+			r = add_rule(p, c, &ru, &nr, d);
+	all = r == 0 && nr ? realloc(p->rule, (size_t)(p->nrules + nr) *
+	    sizeof(*all)) : NULL;
+	if (r == 0 && nr && !all)
+		r = -ENOMEM;
+	if (r < 0) {
+		free(ru);
+		return r;
+	}
+	if (nr) {
+		memcpy(all + p->nrules, ru, (size_t)nr * sizeof(*ru));
+		p->rule = all;
+		p->nrules += nr;
+	}
+	free(ru);
+	return 0;
+}
+
+/*
  * The children of grants.xml's root into @rules' host fields, all or
  * nothing: *@rules is changed only when every element is good.
  */
@@ -544,20 +600,9 @@ read_grants(xmlNodePtr root, struct vp_profiles *rules, struct diag *d)
 			    &b.exclusive_max_pct, d) ?:
 			    read_uint_attr(c, "shared_min_cores", 4096,
 			    &b.shared_min_cores, d);
-		else if (!strcmp(name, "rule") && nr >= RULES_MAX)
-			r = diag_set(d, xmlGetLineNo(c), "more than %d rules",
-			    RULES_MAX);
-		else if (!strcmp(name, "rule")) {
-			struct rule *nru = grow(ru, nr, sizeof(*ru));
-
-			if (!nru) {
-				r = -ENOMEM;
-				break;
-			}
-			ru = nru;
-			r = read_rule(rules, c, &ru[nr], d);
-			nr += r == 0;
-		} else if (strcmp(name, "vm"))
+		else if (!strcmp(name, "rule"))
+			r = add_rule(rules, c, &ru, &nr, d);
+		else if (strcmp(name, "vm"))
 			r = diag_set(d, xmlGetLineNo(c), "unknown element "
 			    "'%.64s'", name);
 		else if (n >= GRANTS_MAX)
@@ -671,7 +716,8 @@ parse_doc(const struct vp_profiles *p, xmlRelaxNGPtr schema,
 	unsigned int seen = 0;
 	char profile[VP_PROFILE_NAME_MAX] = "";
 	const char *want = kind == ROOT_PROFILE ? "profile" :
-	    kind == ROOT_POLICY ? "policy" : "grants";
+	    kind == ROOT_POLICY ? "policy" : kind == ROOT_GRANTS ? "grants" :
+	    "rules";
 	struct vp_policy pol;
 	struct quiet q;
 	xmlDocPtr doc;
@@ -772,14 +818,16 @@ parse_doc(const struct vp_profiles *p, xmlRelaxNGPtr schema,
 		if (!base)
 			goto out;
 		pol = *base;
-	} else if (kind == ROOT_GRANTS) {
+	} else if (kind == ROOT_GRANTS || kind == ROOT_RULES) {
 		r = validate(schema, doc, d);
 		if (r == 0 && root->properties)
 			r = diag_set(d, xmlGetLineNo(root), "unexpected "
 			    "attribute '%.64s'",
 			    (const char *)root->properties->name);
 		if (r == 0)
-			r = read_grants(root, auth->rules, d);
+			r = kind == ROOT_GRANTS ?
+			    read_grants(root, auth->rules, d) :
+			    read_rules(root, auth->rules, d);
 		goto out;
 	} else if (profile_attrs(root, auth, d) < 0) {
 		goto out;
@@ -864,14 +912,20 @@ read_text(const char *path, char **ret, size_t *ret_len)
 	return 0;
 }
 
+/* NAME.xml, not hidden: a profile, or a rules.d file */
 static int
-profile_file(const struct dirent *e)
+xml_file(const struct dirent *e)
 {
 	size_t len = strlen(e->d_name);
 
 	return e->d_name[0] != '.' && len > 4 &&
-	    !strcmp(e->d_name + len - 4, ".xml") &&
-	    strcmp(e->d_name, GRANTS_FILE);
+	    !strcmp(e->d_name + len - 4, ".xml");
+}
+
+static int
+profile_file(const struct dirent *e)
+{
+	return xml_file(e) && strcmp(e->d_name, GRANTS_FILE);
 }
 
 static int
@@ -966,27 +1020,26 @@ out:
 }
 
 /*
- * DIR/grants.xml, when there is one: it grants what no VM owner may ask
- * for, so only root (or the daemon's own user) may have written it.
+ * One host file, @path: grants.xml (@kind ROOT_GRANTS) or a rules.d file
+ * (ROOT_RULES).  It grants what no VM owner may ask for, so only root
+ * (or the daemon's own user) may have written it.  @optional: a missing
+ * file is no error.  -EINVAL is reported in @err as "FILE:LINE: ...".
  */
 static int
-load_grants(struct vp_profiles *p, const char *dir, char *err,
-    size_t errlen)
+load_host_file(struct vp_profiles *p, const char *path, enum root_kind kind,
+    bool optional, char *err, size_t errlen)
 {
 	struct diag d = { .set = false };
 	struct authority auth = { .rules = p };
-	char *path, *text = NULL;
+	char *text = NULL;
 	size_t len = 0;
 	struct stat st;
 	int r;
 
-	if (asprintf(&path, "%s/" GRANTS_FILE, dir) < 0)
-		return -ENOMEM;
 	if (stat(path, &st) < 0) {
-		r = errno == ENOENT ? 0 : -errno;
+		r = errno == ENOENT && optional ? 0 : -errno;
 		if (r < 0)
 			err_append(err, errlen, "%s: %s", path, strerror(-r));
-		free(path);
 		return r == 0 || r == -ENOMEM ? r : -EINVAL;
 	}
 	if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
@@ -995,13 +1048,12 @@ load_grants(struct vp_profiles *p, const char *dir, char *err,
 		    "writable by its owner alone (uid %u, mode %04o): it "
 		    "grants exclusive cores", path, (unsigned int)st.st_uid,
 		    (unsigned int)(st.st_mode & 07777));
-		free(path);
 		return -EINVAL;
 	}
 	r = read_text(path, &text, &len);
 	if (r == 0)
-		r = parse_doc(p, p->schema, text, len, path, ROOT_GRANTS, NULL,
-		    NULL, &d, &auth);
+		r = parse_doc(p, p->schema, text, len, path, kind, NULL, NULL,
+		    &d, &auth);
 	else if (r != -ENOMEM) {
 		err_append(err, errlen, "%s: %s", path, strerror(-r));
 		r = -EINVAL;
@@ -1009,8 +1061,62 @@ load_grants(struct vp_profiles *p, const char *dir, char *err,
 	free(text);
 	if (r == -EINVAL && d.set)
 		err_diag(err, errlen, path, &d);
+	return r;
+}
+
+static int
+load_grants(struct vp_profiles *p, const char *dir, char *err,
+    size_t errlen)
+{
+	char *path;
+	int r;
+
+	if (asprintf(&path, "%s/" GRANTS_FILE, dir) < 0)
+		return -ENOMEM;
+	r = load_host_file(p, path, ROOT_GRANTS, true, err, errlen);
 	free(path);
 	return r;
+}
+
+/*
+ * DIR/rules.d/NAME.xml, when there is such a folder: each file's rules
+ * after grants.xml's and the files before it, in name order.  Keeps
+ * going so every bad file is reported; -EINVAL if any was.
+ */
+static int
+load_rules_dir(struct vp_profiles *p, const char *dir, char *err,
+    size_t errlen)
+{
+	struct dirent **ents = NULL;
+	char *rdir, *path;
+	int nents, i, r = 0, bad = 0;
+
+	if (asprintf(&rdir, "%s/" RULES_DIR, dir) < 0)
+		return -ENOMEM;
+	nents = scandir(rdir, &ents, xml_file, alphasort);
+	if (nents < 0) {
+		r = errno == ENOENT ? 0 : -errno;
+		if (r < 0 && r != -ENOMEM) {
+			err_append(err, errlen, "%s: %s", rdir, strerror(-r));
+			r = -EINVAL;
+		}
+		free(rdir);
+		return r;
+	}
+	for (i = 0; i < nents && r != -ENOMEM; i++) {
+		if (asprintf(&path, "%s/%s", rdir, ents[i]->d_name) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		r = load_host_file(p, path, ROOT_RULES, false, err, errlen);
+		bad += r < 0;
+		free(path);
+	}
+	for (i = 0; i < nents; i++)
+		free(ents[i]);
+	free(ents);
+	free(rdir);
+	return r == -ENOMEM ? r : bad ? -EINVAL : 0;
 }
 
 int
@@ -1062,6 +1168,12 @@ profiles_load(const char *dir, struct vp_profiles **ret, char *err,
 	}
 	/* the host's rules need the profiles their grants name */
 	if (!bad && (r = load_grants(p, dir, err, errlen)) < 0) {
+		if (r == -ENOMEM)
+			goto fail;
+		bad++;
+	}
+	/* rules.d's come after grants.xml's: all of them, or none */
+	if (!bad && (r = load_rules_dir(p, dir, err, errlen)) < 0) {
 		if (r == -ENOMEM)
 			goto fail;
 		bad++;

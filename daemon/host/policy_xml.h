@@ -27,8 +27,11 @@ struct vp_profiles;
  * Loads every *.xml profile of @dir, each validated against
  * @dir/policy.rng; a file's name without .xml is the profile name, and
  * "balanced" must exist (the host default).  @dir/grants.xml, when
- * present, is the host's rules (see profiles_grant()), not a profile.  Keeps going so every bad
- * file is reported, as "FILE:LINE: message" lines in @err; returns 0
+ * present, is the host's grants and rules (see profiles_grant(),
+ * profiles_rule()), not a profile, and @dir/rules.d/NAME.xml, when
+ * present, more rules (root <rules>), read in name order after
+ * grants.xml's.  All or nothing: one bad file fails the whole load.
+ * Keeps going so every bad file is reported, as "FILE:LINE: message" lines in @err; returns 0
  * with *ret set (free with profiles_free()), -EINVAL (with @err), -ENOENT
  * (no dir or no schema), -ENOMEM.  *ret untouched on failure.
  */
@@ -95,8 +98,9 @@ struct vp_rule_subject {
 };
 
 /*
- * The host's rules (<rule> elements of grants.xml, in file order): the
- * policy of the first rule that matches @s, or NULL.  *ret_profile (may
+ * The host's rules (<rule> elements of grants.xml, then of each
+ * rules.d file in name order, each in file order): the policy of the
+ * first rule that matches @s, or NULL.  *ret_profile (may
  * be NULL) is the profile it names, *ret_label (may be NULL) says which
  * rule it is: "NAME (FILE:LINE)", or "FILE:LINE" for a rule with no
  * name.  Owned by @p.

@@ -6,6 +6,7 @@
 
 #include "core/vcpuplace.h"
 #include "host/defaults.h"
+#include "host/policy_xml.h"
 
 /*
  * The options of the whole line, read once by vcpuplacectl.c; each field
@@ -17,7 +18,8 @@ struct ctl_opts {
 	const char *uri;	/* --connect: libvirt */
 	const char *policy_dir;	/* --policies: profiles and policy.rng */
 	const char *topology;	/* --topology: hwloc XML; NULL: live host */
-	const char *scenario;	/* --scenario: plan's input; plan needs it */
+	const char *scenario;	/* --scenario: plan's input, or ... */
+	const char *domains;	/* --domains: ... a folder of domain XMLs */
 	bool json;		/* --json */
 	int frames;		/* --frames: top quits after; 0: on q */
 };
@@ -37,6 +39,30 @@ int ctl_topology(const struct ctl_opts *o, int argc, char **argv);
 
 /* ctl_plan.c */
 int ctl_plan(const struct ctl_opts *o, int argc, char **argv);
+
+/* ctl_fleet.c: plan --domains, VMs from domain XML files */
+struct ctl_fleet_vm {
+	char profile[VP_PROFILE_NAME_MAX];
+	int source;		/* VP_SOURCE_* (host/choose.h) */
+	char rule[384];		/* the rule's label, "" unless source rule */
+	char file[256];		/* the domain XML's name in the folder */
+};
+struct ctl_fleet {
+	struct vp_vm_spec *vms;		/* [n]; names owned by names[] */
+	struct ctl_fleet_vm *why;	/* [n] */
+	char (*names)[256];		/* [n] */
+	int n;
+	struct vp_profiles *profiles;
+};
+/*
+ * Every *.xml of @dir, in name order, each VM's policy chosen with
+ * choose_policy() under the profiles, grants and rules of @policy_dir.
+ * Prints every error (a bad file, a bad policy set) and returns -errno;
+ * 0 with *ret (free with ctl_fleet_free()).
+ */
+int ctl_fleet_load(const char *policy_dir, const char *dir,
+    struct ctl_fleet **ret);
+void ctl_fleet_free(struct ctl_fleet *f);	/* accepts NULL */
 
 /* ctl_policy.c: VM */
 int ctl_policy_get(const struct ctl_opts *o, int argc, char **argv);

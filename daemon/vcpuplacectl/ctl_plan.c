@@ -1,7 +1,9 @@
 /*
  * ctl_plan.c - `vcpuplacectl plan`: a dry run of the planner on a model
- * and a scenario, in the spirit of numad's advisory mode.  Nothing is
- * pinned; the output says where every vCPU would live and why.
+ * and a scenario, or a folder of domain XML files (ctl_fleet.c), in the
+ * spirit of numad's advisory mode.  Nothing is pinned; the output says
+ * where every vCPU would live and why, and for domain files what chose
+ * each VM's profile.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "vcpuplacectl/ctl.h"
+#include "host/choose.h"
 #include "host/scenario.h"
 #include "host/smallfile.h"
 
@@ -44,15 +47,37 @@ policy_json(const struct vp_policy *p)
 	return o;
 }
 
+/* What a plan is of: the VMs, and for domain files why each has its
+ * profile (NULL for a scenario). */
+struct what {
+	const struct vp_vm_spec *vms;
+	int nvms;
+	const struct ctl_fleet_vm *why;	/* [nvms] or NULL */
+};
+
+static void
+why_json(json_object *o, const struct ctl_fleet_vm *w)
+{
+	json_object_object_add(o, "file", json_object_new_string(w->file));
+	json_object_object_add(o, "profile",
+	    json_object_new_string(w->profile));
+	json_object_object_add(o, "source",
+	    json_object_new_string(choose_source_name(w->source)));
+	json_object_object_add(o, "rule", w->rule[0] ?
+	    json_object_new_string(w->rule) : NULL);
+}
+
 static json_object *
 vm_json(const struct vp_topo *t, const struct vp_vm_spec *vm,
-    const struct vp_vm_plan *vp)
+    const struct ctl_fleet_vm *why, const struct vp_vm_plan *vp)
 {
 	json_object *o = json_object_new_object(), *arr;
 	char buf[8192];
 	int i;
 
 	json_object_object_add(o, "name", json_object_new_string(vm->name));
+	if (why)
+		why_json(o, why);
 	json_object_object_add(o, "policy", policy_json(&vm->policy));
 	json_object_object_add(o, "error", vp->error ?
 	    json_object_new_string(strerror(-vp->error)) : NULL);
@@ -75,7 +100,7 @@ vm_json(const struct vp_topo *t, const struct vp_vm_spec *vm,
 }
 
 static void
-print_json(const struct vp_topo *t, const struct vp_scenario *s,
+print_json(const struct vp_topo *t, const struct what *w,
     const struct vp_plan *p)
 {
 	json_object *root = json_object_new_object(), *vms;
@@ -83,8 +108,9 @@ print_json(const struct vp_topo *t, const struct vp_scenario *s,
 	int i;
 
 	vms = json_object_new_array();
-	for (i = 0; i < s->nvms; i++)
-		json_object_array_add(vms, vm_json(t, &s->vms[i], &p->vm[i]));
+	for (i = 0; i < w->nvms; i++)
+		json_object_array_add(vms, vm_json(t, &w->vms[i],
+		    w->why ? &w->why[i] : NULL, &p->vm[i]));
 	json_object_object_add(root, "vms", vms);
 	json_object_object_add(root, "shared_pool", json_object_new_string(
 	    os_list(t, &p->shared_pool, buf, sizeof(buf))));
@@ -94,30 +120,47 @@ print_json(const struct vp_topo *t, const struct vp_scenario *s,
 	json_object_put(root);
 }
 
+/* Domain files: each VM's profile and what chose it, then the plan. */
 static void
-print_table(const struct vp_topo *t, const struct vp_scenario *s,
+print_sources(const struct what *w)
+{
+	int i;
+
+	printf("%-20s %-12s %-9s %s\n", "VM", "PROFILE", "SOURCE", "RULE");
+	for (i = 0; i < w->nvms; i++)
+		printf("%-20s %-12s %-9s %s\n", w->vms[i].name,
+		    w->why[i].profile, choose_source_name(w->why[i].source),
+		    w->why[i].rule[0] ? w->why[i].rule : "-");
+	putchar('\n');
+}
+
+static void
+print_table(const struct vp_topo *t, const struct what *w,
     const struct vp_plan *p)
 {
+	const struct vp_vm_spec *vms = w->vms;
 	char buf[8192];
 	int i, k;
 
+	if (w->why)
+		print_sources(w);
 	printf("%-20s %5s %6s %-14s %s\n", "VM", "VCPU", "HOME", "REASON",
 	    "ALLOWED");
-	for (i = 0; i < s->nvms; i++) {
+	for (i = 0; i < w->nvms; i++) {
 		const struct vp_vm_plan *vp = &p->vm[i];
 
-		if (s->vms[i].policy.mode == VP_MODE_OFF) {
-			printf("%-20s %5s %6s %-14s %s\n", s->vms[i].name, "-",
+		if (vms[i].policy.mode == VP_MODE_OFF) {
+			printf("%-20s %5s %6s %-14s %s\n", vms[i].name, "-",
 			    "-", "off", "(not managed)");
 			continue;
 		}
 		if (vp->error) {
-			printf("%-20s %5s %6s %-14s %s\n", s->vms[i].name, "-",
+			printf("%-20s %5s %6s %-14s %s\n", vms[i].name, "-",
 			    "-", "no-room", strerror(-vp->error));
 			continue;
 		}
 		for (k = 0; k < vp->nvcpus; k++)
-			printf("%-20s %5d %6u %-14s %s\n", s->vms[i].name, k,
+			printf("%-20s %5d %6u %-14s %s\n", vms[i].name, k,
 			    t->pu[vp->vcpu[k].home].os_index,
 			    scan_reason_tag(vp->vcpu[k].reason),
 			    os_list(t, &vp->vcpu[k].allowed, buf, sizeof(buf)));
@@ -126,18 +169,36 @@ print_table(const struct vp_topo *t, const struct vp_scenario *s,
 	    sizeof(buf)));
 }
 
+/* Plans @in for @w and prints it; @src names the input in errors. */
 static int
-run(const char *topo_path, const char *scen_path, bool json)
+plan_print(const struct vp_topo *t, const struct vp_plan_input *in,
+    const struct what *w, const char *src, bool json)
 {
-	_cleanup_topo_ struct vp_topo *t = NULL;
 	_cleanup_plan_ struct vp_plan *p = NULL;
+	int r;
+
+	if ((r = plan_compute(t, in, &p)) < 0) {
+		fprintf(stderr, "vcpuplacectl plan: %s: %s\n", src,
+		    r == -EINVAL ? "no PU left for VMs after 'reserve'" :
+		    strerror(-r));
+		return 1;
+	}
+	if (json)
+		print_json(t, w, p);
+	else
+		print_table(t, w, p);
+	return 0;
+}
+
+static int
+run_scenario(const struct vp_topo *t, const char *scen_path, bool json)
+{
 	struct vp_scenario *s = NULL;
 	struct vp_plan_input in;
+	struct what w;
 	char err[512], *text = NULL;
 	int r;
 
-	if (ctl_load_topo(topo_path, &t) < 0)
-		return 1;
 	if ((r = read_whole_file(scen_path, SCENARIO_MAX_BYTES, &text, NULL)) < 0) {
 		fprintf(stderr, "vcpuplacectl plan: scenario %s: %s\n",
 		    scen_path, strerror(-r));
@@ -154,25 +215,53 @@ run(const char *topo_path, const char *scen_path, bool json)
 		.vms = s->vms, .nvms = s->nvms, .busy = &s->busy,
 		.reserved = &s->reserved, .feat = &s->feat,
 	};
-	if ((r = plan_compute(t, &in, &p)) < 0) {
-		fprintf(stderr, "vcpuplacectl plan: %s: %s\n", scen_path,
-		    r == -EINVAL ? "no PU left for VMs after 'reserve'" :
-		    strerror(-r));
-		scenario_free(s);
-		return 1;
-	}
-	if (json)
-		print_json(t, s, p);
-	else
-		print_table(t, s, p);
+	w = (struct what){ .vms = s->vms, .nvms = s->nvms };
+	r = plan_print(t, &in, &w, scen_path, json);
 	scenario_free(s);
-	return 0;
+	return r;
+}
+
+/*
+ * Domain files: no host load known (nothing busy, nothing reserved), the
+ * default features, and the budget and fallback of the policies, as the
+ * daemon plans at start.
+ */
+static int
+run_domains(const struct vp_topo *t, const struct ctl_opts *o)
+{
+	struct ctl_fleet *f = NULL;
+	struct vp_cpuset none;
+	struct vp_features feat;
+	struct vp_policy fallback;
+	struct vp_plan_input in;
+	struct what w;
+	int r;
+
+	if (ctl_fleet_load(o->policy_dir, o->domains, &f) < 0)
+		return 1;
+	cpuset_zero(&none);
+	features_default(&feat);
+	choose_default(f->profiles, &fallback);
+	in = (struct vp_plan_input){
+		.vms = f->vms, .nvms = f->n, .busy = &none, .reserved = &none,
+		.feat = &feat, .budget = profiles_budget(f->profiles),
+		.fallback = &fallback,
+	};
+	w = (struct what){ .vms = f->vms, .nvms = f->n, .why = f->why };
+	r = plan_print(t, &in, &w, o->domains, o->json);
+	ctl_fleet_free(f);
+	return r;
 }
 
 int
 ctl_plan(const struct ctl_opts *o, int argc, char **argv)
 {
+	_cleanup_topo_ struct vp_topo *t = NULL;
+
 	(void)argc;
 	(void)argv;
-	return run(o->topology, o->scenario, o->json);
+	if (ctl_load_topo(o->topology, &t) < 0)
+		return 1;
+	return o->domains ? run_domains(t, o) : run_scenario(t, o->scenario,
+	    o->json);
 }

@@ -31,6 +31,7 @@ enum opt_id {
 	OPT_POLICIES,
 	OPT_TOPOLOGY,
 	OPT_SCENARIO,
+	OPT_DOMAINS,
 	OPT_JSON,
 	OPT_FRAMES,
 	NOPTS
@@ -59,6 +60,9 @@ static const struct ctl_option {
 	/* -s was --scenario for plan and --socket elsewhere; it still is */
 	[OPT_SCENARIO] = { "scenario", 's', "FILE.json",
 	    "the VMs, busy and reserved CPUs to plan for" },
+	[OPT_DOMAINS] = { "domains", 'd', "DIR",
+	    "domain XML files (virsh dumpxml) to plan for, each VM's "
+	    "profile chosen as the daemon chooses it under --policies" },
 	[OPT_JSON] = { "json", 'j', NULL, "JSON instead of a table" },
 	[OPT_FRAMES] = { "frames", 'n', "N",
 	    "quit after N frames (one a tick); default: on q" },
@@ -68,25 +72,27 @@ static const struct ctl_command {
 	const char *name;	/* "status", or two words: "policy get" */
 	unsigned int opts;	/* O(id) of each option it takes, but help */
 	unsigned int needs;	/* the options it cannot do without */
+	unsigned int one_of;	/* it needs exactly one of these */
 	const char *args;	/* its operands, for the usage */
 	int min_args, max_args;	/* max -1: no limit */
 	int (*run)(const struct ctl_opts *o, int argc, char **argv);
 } commands[] = {
-	{ "topology", O(OPT_TOPOLOGY) | O(OPT_JSON), 0, "", 0, 0,
+	{ "topology", O(OPT_TOPOLOGY) | O(OPT_JSON), 0, 0, "", 0, 0,
 	    ctl_topology },
-	{ "plan", O(OPT_TOPOLOGY) | O(OPT_SCENARIO) | O(OPT_JSON),
-	    O(OPT_SCENARIO), "", 0, 0, ctl_plan },
-	{ "policy get", O(OPT_CONNECT) | O(OPT_POLICIES), 0, "VM", 1, 1,
+	{ "plan", O(OPT_TOPOLOGY) | O(OPT_SCENARIO) | O(OPT_DOMAINS) |
+	    O(OPT_POLICIES) | O(OPT_JSON), 0, O(OPT_SCENARIO) | O(OPT_DOMAINS),
+	    "", 0, 0, ctl_plan },
+	{ "policy get", O(OPT_CONNECT) | O(OPT_POLICIES), 0, 0, "VM", 1, 1,
 	    ctl_policy_get },
-	{ "policy set", O(OPT_CONNECT) | O(OPT_POLICIES), 0,
+	{ "policy set", O(OPT_CONNECT) | O(OPT_POLICIES), 0, 0,
 	    "VM PROFILE [field=value ...]", 2, -1, ctl_policy_set },
-	{ "status", O(OPT_SOCKET) | O(OPT_JSON), 0, "", 0, 0, ctl_status },
-	{ "metrics", O(OPT_SOCKET), 0, "", 0, 0, ctl_metrics },
-	{ "explain", O(OPT_SOCKET), 0, "VM VCPU", 2, 2, ctl_explain },
-	{ "reload", O(OPT_SOCKET), 0, "", 0, 0, ctl_reload },
-	{ "pause", O(OPT_SOCKET), 0, "", 0, 0, ctl_pause },
-	{ "resume", O(OPT_SOCKET), 0, "", 0, 0, ctl_resume },
-	{ "top", O(OPT_SOCKET) | O(OPT_FRAMES), 0, "", 0, 0, ctl_top },
+	{ "status", O(OPT_SOCKET) | O(OPT_JSON), 0, 0, "", 0, 0, ctl_status },
+	{ "metrics", O(OPT_SOCKET), 0, 0, "", 0, 0, ctl_metrics },
+	{ "explain", O(OPT_SOCKET), 0, 0, "VM VCPU", 2, 2, ctl_explain },
+	{ "reload", O(OPT_SOCKET), 0, 0, "", 0, 0, ctl_reload },
+	{ "pause", O(OPT_SOCKET), 0, 0, "", 0, 0, ctl_pause },
+	{ "resume", O(OPT_SOCKET), 0, 0, "", 0, 0, ctl_resume },
+	{ "top", O(OPT_SOCKET) | O(OPT_FRAMES), 0, 0, "", 0, 0, ctl_top },
 };
 #define NCOMMANDS	(int)(sizeof(commands) / sizeof(commands[0]))
 
@@ -359,6 +365,9 @@ set_option(struct ctl_opts *o, int id, const char *arg)
 	case OPT_SCENARIO:
 		o->scenario = arg;
 		break;
+	case OPT_DOMAINS:
+		o->domains = arg;
+		break;
 	case OPT_JSON:
 		o->json = true;
 		break;
@@ -398,6 +407,21 @@ take_options(const struct line *l, struct ctl_opts *o)
 		if (id < 0 || set_option(o, id, g->arg) < 0)
 			return -EINVAL;
 		seen |= O(id);
+	}
+	/* "plan needs --scenario FILE.json or --domains DIR" */
+	if (c->one_of && __builtin_popcount(seen & c->one_of) != 1) {
+		const char *sep = "";
+
+		fprintf(stderr, "vcpuplacectl: %s %s", c->name,
+		    seen & c->one_of ? "takes only one of" : "needs");
+		for (i = 0; i < NOPTS; i++)
+			if (c->one_of & O(i)) {
+				fprintf(stderr, "%s --%s %s", sep,
+				    options[i].name, options[i].arg);
+				sep = " or";
+			}
+		fputc('\n', stderr);
+		return -EINVAL;
 	}
 	for (i = 0; i < NOPTS; i++)
 		if (c->needs & O(i) && !(seen & O(i))) {

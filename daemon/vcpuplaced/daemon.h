@@ -24,6 +24,7 @@
 #include "host/schedfeat.h"
 #include "host/virt.h"
 #include "host/policy_xml.h"
+#include "host/choose.h"
 #include "host/isolation.h"
 #include "host/peer.h"
 #include "host/scx.h"
@@ -149,10 +150,6 @@ static inline bool vm_managed(const struct vp_vm *vm)
 	return vm->policy_known && vm->policy.mode != VP_MODE_OFF;
 }
 
-enum { VP_SOURCE_DEFAULT, VP_SOURCE_GRANT, VP_SOURCE_METADATA,
-	VP_SOURCE_RULE };
-/* "default", "grant", "metadata", "rule": for explain and status */
-const char *inventory_source_name(int source);
 
 enum { VP_REFUSED_NONE, VP_REFUSED_TENANT, VP_REFUSED_BUDGET,
 	VP_REFUSED_COUNT };

@@ -13,7 +13,7 @@
 
 #include "host/cputune.h"
 #include "host/domain.h"
-#include "host/nova_xml.h"
+#include "host/choose.h"
 #include "host/procstat.h"
 #include "host/qemu.h"
 #include "vcpuplaced/daemon.h"
@@ -100,17 +100,6 @@ read_affinity(const struct vp_daemon *d, struct vp_vm *vm)
 	return r;
 }
 
-const char *
-inventory_source_name(int source)
-{
-	static const char *const names[] = {
-		[VP_SOURCE_DEFAULT] = "default", [VP_SOURCE_GRANT] = "grant",
-		[VP_SOURCE_METADATA] = "metadata", [VP_SOURCE_RULE] = "rule",
-	};
-
-	return source >= 0 && source <= VP_SOURCE_RULE ? names[source] : "?";
-}
-
 /*
  * Takes @pol under profile name @profile, chosen by @source (VP_SOURCE_*;
  * a rule's label is set by the caller); a VM whose policy or profile
@@ -121,26 +110,12 @@ adopt_policy(struct vp_vm *vm, const struct vp_policy *pol,
     const char *profile, int source)
 {
 	vm->source = source;
-	if (source != VP_SOURCE_RULE)
-		vm->rule[0] = '\0';
 	if (!vm->policy_known || !policy_equal(pol, &vm->policy) ||
 	    strcmp(profile, vm->profile))
 		vm->replace = true;
 	vm->policy = *pol;
 	snprintf(vm->profile, sizeof(vm->profile), "%s", profile);
 	vm->policy_known = true;
-}
-
-/* The host default: the "balanced" profile as loaded, else built in. */
-static void
-host_default(const struct vp_daemon *d, struct vp_policy *ret)
-{
-	const struct vp_policy *def = profiles_get(d->profiles, "balanced");
-
-	if (def)
-		*ret = *def;
-	else
-		policy_default(ret);
 }
 
 /*
@@ -164,143 +139,98 @@ inventory_note_refused(struct vp_daemon *d, struct vp_vm *vm, int cause,
 	    "(balanced)", vm->name, why);
 }
 
-/*
- * A grant of the host's (grants.xml, by UUID) wins over the VM's
- * metadata, which its owner writes: true when there is one.
- */
-static bool
-read_grant(struct vp_daemon *d, struct vp_vm *vm)
+/* choose_policy()'s readers: the running domain's elements */
+static int
+live_policy(void *ctx, char **ret_xml)
 {
-	const struct vp_policy *g;
-	const char *profile = NULL;
-	char uuid[VIR_UUID_STRING_BUFLEN];
+	const struct vp_vm *vm = ctx;
 
-	/* libvirt's own text of it, lower-case hex as grants.xml keys it */
-	if (virDomainGetUUIDString(vm->dom, uuid) < 0)
-		uuid[0] = '\0';	/* matches no grant */
-	g = profiles_grant(d->profiles, uuid, &profile);
-	vm->granted = g != NULL;
-	if (!g)
-		return false;
-	adopt_policy(vm, g, profile, VP_SOURCE_GRANT);
-	vm->error[0] = '\0';
-	if (vm->refused_cause == VP_REFUSED_TENANT)
-		inventory_note_refused(d, vm, VP_REFUSED_TENANT, "");
-	return true;
+	return domain_policy_read(vm->dom, true, ret_xml);
 }
 
-/*
- * What Nova recorded of the VM, into *@ret: 0, -ENODATA (not a Nova
- * instance, or its element unreadable: said and counted once), -EIO.
- */
 static int
-read_nova(struct vp_daemon *d, struct vp_vm *vm, struct vp_nova *ret)
+live_nova(void *ctx, char **ret_xml)
 {
-	char *xml = NULL;
-	int r = domain_nova_read(vm->dom, &xml);
+	const struct vp_vm *vm = ctx;
 
-	if (r < 0)
-		return r;
-	r = nova_parse(xml, strlen(xml), ret);
-	free(xml);
-	if (r < 0 && !vm->nova_bad) {
+	return domain_nova_read(vm->dom, ret_xml);
+}
+
+/* Says once that the VM's Nova element cannot be read, and counts it. */
+static void
+note_nova(struct vp_daemon *d, struct vp_vm *vm, bool bad)
+{
+	if (bad && !vm->nova_bad) {
 		d->c.invalid_metadata++;
 		log_msg(LOG_ERR, "VM %s: Nova's metadata element cannot be "
 		    "read: host rules on flavor or project do not match it",
 		    vm->name);
 	}
-	vm->nova_bad = r < 0;
-	return r < 0 ? -ENODATA : 0;
+	vm->nova_bad = bad;
 }
 
 /*
- * A VM with no grant and no metadata of its own: the first host rule
- * that matches it, else the host default.  A passing libvirt failure
- * reading Nova's element changes nothing.
+ * Invalid metadata is logged with the VM's name and counted once per
+ * change of the text, and leaves the previous policy (or, for a VM seen
+ * for the first time, the default).
  */
 static void
-read_unset(struct vp_daemon *d, struct vp_vm *vm)
+note_invalid(struct vp_daemon *d, struct vp_vm *vm, const char *why)
 {
-	struct vp_rule_subject s = { .name = vm->name, .nvcpus = vm->nvcpus };
-	const char *profile = "balanced", *label = NULL;
-	const struct vp_policy *rp;
 	struct vp_policy pol;
-	struct vp_nova nv;
-	int r = profiles_rules_read_nova(d->profiles) ?
-	    read_nova(d, vm, &nv) : -ENODATA;
 
-	if (r == -EIO) {
-		d->c.libvirt_errors++;
+	if (strcmp(vm->error, why)) {
+		d->c.invalid_metadata++;
+		log_msg(LOG_ERR, "VM %s: invalid vcpuplace metadata: %s, "
+		    "keeping previous policy", vm->name, why);
+		snprintf(vm->error, sizeof(vm->error), "%s", why);
+	}
+	if (vm->policy_known)
 		return;
-	}
-	s.nova = r == 0 ? &nv : NULL;
-	rp = profiles_rule(d->profiles, &s, &profile, &label);
-	if (rp) {
-		snprintf(vm->rule, sizeof(vm->rule), "%s", label);
-		adopt_policy(vm, rp, profile, VP_SOURCE_RULE);
-	} else {
-		host_default(d, &pol);
-		adopt_policy(vm, &pol, "balanced", VP_SOURCE_DEFAULT);
-	}
-	vm->error[0] = '\0';
-	if (vm->refused_cause == VP_REFUSED_TENANT)
-		inventory_note_refused(d, vm, VP_REFUSED_TENANT, "");
+	choose_default(d->profiles, &pol);
+	adopt_policy(vm, &pol, "balanced", VP_SOURCE_DEFAULT);
 }
 
 /*
- * Reads the VM's policy from its metadata, under the host's rules unless
- * --trust-metadata.  Bad metadata is logged with the VM's name, counted
- * once per change of the text, and leaves the previous policy (or, for a
- * VM seen for the first time, the default).  Metadata the rules refuse
- * is valid but asks for what only the host grants: the VM gets the host
- * default, never what it asked for.
+ * Reads the VM's policy by the precedence choose_policy() holds (grant,
+ * metadata under the host's tenant rules unless --trust-metadata, first
+ * host rule, default).  A passing libvirt failure changes nothing.
+ * Metadata the rules refuse is valid but asks for what only the host
+ * grants: the VM gets the host default, never what it asked for.
  */
 static void
 read_policy(struct vp_daemon *d, struct vp_vm *vm)
 {
-	char err[256], profile[VP_PROFILE_NAME_MAX] = "balanced";
-	struct vp_policy pol;
-	char *xml = NULL;
+	char uuid[VIR_UUID_STRING_BUFLEN];
+	struct vp_choose_vm in = {
+		.uuid = uuid, .name = vm->name, .nvcpus = vm->nvcpus,
+		.trust_metadata = d->trust_metadata,
+		.rd = { .policy = live_policy, .nova = live_nova, .ctx = vm },
+	};
+	struct vp_choice c;
 	int r;
 
-	if (read_grant(d, vm))
+	/* libvirt's own text of it, lower-case hex as grants.xml keys it */
+	if (virDomainGetUUIDString(vm->dom, uuid) < 0)
+		uuid[0] = '\0';	/* matches no grant */
+	r = choose_policy(d->profiles, &in, &c);
+	if (r == -EINVAL) {
+		vm->granted = false;
+		note_invalid(d, vm, c.why);
 		return;
-	r = domain_policy_read(vm->dom, true, &xml);
-	if (r == -EIO) {
+	}
+	if (r < 0) {
 		d->c.libvirt_errors++;	/* passing error: change nothing */
 		return;
 	}
-	if (r == -ENODATA) {
-		read_unset(d, vm);		/* no metadata at all */
-		return;
-	} else if ((r = d->trust_metadata ?
-	    policy_from_metadata(d->profiles, xml, &pol, profile, err,
-	    sizeof(err)) : policy_from_tenant(d->profiles, xml, &pol, profile,
-	    err, sizeof(err))) == -EPERM) {
-		free(xml);
-		inventory_note_refused(d, vm, VP_REFUSED_TENANT, err);
-		host_default(d, &pol);
-		adopt_policy(vm, &pol, "balanced", VP_SOURCE_DEFAULT);
-		vm->error[0] = '\0';
-		return;
-	} else if (r < 0) {
-		free(xml);
-		if (strcmp(vm->error, err)) {
-			d->c.invalid_metadata++;
-			log_msg(LOG_ERR, "VM %s: invalid vcpuplace metadata: %s, "
-			    "keeping previous policy", vm->name, err);
-			snprintf(vm->error, sizeof(vm->error), "%s", err);
-		}
-		if (!vm->policy_known) {
-			host_default(d, &pol);
-			adopt_policy(vm, &pol, "balanced", VP_SOURCE_DEFAULT);
-		}
-		return;
-	}
-	free(xml);
-	adopt_policy(vm, &pol, profile, VP_SOURCE_METADATA);
+	note_nova(d, vm, c.nova_bad);
+	vm->granted = c.source == VP_SOURCE_GRANT;
+	snprintf(vm->rule, sizeof(vm->rule), "%s", c.rule ? c.rule : "");
+	adopt_policy(vm, &c.policy, c.profile, c.source);
 	vm->error[0] = '\0';
-	if (vm->refused_cause == VP_REFUSED_TENANT)
+	if (c.refused)
+		inventory_note_refused(d, vm, VP_REFUSED_TENANT, c.why);
+	else if (vm->refused_cause == VP_REFUSED_TENANT)
 		inventory_note_refused(d, vm, VP_REFUSED_TENANT, "");
 }
 

@@ -79,7 +79,7 @@ vm_json(const struct vp_daemon *d, const struct vp_vm *vm,
 	    json_object_new_boolean(vm->granted));
 	/* what chose the profile, and which host rule when one did */
 	json_object_object_add(o, "source",
-	    json_object_new_string(inventory_source_name(vm->source)));
+	    json_object_new_string(choose_source_name(vm->source)));
 	json_object_object_add(o, "rule", vm->source == VP_SOURCE_RULE ?
 	    json_object_new_string(vm->rule) : NULL);
 	arr = json_object_new_array();

@@ -1512,6 +1512,18 @@ def check_chosen_by_gold(d, vm):
     return e
 
 
+def reload_refused(d, errs, where):
+    """SIGHUP: the reload is refused, counted above @errs, and logged
+    naming @where ("FILE:LINE:"), the previous policies kept."""
+    d.proc.send_signal(signal.SIGHUP)
+    d.wait(lambda st: metric_value(d, "vcpuplace_reload_errors_total") >
+           errs, WAIT_S, "reload_errors_total above %d" % errs)
+    lines = logged(d, "reload: policies", where)
+    check(lines and "keeping the previous policies" in lines[-1],
+          "no reload error naming %s: %r" % (where, lines[-1:]))
+    print("    %s" % lines[-1].split("reload: ")[-1][:160])
+
+
 def test_nova_flavor_rule(ctx):
     """A VM started with Nova's metadata (and none of vcpuplace's) gets
     the profile of the first host rule that matches its flavor, said by
@@ -1540,17 +1552,88 @@ def test_nova_flavor_rule(ctx):
     with open(grants, "w") as f:
         f.write(RULES_GRANTS.replace("profile='latency'/>",
                                      "profile='latency'>"))
-    d.proc.send_signal(signal.SIGHUP)
-    d.wait(lambda st: metric_value(d, "vcpuplace_reload_errors_total") >
-           errs, WAIT_S, "reload_errors_total above %d" % errs)
-    lines = logged(d, "reload: policies", grants + ":")
-    check(lines and "keeping the previous policies" in lines[-1],
-          "no reload error naming %s:LINE: %r" % (grants, lines[-1:]))
-    print("    %s" % lines[-1].split("reload: ")[-1][:160])
+    reload_refused(d, errs, grants + ":")
     check(metric_value(d, "vcpuplace_last_reload_successful") == 0,
           "last reload said successful")
     d.wait_ticks(2)
     check_chosen_by_gold(d, vm)
+    check(d.alive(), "daemon died")
+    d.stop_clean()
+
+
+RULES_D = {
+    "10-first.xml": "<rules xmlns='urn:vcpuplace:policy:1'>\n"
+                    "<rule name='first' domain='*shop_*' "
+                    "profile='throughput'/>\n</rules>\n",
+    "20-second.xml": "<rules xmlns='urn:vcpuplace:policy:1'>\n"
+                     "<rule name='second' domain='*shop_*' "
+                     "profile='latency'/>\n</rules>\n",
+}
+
+
+def write_rule_file(pol, name, text):
+    path = os.path.join(pol, "rules.d", name)
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o644)
+    return path
+
+
+def check_source(d, vm, profile, source, rule):
+    """@vm placed as @profile, status saying @source and a rule label
+    holding @rule (None: no rule)."""
+    e = wait_placed(d, vm, profile=profile)
+    got = (e.get("source"), e.get("rule"))
+    check(got[0] == source and (rule is None and got[1] is None or
+          rule is not None and rule in (got[1] or "")),
+          "%s: status says %r, want source %s, rule %r" % (
+              vm.name, got, source, rule))
+    return e
+
+
+def test_rules_precedence(ctx):
+    """Two rules.d files whose rules both match a real VM (KubeVirt-style
+    name <namespace>_<vm>): the first file's rule chooses; a VM with its
+    own vcpuplace metadata and the same name pattern keeps its own.  A
+    bad rules.d file on SIGHUP is refused naming FILE:LINE and counted,
+    and the whole previous rule set stays, though another file changed
+    with it; once the bad file is gone the change takes."""
+    ctx.need_daemon()
+    pol = lab_policies(ctx, "policies-rulesd", RULES_GRANTS)
+    os.makedirs(os.path.join(pol, "rules.d"), exist_ok=True)
+    for name, text in RULES_D.items():
+        write_rule_file(pol, name, text)
+    d = Daemon(ctx, "rulesd")
+    d.argv[d.argv.index("--policies") + 1] = pol
+    d.start()
+    a = vmlib.start_vm("shop_web", ctx.guestdir, ctx.rundir, wait=False)
+    ctx.vms.append(a)
+    b = vmlib.start_vm("shop_db", ctx.guestdir, ctx.rundir, wait=False,
+                       metadata=vmlib.policy_xml("balanced"))
+    ctx.vms.append(b)
+    check_source(d, a, "throughput", "rule", "first (")
+    check_source(d, a, "throughput", "rule", "/rules.d/10-first.xml:2)")
+    ex = d.ask("explain %s 0" % a.name)
+    check("chosen by host rule first (" in ex, "explain: %r" % ex[:400])
+    print("    %s: throughput by rule first (10-first.xml), not second"
+          % a.name)
+    check_source(d, b, "balanced", "metadata", None)
+    print("    %s: its own metadata over both rules" % b.name)
+    # 10-first.xml changed and a bad file beside it: neither takes
+    errs = metric_value(d, "vcpuplace_reload_errors_total")
+    write_rule_file(pol, "10-first.xml", RULES_D["10-first.xml"].replace(
+        "throughput", "balanced"))
+    bad = write_rule_file(pol, "15-bad.xml",
+                          "<rules xmlns='urn:vcpuplace:policy:1'>\n\n"
+                          "<rule domain='*' profile='nope'/>\n</rules>\n")
+    reload_refused(d, errs, bad + ":3:")
+    d.wait_ticks(2)
+    check_source(d, a, "throughput", "rule", "first (")
+    print("    the previous rules whole: still throughput by rule first")
+    os.unlink(bad)
+    d.proc.send_signal(signal.SIGHUP)
+    check_source(d, a, "balanced", "rule", "first (")
+    print("    bad file removed, reloaded: balanced by the new rule first")
     check(d.alive(), "daemon died")
     d.stop_clean()
 
@@ -1899,6 +1982,7 @@ TESTS = [test_harness, test_place_on_start, test_metadata_change,
          test_event_placement, test_event_restart, test_event_burst,
          test_thread_names, test_thread_problem_twice,
          test_odd_names, test_hostile_metadata, test_nova_flavor_rule,
+         test_rules_precedence,
          test_max_vcpus,
          test_qemu_gone, test_hotplug_placement,
          test_event_filter, test_rename_flood]

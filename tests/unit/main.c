@@ -29,6 +29,8 @@ int main(void)
 	srunner_add_suite(sr, policy_suite());
 	srunner_add_suite(sr, policy_xml_suite());
 	srunner_add_suite(sr, nova_xml_suite());
+	srunner_add_suite(sr, choose_suite());
+	srunner_add_suite(sr, domxml_suite());
 	srunner_add_suite(sr, schedfeat_suite());
 	srunner_add_suite(sr, smallfile_suite());
 	srunner_add_suite(sr, peer_suite());

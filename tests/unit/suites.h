@@ -20,6 +20,8 @@ Suite *coregrant_suite(void);
 Suite *policy_suite(void);
 Suite *policy_xml_suite(void);
 Suite *nova_xml_suite(void);
+Suite *choose_suite(void);
+Suite *domxml_suite(void);
 Suite *schedfeat_suite(void);
 Suite *smallfile_suite(void);
 Suite *peer_suite(void);

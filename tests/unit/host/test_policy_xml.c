@@ -743,6 +743,139 @@ START_TEST(test_rules_bad)
 }
 END_TEST
 
+/* Writes rules.d/@name under @dir, mode 0644 as the loader wants it. */
+static void
+put_rule_file(const char *dir, const char *name, const char *text,
+    mode_t mode)
+{
+	char sub[600];
+
+	snprintf(sub, sizeof(sub), "%s/rules.d", dir);
+	mkdir(sub, 0755);
+	put(sub, name, text);
+	snprintf(sub, sizeof(sub), "%s/rules.d/%s", dir, name);
+	ck_assert_int_eq(chmod(sub, mode), 0);
+}
+
+#define RULES_HEAD	"<rules xmlns=\"urn:vcpuplace:policy:1\">\n"
+
+/*
+ * rules.d: each file's rules after grants.xml's, files in name order
+ * whatever order they were written in; hidden and non-.xml files are not
+ * rules.
+ */
+START_TEST(test_rules_dir)
+{
+	char dir[] = "/tmp/vp-policy-XXXXXX", err[2048], path[600];
+	struct vp_nova gold = { .flavor = "gold.large" };
+	struct vp_profiles *p = NULL;
+	const char *prof;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	seed_dir(dir);
+	put(dir, "grants.xml", "<grants xmlns=\"urn:vcpuplace:policy:1\">\n"
+	    "<rule name=\"gold\" flavor=\"gold.*\" profile=\"dedicated\"/>\n"
+	    "</grants>\n");
+	snprintf(path, sizeof(path), "%s/grants.xml", dir);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	put_rule_file(dir, "20-prod.xml", RULES_HEAD
+	    "<rule name=\"prod\" domain=\"prod_*\" profile=\"balanced\">"
+	    "<priority>high</priority></rule>\n</rules>\n", 0644);
+	put_rule_file(dir, "10-web.xml", RULES_HEAD "<!-- web first -->\n"
+	    "<rule name=\"web\" domain=\"prod_web*\" profile=\"dedicated\"/>\n"
+	    "<rule name=\"web2\" domain=\"prod_*\" profile=\"dedicated\"/>\n"
+	    "</rules>\n", 0644);
+	put_rule_file(dir, ".hidden.xml", "not even XML", 0644);
+	put_rule_file(dir, "README", "not a rules file", 0644);
+	ck_assert_msg(profiles_load(dir, &p, err, sizeof(err)) == 0, "%s",
+	    err);
+
+	/* grants.xml's rule first, then 10-web.xml's, in file order */
+	ck_assert_ptr_nonnull(strstr(rule_for(p, "prod_web1", 2, &gold,
+	    &prof), "gold ("));
+	ck_assert_ptr_nonnull(strstr(rule_for(p, "prod_web1", 2, NULL,
+	    &prof), "web ("));
+	ck_assert_ptr_nonnull(strstr(rule_for(p, "prod_web1", 2, NULL,
+	    &prof), "/rules.d/10-web.xml:3)"));
+	ck_assert_str_eq(prof, "dedicated");
+	ck_assert_ptr_nonnull(strstr(rule_for(p, "prod_db", 2, NULL, &prof),
+	    "web2 ("));
+	/* 20-prod.xml only where no earlier rule holds */
+	put_rule_file(dir, "10-web.xml", RULES_HEAD "</rules>\n", 0644);
+	profiles_free(p);
+	p = NULL;
+	ck_assert_msg(profiles_load(dir, &p, err, sizeof(err)) == 0, "%s",
+	    err);
+	ck_assert_ptr_nonnull(strstr(rule_for(p, "prod_db", 2, NULL, &prof),
+	    "/rules.d/20-prod.xml:2)"));
+	ck_assert_int_eq(profiles_rule(p, &(struct vp_rule_subject){ .name =
+	    "prod_db", .nvcpus = 2 }, NULL, NULL)->priority, VP_PRIO_HIGH);
+	ck_assert_str_eq(rule_for(p, "test_db", 2, NULL, &prof), "");
+	profiles_free(p);
+	rm_dir(dir);
+}
+END_TEST
+
+/*
+ * A bad rules.d file fails the whole load, naming FILE:LINE, and the
+ * rules loaded before stay whole in the caller's hands.
+ */
+START_TEST(test_rules_dir_bad)
+{
+	static const struct {
+		const char *text, *want;
+		mode_t mode;
+	} bad[] = {
+		{ RULES_HEAD "\n<rule domain=\"a*\" profile=\"fast\"/>\n"
+		    "</rules>\n", "/rules.d/30-bad.xml:3: element rule: "
+		    "unknown profile 'fast'", 0644 },
+		/* the schema: a grant is grants.xml's alone */
+		{ RULES_HEAD "<vm uuid=\"56500000-0000-0000-0000-000000000001\" "
+		    "profile=\"dedicated\"/>\n</rules>\n",
+		    "/rules.d/30-bad.xml:2: not valid per policy.rng", 0644 },
+		{ "<grants xmlns=\"urn:vcpuplace:policy:1\"/>\n",
+		    "/rules.d/30-bad.xml:1: root element is grants, want rules",
+		    0644 },
+		{ RULES_HEAD "<rule profile=\"balanced\">\n</rules>\n",
+		    "/rules.d/30-bad.xml:3: ", 0644 },
+		{ RULES_HEAD "</rules>\n", "/rules.d/30-bad.xml: must be a "
+		    "file owned by root and writable by its owner alone",
+		    0664 },
+	};
+	char dir[] = "/tmp/vp-policy-XXXXXX", err[2048];
+	struct vp_profiles *p = NULL, *old = NULL;
+	const char *prof;
+	size_t i;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	seed_dir(dir);
+	put_rule_file(dir, "10-web.xml", RULES_HEAD "<rule name=\"web\" "
+	    "domain=\"prod_*\" profile=\"dedicated\"/>\n</rules>\n", 0644);
+	ck_assert_msg(profiles_load(dir, &old, err, sizeof(err)) == 0, "%s",
+	    err);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		put_rule_file(dir, "30-bad.xml", bad[i].text, bad[i].mode);
+		p = NULL;
+		ck_assert_int_eq(profiles_load(dir, &p, err, sizeof(err)),
+		    -EINVAL);
+		ck_assert_ptr_null(p);
+		ck_assert_msg(strstr(err, bad[i].want), "case %zu: %s", i, err);
+		ck_assert_msg(strstr(err, dir), "case %zu: %s", i, err);
+	}
+	/* two bad files: both said */
+	put_rule_file(dir, "40-bad.xml", RULES_HEAD "<rule/>\n</rules>\n",
+	    0644);
+	ck_assert_int_eq(profiles_load(dir, &p, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "/rules.d/30-bad.xml") &&
+	    strstr(err, "/rules.d/40-bad.xml:2:"), "%s", err);
+	/* what was loaded before is whole: the caller keeps it */
+	ck_assert_ptr_nonnull(strstr(rule_for(old, "prod_a", 2, NULL, &prof),
+	    "web ("));
+	profiles_free(old);
+	rm_dir(dir);
+}
+END_TEST
+
 Suite *
 policy_xml_suite(void)
 {
@@ -763,6 +896,8 @@ policy_xml_suite(void)
 	tcase_add_test(tc, test_grants);
 	tcase_add_test(tc, test_rules);
 	tcase_add_test(tc, test_rules_bad);
+	tcase_add_test(tc, test_rules_dir);
+	tcase_add_test(tc, test_rules_dir_bad);
 	suite_add_tcase(s, tc);
 	return s;
 }
