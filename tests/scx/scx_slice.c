@@ -7,9 +7,14 @@
  *
  *  1. host: the sleeper is a plain host task.  It waits for the hog's
  *     slice to end: ops.tick ends it once it has run the slice that fits
- *     one waiter.  At most SLICE_MAX_NS plus TICK_ALLOWANCE_NS, in 99 % of
- *     the wake-ups (with the fixed 20 ms slice: nearly all of them wait
- *     18-19 ms).
+ *     one waiter.  Two verdicts: the scheduler's own count says the wait
+ *     was ended by a cut (slice_cut, at least one per two wake-ups: an
+ *     order of events, whatever the host's load), and at most SLICE_MAX_NS
+ *     plus TICK_ALLOWANCE_NS late in 90 % of the wake-ups (with the fixed
+ *     20 ms slice: nearly all of them wait 18-19 ms).  Not p99: a host
+ *     busy with other work stalls the guest's clock now and then, and
+ *     puts 1-3 % of wake-ups past the bound with or without this
+ *     scheduler's queues (seen: 6-9 of 400 on a loaded 2-CPU host).
  *  2. latency: the sleeper is a managed vCPU of priority=high (the
  *     latency profile's, VP_SCX_F_LATENCY).  Its wake-up preempts the
  *     hog: 90 % of the wake-ups are late by at most LAT_BOUND_NS.
@@ -128,7 +133,7 @@ sleeper_main(void *arg)
 static void
 ext_or_fail(int tid)
 {
-	int err = scx_task_set_ext(tid, true);
+	int err = set_ext(tid, true);
 
 	if (err)
 		fail("moving tid %d to SCHED_EXT: %s", tid, strerror(-err));
@@ -212,6 +217,17 @@ run(struct scx_sched *s, const char *name, bool latency, uint64_t bound_ns)
 	return over;
 }
 
+/* Global counter @i, summed over the CPUs. */
+static uint64_t
+stat_read(struct scx_sched *s, int i)
+{
+	uint64_t st[VP_SCX_STAT_NR];
+
+	if (scx_stats_read(s, st) != 0)
+		fail("reading counters");
+	return st[i];
+}
+
 static void
 stats_print(struct scx_sched *s)
 {
@@ -230,6 +246,7 @@ int
 main(void)
 {
 	_cleanup_scx_ struct scx_sched *s = NULL;
+	uint64_t cuts;
 	int err, over;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -244,10 +261,18 @@ main(void)
 	err = scxfeed_topology(s, topo, 0, NULL);
 	if (err)
 		fail("scxfeed_topology: %s", strerror(-err));
+	cuts = stat_read(s, VP_SCX_SLICE_CUT);
 	over = run(s, "host", false, SLICE_MAX_NS + TICK_ALLOWANCE_NS);
-	if (over > SAMPLES / 100)
+	cuts = stat_read(s, VP_SCX_SLICE_CUT) - cuts;
+	printf("scx_slice: host: %llu slices cut while it ran\n",
+	    (unsigned long long)cuts);
+	if (cuts < SAMPLES / 2)
+		fail("host: %llu slices cut for %d wake-ups beside a hog (want "
+		    "at least %d): ops.tick did not end the hog's slice",
+		    (unsigned long long)cuts, SAMPLES, SAMPLES / 2);
+	if (over > SAMPLES / 10)
 		fail("host: %d of %d wake-ups waited longer than the maximum "
-		    "slice and a tick (p99 over %llu us)", over, SAMPLES,
+		    "slice and a tick (p90 over %llu us)", over, SAMPLES,
 		    (SLICE_MAX_NS + TICK_ALLOWANCE_NS) / 1000);
 	over = run(s, "latency", true, LAT_BOUND_NS);
 	if (over > SAMPLES / 10)
