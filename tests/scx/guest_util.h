@@ -18,6 +18,9 @@ extern const char *test_name;
 void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2),
     noreturn));
 uint64_t now_ns(void);		/* CLOCK_MONOTONIC */
+uint64_t thread_cpu_ns(void);	/* CLOCK_THREAD_CPUTIME_ID */
+/* The calling thread on @cpu alone: pthread_setaffinity_np()'s error. */
+int pin_self(int cpu);
 long now_ms(void);
 void sleep_ms(long ms);		/* the whole of it, across signals */
 
