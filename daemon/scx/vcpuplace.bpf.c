@@ -665,16 +665,24 @@ static bool enqueue_urgent(struct task_struct *p, u64 enq_flags)
 
 /*
  * The queue @p waits in when it found no idle PU: the queue of the one
- * CPU it may run on (pinned, a per-CPU kthread, migration disabled: no
- * other PU should walk past it), else its LLC's queue at @cpu, where
- * select_cpu left it; before the daemon has described @cpu, the shared
- * queue.
+ * CPU it may run on (pinned, a per-CPU kthread: no other PU should walk
+ * past it), else its LLC's queue at @cpu, where select_cpu left it;
+ * before the daemon has described @cpu, the shared queue.
+ *
+ * Not a task that merely has migration disabled: from ops.enqueue the
+ * count cannot be told from the BPF programs' own when they nest (6.12's
+ * scx_bpf_reenqueue_local() runs ops.enqueue inside ops.cpu_release, two
+ * migrate_disable()s deep), and scx_progress's preempted spinner, sent
+ * to its own CPU's queue so, waited there the whole second an RT task
+ * held that CPU.  In an LLC's queue such a task is safe: another CPU's
+ * consume skips it (task_can_run_on_remote_rq() without an error), and
+ * its own CPU takes it.
  */
 static u64 queue_of(struct task_struct *p, s32 cpu, bool *own_cpu)
 {
 	const struct vp_scx_pu *pu;
 
-	*own_cpu = p->nr_cpus_allowed == 1 || migration_held(p);
+	*own_cpu = p->nr_cpus_allowed == 1;
 	if (*own_cpu)
 		return VP_SCX_DSQ_CPU(cpu);
 	pu = pu_of(cpu);
@@ -754,18 +762,20 @@ static bool head_vtime(u64 dsq, u64 *ret)
  * This PU's own two queues, its CPU's and its LLC's: the one whose head
  * is earlier first (vtime order across both), then the other.  A move
  * takes the first task this PU may run, which need not be the head.
+ * Both are always tried: the peek only orders them (a queue may fill
+ * between the peek and the move, and a move from an empty queue reads
+ * its count without the lock).
  */
 static bool take_own(s32 cpu, const struct vp_scx_pu *pu)
 {
 	u64 cq = VP_SCX_DSQ_CPU(cpu), lq = VP_SCX_DSQ_LLC(pu->llc_dom);
 	u64 cv = 0, lv = 0;
 	bool c = head_vtime(cq, &cv), l = head_vtime(lq, &lv);
+	bool cpu_first = c && (!l || vtime_before(cv, lv));
 
-	if (c && (!l || vtime_before(cv, lv)) && vp_dsq_move_to_local(cq))
+	if (vp_dsq_move_to_local(cpu_first ? cq : lq))
 		return true;
-	if (l && vp_dsq_move_to_local(lq))
-		return true;
-	return c && vp_dsq_move_to_local(cq);
+	return vp_dsq_move_to_local(cpu_first ? lq : cq);
 }
 
 /*

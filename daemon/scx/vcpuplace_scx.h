@@ -172,7 +172,7 @@ enum vp_scx_feature {
  * Dispatch queues, each ordered by vtime (sched_ext user DSQs; ids below
  * 2^63, and no two alike):
  *   - one per CPU, for a task that may run on that CPU alone (one
- *     allowed CPU, or migration disabled): no other CPU walks past it;
+ *     allowed CPU): no other CPU walks past it;
  *   - one per LLC, by the LLC's domain id, for every other task that
  *     found no idle PU, at the LLC of the CPU select_cpu chose.  Its
  *     CPUs take the earlier of their own queue's and their LLC's head;
