@@ -279,12 +279,18 @@ static u64 nr_waiting(s32 cpu)
 	return n;
 }
 
+/* The slice that fits @waiting tasks. */
+static u64 slice_of(u64 waiting)
+{
+	u64 slice = VP_SLICE_MAX / (waiting + 1);
+
+	return slice < VP_SLICE_MIN ? VP_SLICE_MIN : slice;
+}
+
 /* The slice for a task that starts on PU @cpu now. */
 static u64 slice_for(s32 cpu)
 {
-	u64 slice = VP_SLICE_MAX / (nr_waiting(cpu) + 1);
-
-	return slice < VP_SLICE_MIN ? VP_SLICE_MIN : slice;
+	return slice_of(nr_waiting(cpu));
 }
 
 /*
@@ -814,15 +820,13 @@ static bool take_any(s32 cpu)
 {
 	const struct vp_scx_pu *pu = pu_of(cpu);
 
-	if (pu && pu->valid && take_own(cpu, pu))
-		return true;
-	if (!(pu && pu->valid) &&
-	    vp_dsq_move_to_local(VP_SCX_DSQ_CPU(cpu)))
-		return true;
-	/* woken before the daemon described its CPU */
-	if (vp_dsq_move_to_local(VP_SCX_DSQ_SHARED))
-		return true;
-	return pu && pu->valid && steal(pu);
+	/* not described by the daemon yet: no LLC to take from */
+	if (!pu || !pu->valid)
+		return vp_dsq_move_to_local(VP_SCX_DSQ_CPU(cpu)) ||
+		       vp_dsq_move_to_local(VP_SCX_DSQ_SHARED);
+	/* the shared queue: what woke before the daemon described a CPU */
+	return take_own(cpu, pu) ||
+	       vp_dsq_move_to_local(VP_SCX_DSQ_SHARED) || steal(pu);
 }
 
 /*
@@ -862,13 +866,13 @@ void VP_SCX_OP(vp_dispatch, s32 cpu, struct task_struct *prev)
  */
 void VP_SCX_OP(vp_tick, struct task_struct *p)
 {
-	s32 cpu = scx_bpf_task_cpu(p);
+	u64 waiting = nr_waiting(scx_bpf_task_cpu(p));
 	struct vp_task *t;
 
-	if (!nr_waiting(cpu))
+	if (!waiting)
 		return;
 	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
-	if (!t || bpf_ktime_get_ns() - t->slice_at < slice_for(cpu))
+	if (!t || bpf_ktime_get_ns() - t->slice_at < slice_of(waiting))
 		return;
 	stat_inc(VP_SCX_SLICE_CUT);
 	p->scx.slice = 0;
@@ -934,10 +938,10 @@ void VP_SCX_OP(vp_stopping, struct task_struct *p, bool runnable)
 	 * the clock, not from what is left of its slice: slices differ
 	 * (slice_for()), ops.tick may zero one, ops.dispatch renews them.
 	 */
-	if (t->ran_at && now > t->ran_at)
+	if (t->ran_at && now > t->ran_at) {
 		p->scx.dsq_vtime += (now - t->ran_at) * 100 / p->scx.weight;
-	if (t->ran_at && now > t->ran_at)
 		t->avg_run_ns = (3 * t->avg_run_ns + (now - t->ran_at)) / 4;
+	}
 	if (!runnable && bpf_map_lookup_elem(&vp_vcpus, &tid))
 		t->slept_at = now;
 }
