@@ -57,6 +57,38 @@ pin_self(int cpu)
 	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
+void
+expect_loaded(struct scx_sched *s, const char *when)
+{
+	struct scx_exit ex;
+
+	if (scx_exited(s) && scx_exit_read(s, &ex) == 0)
+		fail("%s: ejected: kind %d, %s (%s)", when, ex.kind,
+		    ex.reason, ex.msg);
+}
+
+void
+counters_print(const uint64_t st[VP_SCX_STAT_NR])
+{
+	static const char *const names[] = VP_SCX_STAT_NAMES;
+	int i;
+
+	printf("%s: counters", test_name);
+	for (i = 0; i < VP_SCX_STAT_NR; i++)
+		printf(" %s=%llu", names[i], (unsigned long long)st[i]);
+	printf("\n");
+}
+
+void
+stats_print(struct scx_sched *s)
+{
+	uint64_t st[VP_SCX_STAT_NR];
+
+	if (scx_stats_read(s, st) != 0)
+		fail("reading counters");
+	counters_print(st);
+}
+
 long
 now_ms(void)
 {

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/vcpuplace.h"
+#include "host/scx.h"
 
 /* The program's name, the first word of its verdict; main() sets it. */
 extern const char *test_name;
@@ -38,5 +39,11 @@ void plan_vms(const struct vp_topo *t, int nvms, int nvcpus,
  * names it (tid and start time); -ESRCH if @tid is not ours.
  */
 int set_ext(int tid, bool ext);
+/* fail() naming @when if the kernel has ejected the scheduler. */
+void expect_loaded(struct scx_sched *s, const char *when);
+/* "TEST: counters NAME=N ..." of the global counters @st. */
+void counters_print(const uint64_t st[VP_SCX_STAT_NR]);
+/* The same, read from the loaded scheduler. */
+void stats_print(struct scx_sched *s);
 
 #endif /* GUEST_UTIL_H */

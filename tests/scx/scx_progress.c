@@ -49,7 +49,6 @@
  */
 #define KEEP_MIN_PCT 90.0
 
-static const char *const stat_names[] = VP_SCX_STAT_NAMES;
 
 static struct vp_topo *topo;
 
@@ -140,30 +139,6 @@ pct_of(const struct spinner *sp)
 {
 	return sp->wall_ns ? 100.0 * (double)sp->cpu_ns /
 	    (double)sp->wall_ns : 0.0;
-}
-
-static void
-stats_print(struct scx_sched *s)
-{
-	uint64_t st[VP_SCX_STAT_NR];
-	int i;
-
-	if (scx_stats_read(s, st) != 0)
-		fail("reading counters");
-	printf("scx_progress: counters");
-	for (i = 0; i < VP_SCX_STAT_NR; i++)
-		printf(" %s=%llu", stat_names[i], (unsigned long long)st[i]);
-	printf("\n");
-}
-
-static void
-expect_loaded(struct scx_sched *s, const char *when)
-{
-	struct scx_exit ex;
-
-	if (scx_exited(s) && scx_exit_read(s, &ex) == 0)
-		fail("%s: ejected: kind %d, %s (%s)", when, ex.kind,
-		    ex.reason, ex.msg);
 }
 
 /* Step 1: a PU's own spinner keeps it while the queue holds others'. */

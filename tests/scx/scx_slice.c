@@ -60,7 +60,6 @@
 #define LAT_BOUND_NS	1000000ULL
 #define HOG_MIN_PCT	50.0
 
-static const char *const stat_names[] = VP_SCX_STAT_NAMES;
 
 static struct vp_topo *topo;
 
@@ -123,16 +122,6 @@ ext_or_fail(int tid)
 
 	if (err)
 		fail("moving tid %d to SCHED_EXT: %s", tid, strerror(-err));
-}
-
-static void
-expect_loaded(struct scx_sched *s, const char *when)
-{
-	struct scx_exit ex;
-
-	if (scx_exited(s) && scx_exit_read(s, &ex) == 0)
-		fail("%s: ejected: kind %d, %s (%s)", when, ex.kind,
-		    ex.reason, ex.msg);
 }
 
 static int
@@ -212,20 +201,6 @@ stat_read(struct scx_sched *s, int i)
 	if (scx_stats_read(s, st) != 0)
 		fail("reading counters");
 	return st[i];
-}
-
-static void
-stats_print(struct scx_sched *s)
-{
-	uint64_t st[VP_SCX_STAT_NR];
-	int i;
-
-	if (scx_stats_read(s, st) != 0)
-		fail("reading counters");
-	printf("scx_slice: counters");
-	for (i = 0; i < VP_SCX_STAT_NR; i++)
-		printf(" %s=%llu", stat_names[i], (unsigned long long)st[i]);
-	printf("\n");
 }
 
 int

@@ -43,7 +43,6 @@
 #define DISABLE_DEADLINE_MS 1000
 #define RUN_MS 1000
 
-static const char *const stat_names[] = VP_SCX_STAT_NAMES;
 static const char *const vstat_names[] = VP_SCX_VSTAT_NAMES;
 
 /* enum scx_exit_kind (6.12): a BPF program called scx_bpf_error() */
@@ -136,17 +135,6 @@ ops_expect(void)
 	name[strcspn(name, "\n")] = '\0';
 	if (strcmp(name, VP_SCX_NAME) != 0)
 		fail("root/ops is \"%s\", want \"%s\"", name, VP_SCX_NAME);
-}
-
-static void
-stats_print(const uint64_t *st)
-{
-	int i;
-
-	printf("scx_smoke: counters");
-	for (i = 0; i < VP_SCX_STAT_NR; i++)
-		printf(" %s=%llu", stat_names[i], (unsigned long long)st[i]);
-	printf("\n");
 }
 
 /*
@@ -252,7 +240,7 @@ load_run_detach(struct worker *w)
 	err = scx_stats_read(s, st);
 	if (err)
 		fail("reading counters: %s", strerror(-err));
-	stats_print(st);
+	counters_print(st);
 	if (st[VP_SCX_WAKE] == 0)
 		fail("select_cpu never ran");
 	if (st[VP_SCX_DIRECT] + st[VP_SCX_QUEUED] + st[VP_SCX_QUEUED_CPU] == 0)
@@ -289,7 +277,7 @@ load_run_detach(struct worker *w)
 	err = scx_stats_read(s, st);
 	if (err)
 		fail("reading counters after detach: %s", strerror(-err));
-	stats_print(st);
+	counters_print(st);
 	if (st[VP_SCX_WAKE] != st[VP_SCX_WAKE_UNMANAGED] +
 	    st[VP_SCX_WAKE_IDLE_CORE] + st[VP_SCX_WAKE_IDLE_PU] +
 	    st[VP_SCX_WAKE_QUEUED])
