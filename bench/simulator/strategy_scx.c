@@ -97,7 +97,7 @@ struct scx_sim {
 				 * paid by the next thread it consumes */
 	/* whole run, printed at the end when $VP_SIM_SCX_STATS is set */
 	unsigned long n_direct, n_queued, n_kick, n_consume, n_kept,
-	    n_requeue, n_walked, n_queued_pu, n_stolen;
+	    n_requeue, n_walked, n_queued_pu, n_stolen, n_poll_end;
 };
 
 /* The wake decision's context: the simulator instead of a task. */
@@ -120,6 +120,7 @@ struct scx_sim {
 					(w)->caller, core)
 #define vpw_any_allowed(w)	distribute((w)->s, (w)->th, (w)->caller, 0)
 #define vpw_for(i, from, to)	for ((i) = (from); (i) < (to); (i)++)
+#define vpw_claim_poll(w, cpu)	scx_polling((w)->s, cpu)
 
 static int
 dense(const struct sim *s, __s32 cpu)
@@ -162,6 +163,23 @@ static const struct vp_scx_dom *
 scx_dom(const struct sim *s, __u32 id)
 {
 	return id < s->scx->ndoms ? &s->scx->doms[id] : NULL;
+}
+
+/*
+ * The BPF side's poll record (fentry on kvm_vcpu_halt()): @cpu's thread
+ * halt-polls.  Its claim: no wake-up is already on its way there (host.c
+ * counts one in flight from select_cpu on), which is what the record's
+ * compare-and-swap gives the BPF side.
+ */
+static bool
+scx_polling(const struct sim *s, __s32 cpu)
+{
+	int pu = dense(s, cpu);
+
+	if (pu == VP_PU_NONE || s->pu[pu].cur < 0)
+		return false;
+	return s->th[s->pu[pu].cur].polling && !s->pu[pu].inflight &&
+	    !s->pu[pu].nq;
 }
 
 /* vp_cpu_runs: below, once vcpuplace_wake.h has defined the record */
@@ -357,6 +375,8 @@ scx_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 	t->queued = !direct;
 	if (!direct)
 		x->n_queued++;
+	if (why == VP_SCX_V_POLL_END)
+		x->n_poll_end++;
 	if (direct) {
 		x->n_direct++;
 		/* note_claim(): the run record says who is coming */
@@ -639,9 +659,9 @@ scx_release(struct sim *s)
 	if (getenv("VP_SIM_SCX_STATS"))
 		fprintf(stderr, "scx: direct %lu queued %lu kick %lu consume "
 		    "%lu kept %lu requeue %lu walked %lu queued_pu %lu "
-		    "stolen %lu\n", x->n_direct, x->n_queued, x->n_kick,
-		    x->n_consume, x->n_kept, x->n_requeue, x->n_walked,
-		    x->n_queued_pu, x->n_stolen);
+		    "stolen %lu poll_end %lu\n", x->n_direct, x->n_queued,
+		    x->n_kick, x->n_consume, x->n_kept, x->n_requeue,
+		    x->n_walked, x->n_queued_pu, x->n_stolen, x->n_poll_end);
 	free(x->doms);
 	free(x->runs);
 	free(x->cursor);

@@ -168,6 +168,8 @@ _Static_assert(sizeof(((struct scx_exit *)0)->reason) ==
 struct scx_sched {
 	struct vcpuplace *skel;	/* owned; its .bss holds vp_exit_rec */
 	struct bpf_link *link;	/* owned; NULL once detached */
+	/* the halt-poll probes (vp_halt_enter/exit); NULL: not attached */
+	struct bpf_link *halt_in, *halt_out;
 };
 
 /* The exit dump buffer is a 1-byte array until resized before load. */
@@ -225,34 +227,76 @@ hotplug_seq_read(uint64_t *ret)
 	return 0;
 }
 
+/*
+ * Opens and loads the skeleton into @s->skel, with the halt-poll probes
+ * if @probes (their target, kvm_vcpu_halt(), must then be in vmlinux's
+ * or the kvm module's BTF).
+ */
+static int
+open_load(struct scx_sched *s, unsigned int flags, bool probes)
+{
+	uint64_t ops_flags, hp_seq;
+	int err;
+
+	s->skel = vcpuplace__open();
+	if (!s->skel)
+		return -errno;
+	err = dump_resize(s->skel, SCX_DUMP_LEN);
+	if (err)
+		return err;
+	/* the flags' values are the running kernel's (host/scx_btf.h) */
+	err = scx_btf_ops_flags(flags & SCX_LOAD_PARTIAL, &ops_flags);
+	if (err)
+		return err;
+	s->skel->struct_ops.vcpuplace_ops->flags = ops_flags;
+	err = hotplug_seq_read(&hp_seq);
+	if (err)
+		return err;
+	s->skel->struct_ops.vcpuplace_ops->hotplug_seq = hp_seq;
+	bpf_program__set_autoload(s->skel->progs.vp_halt_enter, probes);
+	bpf_program__set_autoload(s->skel->progs.vp_halt_exit, probes);
+	return vcpuplace__load(s->skel);
+}
+
+/*
+ * The halt-poll probes, best effort: the scheduler runs without them
+ * (POLL_END then finds no polling PU), so a failure only leaves both
+ * detached.
+ */
+static void
+halt_probes_attach(struct scx_sched *s)
+{
+	if (!bpf_program__autoload(s->skel->progs.vp_halt_enter))
+		return;
+	s->halt_in = bpf_program__attach(s->skel->progs.vp_halt_enter);
+	s->halt_out = bpf_program__attach(s->skel->progs.vp_halt_exit);
+	if (s->halt_in && s->halt_out)
+		return;
+	bpf_link__destroy(s->halt_in);
+	bpf_link__destroy(s->halt_out);
+	s->halt_in = s->halt_out = NULL;
+}
+
 int
 scx_load(struct scx_sched **ret_sched, unsigned int flags)
 {
 	struct scx_sched *s;
-	uint64_t ops_flags, hp_seq;
+	/* KVM is there, built in or as a loaded module (whose BTF the
+	 * probes then need: /sys/kernel/btf/kvm) */
+	bool probes = access("/sys/module/kvm", F_OK) == 0;
 	int err;
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->skel = vcpuplace__open();
-	if (!s->skel) {
-		err = -errno;
-		goto fail;
+	err = open_load(s, flags, probes);
+	if (err && probes) {
+		/* a kvm without kvm_vcpu_halt() (or built without BTF
+		 * for it): the scheduler loads without the probes */
+		vcpuplace__destroy(s->skel);
+		s->skel = NULL;
+		err = open_load(s, flags, false);
 	}
-	err = dump_resize(s->skel, SCX_DUMP_LEN);
-	if (err)
-		goto fail;
-	/* the flags' values are the running kernel's (host/scx_btf.h) */
-	err = scx_btf_ops_flags(flags & SCX_LOAD_PARTIAL, &ops_flags);
-	if (err)
-		goto fail;
-	s->skel->struct_ops.vcpuplace_ops->flags = ops_flags;
-	err = hotplug_seq_read(&hp_seq);
-	if (err)
-		goto fail;
-	s->skel->struct_ops.vcpuplace_ops->hotplug_seq = hp_seq;
-	err = vcpuplace__load(s->skel);
 	if (err)
 		goto fail;
 	/* .struct_ops.link: a BPF link, closed (and the scheduler unloaded)
@@ -262,11 +306,18 @@ scx_load(struct scx_sched **ret_sched, unsigned int flags)
 		err = -errno;
 		goto fail;
 	}
+	halt_probes_attach(s);
 	*ret_sched = s;
 	return 0;
 fail:
 	scx_free(s);
 	return err < 0 ? err : -EINVAL;
+}
+
+bool
+scx_halt_probes(const struct scx_sched *s)
+{
+	return s && s->halt_in;
 }
 
 void
@@ -461,6 +512,9 @@ scx_detach(struct scx_sched *s)
 		bpf_link__destroy(s->link);
 		s->link = NULL;
 	}
+	bpf_link__destroy(s->halt_in);
+	bpf_link__destroy(s->halt_out);
+	s->halt_in = s->halt_out = NULL;
 }
 
 void
@@ -495,6 +549,13 @@ scx_load(struct scx_sched **ret_sched, unsigned int flags)
 	(void)ret_sched;
 	(void)flags;
 	return -EOPNOTSUPP;
+}
+
+bool
+scx_halt_probes(const struct scx_sched *s)
+{
+	(void)s;
+	return false;
 }
 
 void

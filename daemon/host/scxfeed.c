@@ -40,6 +40,8 @@ scxfeed_features(const struct vp_features *f)
 		bits |= VP_SCX_FEAT_SOON_IDLE;
 	if (feat(f, HOST_PACK))
 		bits |= VP_SCX_FEAT_HOST_PACK;
+	if (feat(f, POLL_END))
+		bits |= VP_SCX_FEAT_POLL_END;
 	/* FAIL_PRONE has no BPF side: sched_ext's idle masks are exact */
 	return bits;
 }

@@ -142,6 +142,47 @@ static u64 slept_at_of(struct task_struct *p)
 	return t ? t->slept_at : 0;
 }
 
+/*
+ * Per CPU: since when the task running there halt-polls in KVM (0: it
+ * does not).  Set by the probe on kvm_vcpu_halt()'s entry, cleared by its
+ * exit probe (the poll found the vCPU's own wake-up), by ops.stopping
+ * (the poll ran out and the vCPU sleeps, or it was preempted) and by the
+ * one wake-up that takes the poll (claim_poll()).  Where the probes do
+ * not attach (no KVM, or no BTF for it, at load) every entry stays 0,
+ * and POLL_END never finds a PU.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(u64));
+	__uint(max_entries, VP_SCX_MAX_CPUS);
+} vp_cpu_poll SEC(".maps");
+
+static u64 *cpu_poll_of(s32 cpu)
+{
+	u32 key = cpu;
+
+	if (cpu < 0 || cpu >= VP_SCX_MAX_CPUS)
+		return NULL;
+	return bpf_map_lookup_elem(&vp_cpu_poll, &key);
+}
+
+/*
+ * This wake-up takes @cpu's halt poll: it was polling, and no other
+ * waker took it first (the compare-and-swap), so exactly one wake-up is
+ * sent to end each poll.
+ */
+static bool claim_poll(s32 cpu)
+{
+	u64 *since = cpu_poll_of(cpu);
+	u64 seen;
+
+	if (!since)
+		return false;
+	seen = *(volatile u64 *)since;
+	return seen && __sync_val_compare_and_swap(since, seen, 0) == seen;
+}
+
 #define VPW_WAKE_CTX \
 	struct task_struct *p; \
 	const struct cpumask *idle;	/* PUs idle now */ \
@@ -160,6 +201,7 @@ static u64 slept_at_of(struct task_struct *p)
 					(core) ? VP_PICK_IDLE_CORE : 0)
 #define vpw_any_allowed(w)	bpf_cpumask_any_distribute((w)->p->cpus_ptr)
 #define vpw_for(i, from, to)	bpf_for(i, from, to)
+#define vpw_claim_poll(w, cpu)	claim_poll(cpu)
 #include "vcpuplace_wake.h"
 
 /* Per CPU: the run records of struct vp_cpu_run (vcpuplace_wake.h). */
@@ -385,9 +427,18 @@ static s32 select_vcpu(struct task_struct *p, s32 prev_cpu,
 	scx_bpf_put_idle_cpumask(w.idle_core);
 	scx_bpf_put_idle_cpumask(w.idle);
 	if (direct) {
+		/*
+		 * A claimed halt poll: the task joins that PU's runqueue,
+		 * so single_task_running() fails there and the poll ends
+		 * (kvm_vcpu_can_poll()); the vCPU sleeps and this task runs
+		 * next.  No kick: nothing there is idle.
+		 */
 		note_claim(cpu, p, true);
-		stat_inc(w.sib_busy ? VP_SCX_WAKE_IDLE_PU :
-			 VP_SCX_WAKE_IDLE_CORE);
+		if (why == VP_SCX_V_POLL_END)
+			stat_inc(VP_SCX_WAKE_POLL_END);
+		else
+			stat_inc(w.sib_busy ? VP_SCX_WAKE_IDLE_PU :
+				 VP_SCX_WAKE_IDLE_CORE);
 		stat_inc(VP_SCX_DIRECT);
 		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_MAX, 0);
 	} else {
@@ -923,12 +974,48 @@ void VP_SCX_OP(vp_running, struct task_struct *p)
 	run_record_write(r, now, t->avg_run_ns, t->vcpu);
 }
 
+/* Whatever ran on this CPU no longer halt-polls. */
+static void poll_end_here(void)
+{
+	u64 *since = cpu_poll_of(bpf_get_smp_processor_id());
+
+	if (since && *since)
+		*since = 0;
+}
+
+/*
+ * The halt-poll probes, on KVM's generic halt (x86 HLT, arm64 WFI):
+ * kvm_vcpu_halt() polls for up to the vCPU's halt_poll_ns before it
+ * blocks.  "?" leaves them out of the load unless the loader turns them
+ * on (it does when KVM is there, built in or loaded, and loads without
+ * them if their target is not found); the argument is not read, so no
+ * KVM type is needed.
+ */
+SEC("?fentry/kvm_vcpu_halt")
+int vp_halt_enter(u64 *ctx)
+{
+	u64 *since = cpu_poll_of(bpf_get_smp_processor_id());
+
+	if (since)
+		*since = bpf_ktime_get_ns();
+	stat_inc(VP_SCX_HALT_SEEN);
+	return 0;
+}
+
+SEC("?fexit/kvm_vcpu_halt")
+int vp_halt_exit(u64 *ctx)
+{
+	poll_end_here();
+	return 0;
+}
+
 void VP_SCX_OP(vp_stopping, struct task_struct *p, bool runnable)
 {
 	u32 tid = p->pid;
 	struct vp_task *t;
 	u64 now;
 
+	poll_end_here();
 	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
 	if (!t)
 		return;

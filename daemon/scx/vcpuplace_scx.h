@@ -56,6 +56,10 @@ enum vp_scx_stat {
 				 * its PU, preempting */
 	VP_SCX_LAT_PREEMPT,	/* a latency vCPU woke onto its PU,
 				 * preempting */
+	VP_SCX_WAKE_POLL_END,	/* ... of vCPUs: nothing idle, sent to a
+				 * PU whose vCPU halt-polled, ending it */
+	VP_SCX_HALT_SEEN,	/* vCPU halts seen (kvm_vcpu_halt()): 0
+				 * where the probe is not attached */
 	VP_SCX_STAT_NR
 };
 
@@ -63,14 +67,15 @@ enum vp_scx_stat {
 #define VP_SCX_STAT_NAMES { "wake", "wake_unmanaged", "wake_idle_core", \
 	"wake_idle_pu", "wake_queued", "direct", "queued", "kick_idle", \
 	"kept", "host_packed", "host_moved", "bad_input", "queued_cpu", \
-	"stolen", "slice_cut", "kthread", "lat_preempt" }
+	"stolen", "slice_cut", "kthread", "lat_preempt", "wake_poll_end", \
+	"halt_seen" }
 
 /*
  * Per managed vCPU thread, per CPU (vp_vcpu_stats, a per-CPU hash keyed by
  * tid).  home, smt_busy and migrated were named after the
- * halt_wake_* counters of kvm-patches/0001, since dropped.  One wake-up adds 1 to WAKEUP and
- * to exactly one of HOME, IDLE_CORE, IDLE_SIBLING, PREV, QUEUED; the
- * others qualify it.
+ * halt_wake_* counters of kvm-patches/0001, since dropped.  One wake-up
+ * adds 1 to WAKEUP and to exactly one of HOME, IDLE_CORE, IDLE_SIBLING,
+ * CACHE_HOT, PREV, POLL_END, QUEUED; the others qualify it.
  */
 enum vp_scx_vstat {
 	VP_SCX_V_WAKEUP,	/* wake-ups decided (halt_wakeup) */
@@ -89,12 +94,14 @@ enum vp_scx_vstat {
 	VP_SCX_V_CROSS_LLC,	/* ... in another LLC than its previous */
 	VP_SCX_V_CACHE_HOT,	/* kept its previous PU: a short sleep */
 	VP_SCX_V_PROBES,	/* CPUs looked at to decide (sum) */
+	VP_SCX_V_POLL_END,	/* nothing idle: a PU whose vCPU halt-polled */
 	VP_SCX_VSTAT_NR
 };
 
 #define VP_SCX_VSTAT_NAMES { "wakeup", "home", "idle_core", \
 	"idle_sibling", "prev", "queued", "smt_busy", "smt_busy_idle_core", \
-	"migrated", "cross_cluster", "cross_llc", "cache_hot", "probes" }
+	"migrated", "cross_cluster", "cross_llc", "cache_hot", "probes", \
+	"poll_end" }
 
 struct vp_scx_vcpu_stats {
 	__u64 n[VP_SCX_VSTAT_NR];
@@ -165,7 +172,9 @@ enum vp_scx_feature {
 	VP_SCX_FEAT_SOON_IDLE	= 1u << 5,
 	/* host tasks wake next to other host work, leaving whole cores */
 	VP_SCX_FEAT_HOST_PACK	= 1u << 6,
-	VP_SCX_FEAT_ALL		= (1u << 7) - 1,
+	/* nothing idle: a PU whose vCPU halt-polls ends its poll for us */
+	VP_SCX_FEAT_POLL_END	= 1u << 7,
+	VP_SCX_FEAT_ALL		= (1u << 8) - 1,
 };
 
 /*

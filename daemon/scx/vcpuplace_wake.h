@@ -25,6 +25,9 @@
  *   vpw_pick_idle(w, core)       claim an idle CPU of the allowed set (a
  *                                whole idle core only if @core), or < 0
  *   vpw_any_allowed(w)           some CPU of the allowed set, or < 0
+ *   vpw_claim_poll(w, cpu)       @cpu (>= 0) runs a vCPU that halt-polls,
+ *                                and this wake-up now owns the end of
+ *                                that poll (no other waker is sent there)
  *   vpw_for(i, from, to)         a bounded loop: bpf_for() in BPF, a plain
  *                                for in C
  *
@@ -372,6 +375,60 @@ static __s32 try_prev(struct wake *w)
 }
 
 /*
+ * Rule 6 (POLL_END): nothing is idle, but a PU whose vCPU halt-polls is
+ * busy only in name: KVM spins there until its window ends or another
+ * task counts on that runqueue (6.12 kvm_vcpu_can_poll():
+ * single_task_running() && !need_resched()).  Sent there, this wake-up
+ * ends the poll at once and runs next on that PU, where a queued one
+ * would wait for whichever PU frees first (and a queue entry counts only
+ * on the one runqueue select_cpu returned, so every other polling PU
+ * spins on).  prev first (its caches), then home, then the near and the
+ * far domain in scan order; never beyond the far domain.  The polling
+ * vCPU loses only the rest of a window that had not yet seen its wake-up.
+ */
+static __s32 claim_polling_in(struct wake *w, __u32 id)
+{
+	const struct vp_scx_dom *d = vpw_dom(w, id);
+	__u32 i, n;
+
+	if (!d)
+		return -1;
+	n = d->ncpus;
+	vpw_for(i, 0, n) {
+		__s32 cpu;
+
+		if (i >= VP_SCX_DOM_CPUS)
+			break;
+		cpu = d->cpu[i];
+		w->probes++;
+		if (allowed(w, cpu) && vpw_claim_poll(w, cpu))
+			return cpu;
+	}
+	return -1;
+}
+
+static __s32 try_polling(struct wake *w)
+{
+	const struct vp_scx_vcpu *v = w->v;
+	__s32 cpu;
+
+	if (!vpw_feat(w, VP_SCX_FEAT_POLL_END))
+		return -1;
+	w->probes++;
+	if (allowed(w, w->prev) && vpw_claim_poll(w, w->prev))
+		return w->prev;
+	if (home_usable(w) && v->home != w->prev) {
+		w->probes++;
+		if (vpw_claim_poll(w, v->home))
+			return v->home;
+	}
+	if (v->near_dom != v->far_dom &&
+	    (cpu = claim_polling_in(w, v->near_dom)) >= 0)
+		return cpu;
+	return claim_polling_in(w, v->far_dom);
+}
+
+/*
  * Nothing idle: the CPU whose queue the vCPU waits on.  prev, else home,
  * else any PU it may run on (re-pinned while asleep, it may have
  * neither).  Never an invalid CPU: the kernel ejects a scheduler whose
@@ -402,7 +459,8 @@ static enum vp_scx_vstat idle_why(const struct wake *w, __s32 cpu,
  * The decision for one managed vCPU: the tries above, cheapest first, as
  * place.c's place_select() orders them.  Returns the PU and sets *@why to
  * the vstat that says which rule chose it; *@direct when the PU was
- * claimed idle and the task may be dispatched to it straight away.
+ * claimed (idle, or its halt poll) and the task may be dispatched to it
+ * straight away.
  */
 static __s32 decide(struct wake *w, enum vp_scx_vstat *why, bool *direct)
 {
@@ -433,6 +491,12 @@ static __s32 decide(struct wake *w, enum vp_scx_vstat *why, bool *direct)
 	}
 	if ((cpu = try_prev(w)) >= 0) {
 		*why = VP_SCX_V_PREV;
+		return cpu;
+	}
+	if ((cpu = try_polling(w)) >= 0) {
+		/* its SMT sibling is unknown: not counted as either */
+		w->sib_busy = false;
+		*why = VP_SCX_V_POLL_END;
 		return cpu;
 	}
 	*direct = false;

@@ -317,6 +317,8 @@ struct vp_sx_loader {
 	const char *(*exit_dump)(const struct scx_sched *s);
 	void (*free)(struct scx_sched *s);
 	int (*task_set_ext)(const struct scx_thread *t, bool ext);
+	/* optional (NULL: never): the halt-poll probes are attached */
+	bool (*halt_probes)(const struct scx_sched *s);
 };
 extern const struct vp_sx_loader schedext_scx_loader;
 
@@ -605,6 +607,11 @@ void schedext_stop(struct vp_daemon *d);
  * a full switch leaves none of).  The one place that says so.
  */
 bool schedext_quota_enforced(void);
+/*
+ * Whether the loaded scheduler sees halt polls (its kvm_vcpu_halt()
+ * probes attached, so POLL_END can act); false when not loaded.
+ */
+bool schedext_halt_probes(const struct vp_schedext *s);
 /* "sched-ext", else kernelmode_label(): the kernel mode everywhere. */
 const char *schedext_mode_label(const struct vp_daemon *d);
 /* The entry last written for thread @tid, or NULL. */

@@ -295,7 +295,7 @@ write_vcpus(const struct vp_daemon *d, FILE *f)
 }
 
 /*
- * Per-vCPU wake counters: our BPF scheduler's thirteen, while it decides
+ * Per-vCPU wake counters: our BPF scheduler's fourteen, while it decides
  * the wake-ups.  Without it nothing counts a vCPU's wake-ups (the kernel
  * series keeps no per-vCPU counters), so these families are not written.
  */
@@ -326,6 +326,9 @@ static const char *const vstat_help[VP_SCX_VSTAT_NR] = {
 	    "after a short sleep, SIS_CACHE (sched-ext).",
 	[VP_SCX_V_PROBES] = "CPUs the BPF scheduler looked at to place the "
 	    "vCPU's wake-ups (sched-ext).",
+	[VP_SCX_V_POLL_END] = "Wake-ups of the vCPU that found nothing idle "
+	    "and went to a PU whose vCPU halt-polled, ending that poll "
+	    "(sched-ext, POLL_END).",
 };
 
 /* "wakeup" is the count of wake-ups, the others wake_<what>. */
@@ -398,6 +401,10 @@ static const char *const stat_help[VP_SCX_STAT_NR] = {
 	    "their PU, preempting.",
 	[VP_SCX_LAT_PREEMPT] = "Latency-profile vCPU wake-ups that went onto "
 	    "their PU, preempting.",
+	[VP_SCX_WAKE_POLL_END] = "vCPU wake-ups that found nothing idle and "
+	    "went to a PU whose vCPU halt-polled, ending its poll (POLL_END).",
+	[VP_SCX_HALT_SEEN] = "vCPU halts the kvm_vcpu_halt() probe saw (0 "
+	    "while the probes are not attached).",
 };
 
 /* Why our BPF scheduler runs or not, and while it runs its counters. */
@@ -429,6 +436,11 @@ write_sched_ext(const struct vp_daemon *d, FILE *f)
 	    "the kernel unloaded vcpuplace's BPF scheduler asking for a "
 	    "restart (a CPU went on- or offline) and the daemon loaded it "
 	    "again.", (double)s->restarts);
+	single(f, "vcpuplace_sched_ext_halt_probes", "gauge", "1 while the "
+	    "BPF scheduler's kvm_vcpu_halt() probes are attached, so a "
+	    "wake-up that finds nothing idle can end a vCPU's halt poll "
+	    "(POLL_END); 0 without them (no KVM, or no BTF for it, at load).",
+	    schedext_halt_probes(s) ? 1.0 : 0.0);
 	single(f, "vcpuplace_sched_ext_errors_total", "counter", "Writes to "
 	    "the BPF scheduler's tables and thread moves into or out of "
 	    "SCHED_EXT that failed (the log says why, once per cause).",

@@ -72,7 +72,7 @@ const struct vp_sx_loader schedext_scx_loader = {
 	.vcpu_stats_read = scx_vcpu_stats_read, .stats_read = scx_stats_read,
 	.exited = scx_exited, .exit_read = scx_exit_read,
 	.exit_dump = scx_exit_dump, .free = scx_free,
-	.task_set_ext = scx_task_set_ext,
+	.task_set_ext = scx_task_set_ext, .halt_probes = scx_halt_probes,
 };
 
 /* The loader @s uses: host/scx.h's unless a test gave a fake. */
@@ -137,6 +137,13 @@ schedext_quota_enforced(void)
 	 * switch moves every task out of CFS.
 	 */
 	return false;
+}
+
+bool
+schedext_halt_probes(const struct vp_schedext *s)
+{
+	return s->state == VP_SX_LOADED && s->sched && LD(s)->halt_probes &&
+	    LD(s)->halt_probes(s->sched);
 }
 
 const char *
@@ -247,8 +254,10 @@ log_mode(const struct vp_daemon *d, int prio)
 	kernelmode_describe(d, sis, sizeof(sis));
 	if (s->state == VP_SX_LOADED)
 		log_msg(prio, "kernel mode: sched-ext (BPF scheduler \"%s\" "
-		    "loaded, %s switch); %s", VP_SCX_NAME,
-		    s->load_flags & SCX_LOAD_PARTIAL ? "partial" : "full", sis);
+		    "loaded, %s switch, halt-poll probes %s); %s", VP_SCX_NAME,
+		    s->load_flags & SCX_LOAD_PARTIAL ? "partial" : "full",
+		    schedext_halt_probes(s) ? "attached" :
+		    "not attached (no KVM or no BTF for it)", sis);
 	else
 		log_msg(prio, "kernel mode: %s (sched-ext %s: %s); %s",
 		    schedext_mode_label(d), schedext_state_name(s->state),

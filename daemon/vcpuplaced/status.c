@@ -277,6 +277,8 @@ sched_ext_json(const struct vp_schedext *s)
 	    (int64_t)s->ejections));
 	json_object_object_add(o, "restarts", json_object_new_int64(
 	    (int64_t)s->restarts));
+	json_object_object_add(o, "halt_probes", json_object_new_boolean(
+	    schedext_halt_probes(s)));
 	json_object_object_add(o, "errors", json_object_new_int64(
 	    (int64_t)s->errors));
 	json_object_object_add(o, "threads_own_class", json_object_new_int(

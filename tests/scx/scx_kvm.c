@@ -24,6 +24,15 @@
  * the home rule a vCPU would take either idle core, its own home's or
  * the other vCPU's.  CFS's share is printed, not judged: it has no
  * homes, and its share is wherever a thread last ran.
+ *
+ * KVM's own halt figures (its binary stats, KVM_GET_STATS_FD:
+ * halt_poll_success_ns, halt_poll_fail_ns, halt_wait_ns, summed over the
+ * vCPUs) are read around each phase of kicks and printed: under CFS,
+ * under vcpuplace with POLL_END off (the scheduler as it was) and with it
+ * on.  The kicks wake a vCPU whose home is idle, so POLL_END (which acts
+ * only when nothing is idle) is not what they measure; the line is a
+ * reading, not a verdict.  The verdict on the probes POLL_END needs: with
+ * KVM there they are attached, and they saw at least one halt per kick.
  * The last line: "scx_kvm: PASS" or "scx_kvm: FAIL <why>".
  */
 #include <errno.h>
@@ -56,6 +65,12 @@
 #define CODE_ADDR	0x1000
 #define NMI_ADDR	0x2000
 #define PORT_WAKE	0x10
+
+/* The halt figures read from KVM's binary stats, in stat_names order. */
+enum { HALT_POLL_OK, HALT_POLL_FAIL, HALT_WAIT, NHALT };
+static const char *const stat_names[NHALT] = {
+	"halt_poll_success_ns", "halt_poll_fail_ns", "halt_wait_ns",
+};
 
 struct vcpu {
 	int fd;
@@ -228,6 +243,73 @@ kick(int i)
 	return atomic_load(&vcpus[i].woke_cpu);
 }
 
+/*
+ * Adds vCPU @fd's halt figures to @sum: the stats file's header, then its
+ * descriptors (each followed by a name of header.name_size bytes), then
+ * the u64 data at each descriptor's offset (Documentation/virt/kvm/
+ * api.rst, KVM_GET_STATS_FD).
+ */
+static void
+halt_stats_add(int fd, uint64_t sum[NHALT])
+{
+	struct kvm_stats_header h;
+	size_t dsz;
+	char *descs;
+	int sfd = ioctl(fd, KVM_GET_STATS_FD, NULL), i, k;
+
+	if (sfd < 0)
+		fail("KVM_GET_STATS_FD: %s", strerror(errno));
+	if (pread(sfd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		fail("reading the KVM stats header");
+	dsz = sizeof(struct kvm_stats_desc) + h.name_size;
+	descs = calloc(h.num_desc, dsz);
+	if (!descs || pread(sfd, descs, dsz * h.num_desc, h.desc_offset) !=
+	    (ssize_t)(dsz * h.num_desc))
+		fail("reading the KVM stats descriptors");
+	for (i = 0; i < (int)h.num_desc; i++) {
+		const struct kvm_stats_desc *d =
+		    (const void *)(descs + (size_t)i * dsz);
+		uint64_t v;
+
+		for (k = 0; k < NHALT; k++) {
+			if (strcmp(d->name, stat_names[k]))
+				continue;
+			if (pread(sfd, &v, sizeof(v), h.data_offset +
+			    d->offset) != (ssize_t)sizeof(v))
+				fail("reading KVM stat %s", d->name);
+			sum[k] += v;
+		}
+	}
+	free(descs);
+	close(sfd);
+}
+
+/* Every vCPU's halt figures, summed, into @ret. */
+static void
+halt_stats(uint64_t ret[NHALT])
+{
+	int i;
+
+	memset(ret, 0, NHALT * sizeof(ret[0]));
+	for (i = 0; i < NVCPU; i++)
+		halt_stats_add(vcpus[i].fd, ret);
+}
+
+/* One phase's halt figures: what @before became, in ms. */
+static void
+halt_print(const char *phase, const uint64_t before[NHALT])
+{
+	uint64_t now[NHALT];
+	int k;
+
+	halt_stats(now);
+	printf("scx_kvm: KVM_STATS %s", phase);
+	for (k = 0; k < NHALT; k++)
+		printf(" %s_ms=%.1f", stat_names[k],
+		    (double)(now[k] - before[k]) / 1e6);
+	printf("\n");
+}
+
 static cpu_set_t away;	/* OS CPUs of the cores that hold no home */
 
 static void *
@@ -295,8 +377,10 @@ main(void)
 	pthread_t hogs[NHOGS];
 	struct vp_scx_vcpu_stats st;
 	struct vp_policy pol;
-	int homes[NVCPU], i, err, n_cfs, n_scx, home_cfs, home_scx;
+	int homes[NVCPU], i, err, n_cfs, n_scx, n_old, home_cfs, home_scx;
 	unsigned long wakes = 0, home = 0;
+	uint64_t halts[NHALT], stats[VP_SCX_STAT_NR];
+	bool probes;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_name = "scx_kvm";
@@ -320,7 +404,9 @@ main(void)
 			fail("pthread_setaffinity_np");
 	}
 
+	halt_stats(halts);
 	home_cfs = kick_all(homes, &n_cfs);
+	halt_print("cfs", halts);
 
 	err = scx_load(&s, 0);
 	if (err)
@@ -339,7 +425,18 @@ main(void)
 		if ((err = scx_vcpu_set(s, atomic_load(&vcpus[i].tid), &e)))
 			fail("scx_vcpu_set: %s", strerror(-err));
 	}
+	/* the scheduler as it was, without POLL_END, then as it is */
+	scx_features_set(s, VP_SCX_FEAT_ALL & ~VP_SCX_FEAT_POLL_END);
+	halt_stats(halts);
+	(void)kick_all(homes, &n_old);
+	halt_print("vcpuplace-without-poll-end", halts);
+	scx_features_set(s, VP_SCX_FEAT_ALL);
+	halt_stats(halts);
 	home_scx = kick_all(homes, &n_scx);
+	halt_print("vcpuplace", halts);
+	if (scx_stats_read(s, stats))
+		fail("reading the scheduler's counters");
+	probes = scx_halt_probes(s);	/* scx_detach() drops them */
 	for (i = 0; i < NVCPU; i++) {
 		if (scx_vcpu_stats_read(s, atomic_load(&vcpus[i].tid), &st))
 			fail("reading the vCPU counters");
@@ -358,9 +455,20 @@ main(void)
 	    NVCPU, NHOGS, n_scx, 100.0 * home_cfs / n_cfs,
 	    100.0 * home_scx / n_scx, wakes,
 	    wakes ? 100.0 * (double)home / (double)wakes : 0.0);
-	if (wakes < (unsigned long)n_scx)
+	printf("scx_kvm: HALT_PROBES attached=%d halts_seen=%llu kicks=%d "
+	    "wake_poll_end=%llu\n", probes,
+	    (unsigned long long)stats[VP_SCX_HALT_SEEN], n_old + n_scx,
+	    (unsigned long long)stats[VP_SCX_WAKE_POLL_END]);
+	if (!probes)
+		fail("KVM is there, and the kvm_vcpu_halt() probes are not "
+		    "attached");
+	/* each kick wakes a vCPU that halted for it */
+	if (stats[VP_SCX_HALT_SEEN] < (uint64_t)(n_old + n_scx))
+		fail("the probes saw %llu halts for %d kicks",
+		    (unsigned long long)stats[VP_SCX_HALT_SEEN], n_old + n_scx);
+	if (wakes < (unsigned long)(n_old + n_scx))
 		fail("the scheduler decided %lu wake-ups for %d kicks", wakes,
-		    n_scx);
+		    n_old + n_scx);
 	if (home_scx * 100 < HOME_MIN_PCT * n_scx)
 		fail("%d of %d wake-ups on the home under vcpuplace, want %d %%"
 		    " with every home's core idle", home_scx, n_scx,

@@ -3,7 +3,8 @@
 # rule checked so that removing it fails a line here:
 #   - off (--host-tasks 0), every figure is the model's before host tasks,
 #     byte for byte (hosttasks.golden, from the commit before them; its
-#     scx lines since from the scx strategy's per-LLC queues and slices,
+#     scx lines since from the scx strategy's per-LLC queues and slices
+#     and POLL_END,
 #     a strategy's change, every other line as it was), but the host_*
 #     fields, which are 0;
 #   - on, they run: npus kthreads and a vhost worker and an I/O thread per

@@ -27,7 +27,12 @@
 #     nothing without COST_SCX;
 #   - a kept slice is not free: one schedule() pass that ends where it
 #     began (ops.dispatch renews prev's slice), --scx-resched-ns per
-#     kept slice (g4dn.metal hogs).
+#     kept slice (g4dn.metal hogs);
+#   - POLL_END: a wake-up that finds nothing idle goes to a PU whose vCPU
+#     halt-polls (g4dn.metal tbench at 150 %, where most PUs poll), and
+#     with the feature off none does (the counter is the decision's:
+#     decide() said VP_SCX_V_POLL_END), while --check holds that no
+#     thread waits on a runqueue where a vCPU still polls.
 #
 #   scx.sh SIM TOPODIR
 set -eu
@@ -135,6 +140,13 @@ then
 	echo "FAIL: scx: $kept kept slices cost $rns ns, not 20 us each"
 	fail=1
 fi
+
+s=$(stats g4dnmetal.xml tbench)
+expect "wake-ups that ended a halt poll" "$(field "$s" poll_end)" ge 1
+expect "... more than were queued" "$(field "$s" poll_end)" gt \
+    "$(field "$s" queued)"
+s=$(stats g4dnmetal.xml tbench --feature -POLL_END)
+expect "no poll ended with POLL_END off" "$(field "$s" poll_end)" eq 0
 
 [ $fail = 0 ] && echo "check-sim: scx queueing rules hold"
 exit $fail

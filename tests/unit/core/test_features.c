@@ -39,6 +39,7 @@ static const struct {
 	{ "FAIL_PRONE", VP_FEAT_FAIL_PRONE, true },
 	{ "SOON_IDLE", VP_FEAT_SOON_IDLE, true },
 	{ "HOST_PACK", VP_FEAT_HOST_PACK, true },
+	{ "POLL_END", VP_FEAT_POLL_END, true },
 };
 #define NTABLE ((int)(sizeof(table) / sizeof(table[0])))
 

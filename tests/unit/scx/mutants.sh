@@ -32,17 +32,27 @@ PY
 	fi
 }
 
-mutant test_home_whole_first "	if (home_ok) {" "	if (0) {"
+mutant test_home_whole_first "	whole = vpw_idle_core(w, v->home);" "	whole = false;"
 mutant test_half_home_loses_to_near_core \
     "if (vpw_feat(w, VP_SCX_FEAT_CLUSTER_FIRST) &&" "if (0 &&"
 mutant test_half_home_loses_to_far_core \
-    "if ((cpu = claim_idle_core_in(w, v->far_dom)) >= 0)" \
-    "if (0 && (cpu = claim_idle_core_in(w, v->far_dom)) >= 0)"
+    "	return claim_idle_core_in(w, v->far_dom);" "	return -1;"
 mutant test_smt_prio "	return pu->prio / 2;" "	return pu->prio;"
 mutant test_soon_idle "busy_rest_ns(w, pu) : 0;" \
     "busy_rest_ns(w, pu) * 0 : 0;"
-mutant test_cache_hot_prev "	if (cache_hot(w)) {" "	if (0 && cache_hot(w)) {"
-mutant test_stay_far_dom "	if (!(v->flags & VP_SCX_F_STAY_FAR_DOM)) {" "	if (1) {"
+mutant test_cache_hot_prev "	if ((cpu = try_cache_hot(w)) >= 0) {" \
+    "	if (0 && (cpu = try_cache_hot(w)) >= 0) {"
+mutant test_stay_far_dom "	if (w->v->flags & VP_SCX_F_STAY_FAR_DOM)
+		return -1;" "	if (0)
+		return -1;"
 mutant test_queued_inside_allowed "	if (allowed(w, w->prev))
 		return w->prev;" "	return w->prev;"
+mutant test_poll_end "	if ((cpu = try_polling(w)) >= 0) {" \
+    "	if (0 && (cpu = try_polling(w)) >= 0) {"
+mutant test_poll_end "	if (allowed(w, w->prev) && vpw_claim_poll(w, w->prev))" \
+    "	if (0)"
+mutant test_poll_end "	if (v->near_dom != v->far_dom &&
+	    (cpu = claim_polling_in(w, v->near_dom)) >= 0)" "	if (0)"
+mutant test_poll_end "		if (allowed(w, cpu) && vpw_claim_poll(w, cpu))" \
+    "		if (vpw_claim_poll(w, cpu))"
 exit $fail

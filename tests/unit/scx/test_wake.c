@@ -22,6 +22,7 @@ struct tctx {
 	struct vp_topo *t;
 	struct vp_cpuset busy;		/* not idle (dense) */
 	struct vp_cpuset allowed;	/* the task's affinity (dense) */
+	struct vp_cpuset polling;	/* a vCPU halt-polls there (dense) */
 	struct vp_scx_pu pus[VP_SCX_MAX_CPUS];
 	struct vp_scx_dom *doms;
 	unsigned int ndoms;
@@ -55,6 +56,8 @@ static __s32 tpick(struct tctx *c, int what);
 #define vpw_for(i, from, to)	for ((i) = (from); (i) < (to); (i)++)
 
 static bool tclaim(struct tctx *c, __s32 cpu);
+static bool tclaim_poll(struct tctx *c, __s32 cpu);
+#define vpw_claim_poll(w, cpu)	tclaim_poll((w)->c, cpu)
 
 #include "scx/vcpuplace_wake.h"
 
@@ -84,6 +87,18 @@ tclaim(struct tctx *c, __s32 cpu)
 	if (!tidle(c, cpu, false))
 		return false;
 	cpuset_set(&c->busy, tdense(c, cpu));
+	return true;
+}
+
+/* a poll is taken once: the record is cleared, as the BPF CAS does */
+static bool
+tclaim_poll(struct tctx *c, __s32 cpu)
+{
+	int pu = tdense(c, cpu);
+
+	if (pu < 0 || !cpuset_test(&c->polling, pu))
+		return false;
+	cpuset_clear(&c->polling, pu);
 	return true;
 }
 
@@ -412,6 +427,85 @@ START_TEST(test_queued_inside_allowed)
 END_TEST
 
 /*
+ * 6 (POLL_END): nothing idle, so a PU whose vCPU halt-polls: prev, then
+ * home, then the near domain before the far one; never beyond the far
+ * domain nor outside the allowed set; each poll taken once.
+ */
+static int
+poll_case(struct tctx *c, const struct vp_scx_vcpu *v, int prev,
+    enum vp_scx_vstat *why, bool *direct)
+{
+	int c2;
+
+	for (c2 = 0; c2 < 16; c2++)
+		busy(c, c2, -1);
+	return run(c, v, prev, why, direct);
+}
+
+START_TEST(test_poll_end)
+{
+	struct tctx *c = setup();
+	struct vp_scx_vcpu v;
+	enum vp_scx_vstat why;
+	bool direct;
+	/*
+	 * home in cluster 1 (cores 4-7), prev in cluster 0 (cores 0-3): the
+	 * LLC's scan order has cluster 0 first, so only the near-first rule
+	 * puts @near before @far
+	 */
+	int home = pu_of_core(c, 5, 0), prev = pu_of_core(c, 1, 1);
+	int near = pu_of_core(c, 7, 1), far = pu_of_core(c, 2, 0);
+	int other_llc = pu_of_core(c, 9, 0), pu;
+
+	entry(c, home, VP_LOC_LLC, &v);
+	ck_assert_uint_ne(v.near_dom, v.far_dom);
+	/* nothing polls: queued */
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert(!direct);
+	ck_assert_int_eq(why, VP_SCX_V_QUEUED);
+	/* polls in the far domain and in another LLC: the far one */
+	cpuset_set(&c->polling, far);
+	cpuset_set(&c->polling, other_llc);
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert(direct);
+	ck_assert_int_eq(why, VP_SCX_V_POLL_END);
+	ck_assert_int_eq(pu, far);
+	/* taken once: the next wake-up does not get it, nor the other LLC */
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_QUEUED);
+	/* the near domain (home's cluster) before the far one */
+	cpuset_set(&c->polling, far);
+	cpuset_set(&c->polling, near);
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_POLL_END);
+	ck_assert_int_eq(pu, near);
+	/* home before the near domain's others */
+	cpuset_set(&c->polling, near);
+	cpuset_set(&c->polling, home);
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(pu, home);
+	/* prev before home */
+	cpuset_set(&c->polling, home);
+	cpuset_set(&c->polling, prev);
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(pu, prev);
+	/* not outside the allowed set */
+	cpuset_zero(&c->polling);
+	cpuset_set(&c->polling, far);
+	cpuset_clear(&c->allowed, far);
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_QUEUED);
+	/* and not with the feature off */
+	cpuset_set(&c->allowed, far);
+	c->feat &= ~VP_SCX_FEAT_POLL_END;
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_QUEUED);
+	ck_assert(cpuset_test(&c->polling, far));
+	teardown(c);
+}
+END_TEST
+
+/*
  * A LOCAL_ON verdict must not move a migration-disabled task (6.12
  * task_can_run_on_remote_rq() ejects the scheduler).  BPF programs run
  * with one migrate_disable() of their own in current, so for current a
@@ -465,6 +559,7 @@ scxwake_suite(void)
 	tcase_add_test(tt, test_cache_hot_prev);
 	tcase_add_test(tt, test_stay_far_dom);
 	tcase_add_test(tt, test_queued_inside_allowed);
+	tcase_add_test(tt, test_poll_end);
 	tcase_add_test(tt, test_migration_held);
 	tcase_add_test(tt, test_busy_rest_since_after_now);
 	suite_add_tcase(s, tt);
