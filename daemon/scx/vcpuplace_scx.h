@@ -56,6 +56,8 @@ enum vp_scx_stat {
 				 * its PU, preempting */
 	VP_SCX_LAT_PREEMPT,	/* a latency vCPU woke onto its PU,
 				 * preempting */
+	VP_SCX_CG_UNTRACKED,	/* a cgroup found the cgroup table full:
+				 * its tasks are charged as the root's */
 	VP_SCX_STAT_NR
 };
 
@@ -63,7 +65,7 @@ enum vp_scx_stat {
 #define VP_SCX_STAT_NAMES { "wake", "wake_unmanaged", "wake_idle_core", \
 	"wake_idle_pu", "wake_queued", "direct", "queued", "kick_idle", \
 	"kept", "host_packed", "host_moved", "bad_input", "queued_cpu", \
-	"stolen", "slice_cut", "kthread", "lat_preempt" }
+	"stolen", "slice_cut", "kthread", "lat_preempt", "cg_untracked" }
 
 /*
  * Per managed vCPU thread, per CPU (vp_vcpu_stats, a per-CPU hash keyed by

@@ -398,6 +398,8 @@ static const char *const stat_help[VP_SCX_STAT_NR] = {
 	    "their PU, preempting.",
 	[VP_SCX_LAT_PREEMPT] = "Latency-profile vCPU wake-ups that went onto "
 	    "their PU, preempting.",
+	[VP_SCX_CG_UNTRACKED] = "cgroups the BPF scheduler's cgroup table "
+	    "had no room for: their tasks are weighed as the root's.",
 };
 
 /* Why our BPF scheduler runs or not, and while it runs its counters. */
@@ -442,6 +444,12 @@ write_sched_ext(const struct vp_daemon *d, FILE *f)
 	    "which does not enforce it (--sched-ext=on; auto unloads "
 	    "instead).", s->sched && !schedext_quota_enforced() ?
 	    (double)s->quota_vms : 0);
+	single(f, "vcpuplace_sched_ext_cgroup_weight", "gauge", "1 while "
+	    "vcpuplace's BPF scheduler runs with its cgroup ops, so cgroup "
+	    "cpu.weight (libvirt's <shares>) is honoured; 0 otherwise, and "
+	    "while it runs on a kernel without CONFIG_EXT_GROUP_SCHED "
+	    "(status: sched_ext.cgroup_weight).", s->sched &&
+	    s->cg_weights ? 1 : 0);
 	if (!s->sched)
 		return;
 	for (i = 0; i < VP_SCX_STAT_NR; i++) {
