@@ -170,6 +170,7 @@ struct scx_sched {
 	struct bpf_link *link;	/* owned; NULL once detached */
 	/* the halt-poll probes (vp_halt_enter/exit); NULL: not attached */
 	struct bpf_link *halt_in, *halt_out;
+	bool cg_weights;	/* loaded with the cgroup ops (cpu.weight) */
 };
 
 /* The exit dump buffer is a 1-byte array until resized before load. */
@@ -228,6 +229,45 @@ hotplug_seq_read(uint64_t *ret)
 }
 
 /*
+ * cgroup cpu.weight (vcpuplace.bpf.c, vp_cg_on): the cgroup ops exist in
+ * sched_ext_ops only on a kernel built with CONFIG_EXT_GROUP_SCHED (6.12's
+ * allnoconfig test kernel has none; Debian's has), and libbpf refuses a
+ * set member the kernel lacks.  So they are kept, and the BPF side told,
+ * only when the running kernel's sched_ext_ops has them; else they are
+ * taken out of the ops and not loaded, and the scheduler runs with
+ * per-task weights.  SCX_OPS_HAS_CGROUP_WEIGHT is added where the
+ * kernel knows it (6.12 to 7.0 warn without it; 7.3.4 has dropped it)
+ * into *@flags.  -errno only when the BTF cannot be read.
+ */
+static int
+cgroup_ops_setup(struct vcpuplace *skel, uint64_t *flags, bool *ret_on)
+{
+	struct vcpuplace__vcpuplace_ops__sched_ext_ops *ops =
+	    skel->struct_ops.vcpuplace_ops;
+	uint64_t has_weight;
+	int err;
+
+	err = scx_btf_has_member("sched_ext_ops", "cgroup_set_weight");
+	if (err && err != -ENOENT)
+		return err;
+	*ret_on = err == 0;
+	if (*ret_on) {
+		skel->rodata->vp_cg_on = true;
+		if (scx_btf_enum_value("scx_ops_flags",
+		    "SCX_OPS_HAS_CGROUP_WEIGHT", &has_weight) == 0)
+			*flags |= has_weight;
+		return 0;
+	}
+	ops->cgroup_init = NULL;
+	ops->cgroup_exit = NULL;
+	ops->cgroup_set_weight = NULL;
+	bpf_program__set_autoload(skel->progs.vp_cgroup_init, false);
+	bpf_program__set_autoload(skel->progs.vp_cgroup_exit, false);
+	bpf_program__set_autoload(skel->progs.vp_cgroup_set_weight, false);
+	return 0;
+}
+
+/*
  * Opens and loads the skeleton into @s->skel, with the halt-poll probes
  * if @probes (their target, kvm_vcpu_halt(), must then be in vmlinux's
  * or the kvm module's BTF).
@@ -246,6 +286,9 @@ open_load(struct scx_sched *s, unsigned int flags, bool probes)
 		return err;
 	/* the flags' values are the running kernel's (host/scx_btf.h) */
 	err = scx_btf_ops_flags(flags & SCX_LOAD_PARTIAL, &ops_flags);
+	if (err)
+		return err;
+	err = cgroup_ops_setup(s->skel, &ops_flags, &s->cg_weights);
 	if (err)
 		return err;
 	s->skel->struct_ops.vcpuplace_ops->flags = ops_flags;
@@ -318,6 +361,12 @@ bool
 scx_halt_probes(const struct scx_sched *s)
 {
 	return s && s->halt_in;
+}
+
+bool
+scx_cgroup_weights(const struct scx_sched *s)
+{
+	return s && s->cg_weights;
 }
 
 void
@@ -563,6 +612,13 @@ scx_features_set(struct scx_sched *s, uint32_t features)
 {
 	(void)s;
 	(void)features;
+}
+
+bool
+scx_cgroup_weights(const struct scx_sched *s)
+{
+	(void)s;
+	return false;
 }
 
 int

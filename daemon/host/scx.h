@@ -119,6 +119,12 @@ bool scx_halt_probes(const struct scx_sched *s);
  * The daemon's inputs.  Each call replaces one table entry whole (see
  * vcpuplace_scx.h); a wake-up never waits for it.
  */
+/*
+ * Whether @s honours cgroup cpu.weight: loaded with its cgroup ops, which
+ * a kernel without CONFIG_EXT_GROUP_SCHED lacks (then every task is
+ * weighed by its nice value alone).  False for NULL.
+ */
+bool scx_cgroup_weights(const struct scx_sched *s);
 /* Rule switches, enum vp_scx_feature bits; takes effect at once. */
 void scx_features_set(struct scx_sched *s, uint32_t features);
 int scx_pu_set(struct scx_sched *s, int cpu, const struct vp_scx_pu *pu);

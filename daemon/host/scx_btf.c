@@ -63,6 +63,28 @@ scx_btf_enum_value(const char *type, const char *name, uint64_t *ret)
 }
 
 int
+scx_btf_has_member(const char *type, const char *member)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	const struct btf_member *m;
+	unsigned int i, n;
+	int id, err = -ENOENT;
+
+	if (!btf)
+		return errno ? -errno : -ENODATA;
+	id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	n = t ? btf_vlen(t) : 0;
+	m = t ? btf_members(t) : NULL;
+	for (i = 0; i < n; i++)
+		if (strcmp(btf__name_by_offset(btf, m[i].name_off), member) == 0)
+			err = 0;
+	btf__free(btf);
+	return err;
+}
+
+int
 scx_btf_ops_flags(bool partial, uint64_t *ret_flags)
 {
 	uint64_t enq_last, sw_partial = 0;

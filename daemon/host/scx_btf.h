@@ -24,6 +24,12 @@
 int scx_btf_enum_value(const char *type, const char *name, uint64_t *ret);
 
 /*
+ * 0 if struct @type of the running kernel's BTF has a member @member,
+ * -ENOENT if not (or no such struct); other negative errnos: no BTF.
+ */
+int scx_btf_has_member(const char *type, const char *member);
+
+/*
  * The ops flags the scheduler loads with, into @ret_flags: SCX_OPS_ENQ_LAST,
  * plus SCX_OPS_SWITCH_PARTIAL when @partial.  -EOPNOTSUPP when the kernel
  * lacks one of them (a kernel older than 6.12's sched_ext).

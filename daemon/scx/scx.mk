@@ -134,7 +134,7 @@ SCX_TEST_LIBS = $(SB)/guest_util.o $(SB)/host/scx.o $(SB)/host/scx_btf.o \
 	$(B)/daemon/host/scxfeed.o $(B)/daemon/host/procstat.o \
 	$(B)/daemon/host/smallfile.o $(B)/libvpcore.a
 SCX_TESTS = $(SB)/scx_smoke $(SB)/scx_progress $(SB)/scx_slice \
-	$(SB)/scx_pingpong $(SB)/scx_kvm
+	$(SB)/scx_weight $(SB)/scx_pingpong $(SB)/scx_kvm
 
 $(SB)/scx_smoke: $(SB)/scx_smoke.o $(SB)/guest_topo.o $(SCX_TEST_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -static -pthread -o $@ $^ \
@@ -145,6 +145,10 @@ $(SB)/scx_progress: $(SB)/scx_progress.o $(SB)/guest_topo.o $(SCX_TEST_LIBS)
 		$(SCX_LIBBPF_A) -lelf -lz $(LDLIBS)
 
 $(SB)/scx_slice: $(SB)/scx_slice.o $(SB)/guest_topo.o $(SCX_TEST_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -static -pthread -o $@ $^ \
+		$(SCX_LIBBPF_A) -lelf -lz $(LDLIBS)
+
+$(SB)/scx_weight: $(SB)/scx_weight.o $(SB)/guest_topo.o $(SCX_TEST_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -static -pthread -o $@ $^ \
 		$(SCX_LIBBPF_A) -lelf -lz $(LDLIBS)
 

@@ -98,6 +98,11 @@ struct vp_task {
 	bool latency;		/* ... of the latency profile (VP_SCX_F_LATENCY) */
 	bool kthread_wake;	/* a per-CPU kthread woken with its short
 				 * slice, which ops.running leaves alone */
+	u64 cg_id;		/* the cgroup counted at ops.runnable, 0:
+				 * none (the root, or no cgroup support) */
+	u32 cg_w;		/* the weight counted there (p->scx.weight
+				 * then: a nice change meanwhile is undone
+				 * with the value that was added) */
 };
 
 struct {
@@ -622,6 +627,250 @@ s32 VP_SCX_OP(vp_select_cpu, struct task_struct *p, s32 prev_cpu,
 	return cpu;
 }
 
+/*
+ * cgroup cpu.weight (needs a kernel with CONFIG_EXT_GROUP_SCHED: the
+ * loader sets vp_cg_on and keeps the cgroup ops only when the running
+ * kernel's sched_ext_ops has them; otherwise this code is never
+ * verified, let alone run).
+ *
+ * Fairness is one vtime for every task, and a task's vtime advances by
+ * its run time over its effective weight.  Without cgroups that weight is
+ * p->scx.weight (nice), so 64 busy threads of one VM get 64 times the CPU
+ * of one host daemon, whatever libvirt wrote into cpu.weight.  CFS
+ * instead splits a parent's share among its busy children by their
+ * weights, level by level.  The same split is had here by scaling each
+ * task's charge: for a task in cgroup c below the root,
+ *
+ *   charge = runtime * 100 / w_task * prod over c and its ancestors a
+ *            below the root of (busy(a) / w_a)
+ *
+ * where w_a is a's cpu.weight and busy(a) the sum of the weights of
+ * what is runnable directly under a: its runnable tasks (p->scx.weight)
+ * and its child cgroups that have a runnable task somewhere below.  The
+ * tasks of a cgroup then together advance as fast as one task of weight
+ * w_a would at a's level, so the group gets w_a's share of its parent,
+ * however many threads it runs: 4 busy threads in a group of weight 100
+ * are charged 4x their run time each and 1 in a group of weight 300
+ * 1/3x, so the second group gets 3/4 of a PU the two contend for.  A task
+ * directly in the root is charged as before (runtime * 100 / w_task):
+ * the root's own sum is never needed, which keeps its entry out of every
+ * wake-up and sleep of the host.
+ *
+ * busy(a) is kept up to date where tasks become runnable and stop being
+ * so (ops.runnable, ops.quiescent, which the kernel also calls around a
+ * move to another cgroup), walking up only while a cgroup turns busy or
+ * idle; each cgroup's sums change under its own lock, one level at a
+ * time, so concurrent walks on other CPUs add up exactly.  Depth is
+ * bounded (VP_CG_MAX_DEPTH): levels further up are not counted.
+ */
+const volatile bool vp_cg_on;	/* the loader's: the kernel has the ops */
+
+#define VP_CG_MAX		16384	/* cgroups tracked; more are not */
+#define VP_CG_MAX_DEPTH		16	/* levels below the root walked */
+#define VP_CG_WEIGHT_DFL	100	/* CGROUP_WEIGHT_DFL */
+/* a charge is at most this (about 5 hours): no product overflows */
+#define VP_CG_CHARGE_MAX	(1ULL << 44)
+
+struct vp_cg {
+	struct bpf_spin_lock lock;
+	u32 weight;		/* cpu.weight, 1..10000 */
+	u32 counted;		/* the weight its parent's busy holds for it
+				 * while it is busy (0 while idle) */
+	u64 parent;		/* its parent's id; 0: a child of the root */
+	s64 nr;			/* runnable tasks and busy children directly
+				 * under it: busy while > 0 */
+	s64 busy;		/* their weights, summed */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, VP_CG_MAX);
+	__type(key, u64);
+	__type(value, struct vp_cg);
+} vp_cgs SEC(".maps");
+
+/*
+ * The id of @p's cgroup for the cpu controller (its task group), 0 for
+ * the root or an autogroup, which the root's share covers.  Read here,
+ * not asked of scx_bpf_task_cgroup(): no reference to take and drop at
+ * every wake-up.
+ */
+static u64 task_cg_id(struct task_struct *p)
+{
+	struct task_group *tg = p->sched_task_group;
+	struct cgroup *cgrp;
+
+	if (!tg)
+		return 0;
+	cgrp = tg->css.cgroup;
+	if (!cgrp || cgrp->level <= 0)
+		return 0;
+	return cgrp->kn->id;
+}
+
+/*
+ * One level of a busy/idle walk: @dw is added to @id's busy sum and @dn
+ * to its count.  Returns the weight to add (dn > 0) or take (dn < 0) at
+ * the parent when @id turned busy or idle with it, else 0, and the
+ * parent's id in @parent.
+ */
+static s64 cg_level(u64 id, s64 dw, s64 dn, u64 *parent)
+{
+	struct vp_cg *cg = bpf_map_lookup_elem(&vp_cgs, &id);
+	s64 up = 0;
+
+	if (!cg)
+		return 0;
+	bpf_spin_lock(&cg->lock);
+	cg->busy += dw;
+	cg->nr += dn;
+	if (dn > 0 && cg->nr == dn) {
+		cg->counted = cg->weight;
+		up = cg->counted;
+	} else if (dn < 0 && cg->nr <= 0) {
+		up = -(s64)cg->counted;
+		cg->counted = 0;
+		/* never below 0: an entry made while the task ran (a full
+		 * table then) has nothing of it to take back */
+		cg->nr = 0;
+		cg->busy = 0;
+	}
+	bpf_spin_unlock(&cg->lock);
+	*parent = cg->parent;
+	return up;
+}
+
+/* @w of a task becomes runnable (@dn 1) or stops being so (-1) in @id. */
+static void cg_walk(u64 id, s64 w, s64 dn)
+{
+	u32 i;
+
+	bpf_for(i, 0, VP_CG_MAX_DEPTH) {
+		u64 parent = 0;
+
+		if (!id)
+			break;
+		w = cg_level(id, dn > 0 ? w : -w, dn, &parent);
+		if (!w)
+			break;
+		if (w < 0)
+			w = -w;
+		id = parent;
+	}
+}
+
+/* @ran_ns of @p's run as vtime: over its weight, and its groups' shares. */
+static u64 vtime_charge(struct task_struct *p, const struct vp_task *t,
+			u64 ran_ns)
+{
+	u64 x = ran_ns * 100 / p->scx.weight, id = t->cg_id;
+	u32 i;
+
+	if (!vp_cg_on)
+		return x;
+	bpf_for(i, 0, VP_CG_MAX_DEPTH) {
+		struct vp_cg *cg;
+		s64 busy;
+
+		if (!id)
+			break;
+		cg = bpf_map_lookup_elem(&vp_cgs, &id);
+		if (!cg)
+			break;
+		/* read without the lock: a moment's value is enough */
+		busy = *(volatile s64 *)&cg->busy;
+		if (busy > 0 && cg->weight)
+			x = x * (u64)busy / cg->weight;
+		if (x > VP_CG_CHARGE_MAX)
+			x = VP_CG_CHARGE_MAX;
+		id = cg->parent;
+	}
+	return x ? x : 1;
+}
+
+void VP_SCX_OP(vp_runnable, struct task_struct *p, u64 enq_flags)
+{
+	struct vp_task *t;
+
+	if (!vp_cg_on)
+		return;
+	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
+	if (!t)
+		return;
+	t->cg_id = task_cg_id(p);
+	t->cg_w = p->scx.weight;
+	cg_walk(t->cg_id, t->cg_w, 1);
+}
+
+void VP_SCX_OP(vp_quiescent, struct task_struct *p, u64 deq_flags)
+{
+	struct vp_task *t;
+
+	if (!vp_cg_on)
+		return;
+	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
+	if (!t || !t->cg_id)
+		return;
+	cg_walk(t->cg_id, t->cg_w, -1);
+	t->cg_id = 0;
+}
+
+/*
+ * A cgroup appears (or every one, at load): its entry, idle.  The root
+ * has none (see above).  A full table is no error, which would fail the
+ * cgroup's creation or the load: its tasks are charged as if the cgroup
+ * were not there, and the count says so.
+ */
+s32 VP_SCX_OP(vp_cgroup_init, struct cgroup *cgrp,
+	      struct scx_cgroup_init_args *args)
+{
+	struct vp_cg cg = { .weight = args->weight };
+	struct cgroup *parent;
+	u64 id = cgrp->kn->id;
+
+	if (cgrp->level <= 0)
+		return 0;
+	parent = cgrp->self.parent ? cgrp->self.parent->cgroup : NULL;
+	if (parent && parent->level > 0)
+		cg.parent = parent->kn->id;
+	if (bpf_map_update_elem(&vp_cgs, &id, &cg, BPF_NOEXIST))
+		stat_inc(VP_SCX_CG_UNTRACKED);
+	return 0;
+}
+
+void VP_SCX_OP(vp_cgroup_exit, struct cgroup *cgrp)
+{
+	u64 id = cgrp->kn->id;
+
+	bpf_map_delete_elem(&vp_cgs, &id);
+}
+
+/*
+ * cpu.weight changed: a busy cgroup's parent holds the old weight in its
+ * sum, and gets the difference (each level under its own lock, so a walk
+ * that turns the cgroup idle at the same moment takes away exactly what
+ * was added).
+ */
+void VP_SCX_OP(vp_cgroup_set_weight, struct cgroup *cgrp, u32 weight)
+{
+	u64 id = cgrp->kn->id, parent = 0;
+	struct vp_cg *cg = bpf_map_lookup_elem(&vp_cgs, &id);
+	s64 delta = 0;
+
+	if (!cg)
+		return;
+	bpf_spin_lock(&cg->lock);
+	cg->weight = weight;
+	if (cg->nr > 0) {
+		delta = (s64)weight - cg->counted;
+		cg->counted = weight;
+	}
+	parent = cg->parent;
+	bpf_spin_unlock(&cg->lock);
+	if (delta && parent)
+		cg_level(parent, delta, 0, &parent);
+}
+
 static bool vtime_before(u64 a, u64 b)
 {
 	return (s64)(a - b) < 0;
@@ -882,8 +1131,9 @@ static bool take_any(s32 cpu)
 
 /*
  * @prev's slice ran out (6.12 balance_one() calls ops.dispatch only then,
- * or when prev is not runnable).  A queued task this PU may run goes
- * first (take_any()); with none, a runnable @prev gets a new slice and runs
+ * or when prev is not runnable).  A runnable @prev still earlier by vtime
+ * than the queues' heads runs on (prev_goes_on()).  Else a queued task
+ * this PU may run goes first (take_any()); with none, a runnable @prev gets a new slice and runs
  * on: balance_one() keeps a prev with slice left after ops.dispatch.
  * That is the keep path, here and not in ops.enqueue: SCX_ENQ_LAST
  * would send @prev through ops.enqueue while its PU goes idle, and leave
@@ -892,15 +1142,50 @@ static bool take_any(s32 cpu)
  * run.  The one exception is a lone host task HOST_PACK can move: its
  * slice stays at 0, so it comes back through enqueue_last().
  */
+/*
+ * Whether @prev, whose slice ran out, is still the earliest by vtime of
+ * what this PU would take first (its CPU's queue and its LLC's): then it
+ * runs on, as vtime fairness says.  Its vtime is counted with the charge
+ * ops.stopping will add for the run so far (vtime_charge()).  Without
+ * this every slice end handed the PU to the queue's head, so a task could
+ * never run two slices in a row while others waited: a group of weight
+ * 300 with one thread got one slice in two beside four threads of a
+ * group of weight 100, not three in four (scx_weight measured 0.98x for
+ * 3x), and a low nice value was lost the same way.
+ */
+static bool prev_goes_on(s32 cpu, struct task_struct *prev)
+{
+	const struct vp_scx_pu *pu = pu_of(cpu);
+	struct vp_task *t;
+	u64 v, cv = 0, lv = 0, now;
+	bool c, l;
+
+	if (!prev || !(prev->scx.flags & VP_TASK_QUEUED) || !pu || !pu->valid)
+		return false;
+	t = bpf_task_storage_get(&vp_task_store, prev, 0, 0);
+	if (!t || !t->ran_at)
+		return false;
+	c = head_vtime(VP_SCX_DSQ_CPU(cpu), &cv);
+	l = head_vtime(VP_SCX_DSQ_LLC(pu->llc_dom), &lv);
+	if (!c && !l)
+		return false;	/* nothing waits here: the paths below */
+	now = bpf_ktime_get_ns();
+	v = prev->scx.dsq_vtime;
+	if (now > t->ran_at)
+		v += vtime_charge(prev, t, now - t->ran_at);
+	return (!c || vtime_before(v, cv)) && (!l || vtime_before(v, lv));
+}
+
 void VP_SCX_OP(vp_dispatch, s32 cpu, struct task_struct *prev)
 {
+	bool goes_on = prev_goes_on(cpu, prev);
 	struct vp_task *t;
 
-	if (take_any(cpu))
+	if (!goes_on && take_any(cpu))
 		return;
 	if (!prev || !(prev->scx.flags & VP_TASK_QUEUED))
 		return;
-	if (host_pack_move(prev, false) >= 0)
+	if (!goes_on && host_pack_move(prev, false) >= 0)
 		return;
 	stat_inc(VP_SCX_KEPT);
 	prev->scx.slice = slice_for(cpu);
@@ -1021,12 +1306,13 @@ void VP_SCX_OP(vp_stopping, struct task_struct *p, bool runnable)
 		return;
 	now = bpf_ktime_get_ns();
 	/*
-	 * The time it ran, scaled by the inverse of its weight (nice).  From
+	 * The time it ran, scaled by the inverse of its weight (nice) and
+	 * by its cgroups' shares (vtime_charge()).  From
 	 * the clock, not from what is left of its slice: slices differ
 	 * (slice_for()), ops.tick may zero one, ops.dispatch renews them.
 	 */
 	if (t->ran_at && now > t->ran_at) {
-		p->scx.dsq_vtime += (now - t->ran_at) * 100 / p->scx.weight;
+		p->scx.dsq_vtime += vtime_charge(p, t, now - t->ran_at);
 		t->avg_run_ns = (3 * t->avg_run_ns + (now - t->ran_at)) / 4;
 	}
 	if (!runnable && bpf_map_lookup_elem(&vp_vcpus, &tid))
@@ -1103,6 +1389,11 @@ VP_SCX_OPS_DEFINE(vcpuplace_ops,
 	       .cpu_release	= (void *)vp_cpu_release,
 	       .running		= (void *)vp_running,
 	       .stopping	= (void *)vp_stopping,
+	       .runnable	= (void *)vp_runnable,
+	       .quiescent	= (void *)vp_quiescent,
+	       .cgroup_init	= (void *)vp_cgroup_init,
+	       .cgroup_exit	= (void *)vp_cgroup_exit,
+	       .cgroup_set_weight = (void *)vp_cgroup_set_weight,
 	       .enable		= (void *)vp_enable,
 	       .init_task	= (void *)vp_init_task,
 	       .init		= (void *)vp_init,

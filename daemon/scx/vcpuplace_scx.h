@@ -60,6 +60,8 @@ enum vp_scx_stat {
 				 * PU whose vCPU halt-polled, ending it */
 	VP_SCX_HALT_SEEN,	/* vCPU halts seen (kvm_vcpu_halt()): 0
 				 * where the probe is not attached */
+	VP_SCX_CG_UNTRACKED,	/* a cgroup found the cgroup table full:
+				 * its tasks are charged as the root's */
 	VP_SCX_STAT_NR
 };
 
@@ -68,7 +70,7 @@ enum vp_scx_stat {
 	"wake_idle_pu", "wake_queued", "direct", "queued", "kick_idle", \
 	"kept", "host_packed", "host_moved", "bad_input", "queued_cpu", \
 	"stolen", "slice_cut", "kthread", "lat_preempt", "wake_poll_end", \
-	"halt_seen" }
+	"halt_seen", "cg_untracked" }
 
 /*
  * Per managed vCPU thread, per CPU (vp_vcpu_stats, a per-CPU hash keyed by

@@ -319,6 +319,8 @@ struct vp_sx_loader {
 	int (*task_set_ext)(const struct scx_thread *t, bool ext);
 	/* optional (NULL: never): the halt-poll probes are attached */
 	bool (*halt_probes)(const struct scx_sched *s);
+	/* optional (NULL: false): loaded with the cgroup ops */
+	bool (*cgroup_weights)(const struct scx_sched *s);
 };
 extern const struct vp_sx_loader schedext_scx_loader;
 
@@ -357,6 +359,12 @@ struct vp_schedext {
 	char quota_first[sizeof(((struct vp_vm *)0)->name) +
 	    sizeof(((struct vp_vm *)0)->quota_words) + 2];
 	bool quota_warned;		/* on: the warning said */
+	/*
+	 * Loaded with its cgroup ops: cgroup cpu.weight honoured.  False on a
+	 * kernel without CONFIG_EXT_GROUP_SCHED, said once in the log.
+	 */
+	bool cg_weights;
+	bool cg_told;			/* the log line said */
 };
 
 struct vp_ctl {

@@ -405,6 +405,8 @@ static const char *const stat_help[VP_SCX_STAT_NR] = {
 	    "went to a PU whose vCPU halt-polled, ending its poll (POLL_END).",
 	[VP_SCX_HALT_SEEN] = "vCPU halts the kvm_vcpu_halt() probe saw (0 "
 	    "while the probes are not attached).",
+	[VP_SCX_CG_UNTRACKED] = "cgroups the BPF scheduler's cgroup table "
+	    "had no room for: their tasks are weighed as the root's.",
 };
 
 /* Why our BPF scheduler runs or not, and while it runs its counters. */
@@ -454,6 +456,12 @@ write_sched_ext(const struct vp_daemon *d, FILE *f)
 	    "which does not enforce it (--sched-ext=on; auto unloads "
 	    "instead).", s->sched && !schedext_quota_enforced() ?
 	    (double)s->quota_vms : 0);
+	single(f, "vcpuplace_sched_ext_cgroup_weight", "gauge", "1 while "
+	    "vcpuplace's BPF scheduler runs with its cgroup ops, so cgroup "
+	    "cpu.weight (libvirt's <shares>) is honoured; 0 otherwise, and "
+	    "while it runs on a kernel without CONFIG_EXT_GROUP_SCHED "
+	    "(status: sched_ext.cgroup_weight).", s->sched &&
+	    s->cg_weights ? 1 : 0);
 	if (!s->sched)
 		return;
 	for (i = 0; i < VP_SCX_STAT_NR; i++) {

@@ -73,6 +73,7 @@ const struct vp_sx_loader schedext_scx_loader = {
 	.exited = scx_exited, .exit_read = scx_exit_read,
 	.exit_dump = scx_exit_dump, .free = scx_free,
 	.task_set_ext = scx_task_set_ext, .halt_probes = scx_halt_probes,
+	.cgroup_weights = scx_cgroup_weights,
 };
 
 /* The loader @s uses: host/scx.h's unless a test gave a fake. */
@@ -333,6 +334,28 @@ unload(struct vp_daemon *d)
 			d->vm[i].vcpu[k].scx_known = false;
 }
 
+/*
+ * Whether the scheduler just loaded honours cgroup cpu.weight; said once
+ * in the daemon's life when it does not: without it libvirt's <shares>
+ * and every cgroup's cpu.weight are lost (each thread weighs by its nice
+ * value alone), which an operator would otherwise find out only from the
+ * shares.
+ */
+static void
+note_cgroup_weights(struct vp_schedext *s)
+{
+	s->cg_weights = LD(s)->cgroup_weights &&
+	    LD(s)->cgroup_weights(s->sched);
+	if (s->cg_weights || s->cg_told)
+		return;
+	s->cg_told = true;
+	log_msg(LOG_WARNING, "sched-ext: cgroup cpu.weight not honoured: this "
+	    "kernel's sched_ext has no cgroup support (CONFIG_EXT_GROUP_SCHED), "
+	    "so every task is weighed by its nice value alone and a VM's "
+	    "<shares> are ignored (status sched_ext.cgroup_weight, metric "
+	    "vcpuplace_sched_ext_cgroup_weight)");
+}
+
 /* Loads, then fills the tables a wake-up reads before any vCPU is in. */
 static int
 load(struct vp_daemon *d)
@@ -344,6 +367,7 @@ load(struct vp_daemon *d)
 	if ((r = LD(s)->load(&sched, s->load_flags)) < 0)
 		return r;
 	s->sched = sched;
+	note_cgroup_weights(s);
 	s->features = scxfeed_features(&d->feat);
 	LD(s)->features_set(sched, s->features);
 	if ((r = push_topology(d)) < 0)

@@ -289,6 +289,8 @@ sched_ext_json(const struct vp_schedext *s)
 	    json_object_new_string(s->quota_first) : NULL);
 	json_object_object_add(o, "quota_enforced", json_object_new_boolean(
 	    schedext_quota_enforced()));
+	json_object_object_add(o, "cgroup_weight", json_object_new_boolean(
+	    s->sched && s->cg_weights));
 	if (s->exit_known) {
 		ex = json_object_new_object();
 		json_object_object_add(ex, "kind", json_object_new_int(

@@ -99,6 +99,16 @@ grep -m1 'kernel mode' "$LOG" | sed 's/^/SCXTEST: log: /'
 ctl status | grep -m1 '^kernel mode' | sed 's/^/SCXTEST: status: /'
 ctl status | grep -q '^kernel mode sched-ext' || fail "status does not say kernel mode sched-ext"
 "$T/bin/vcpuplaced" --version | sed 's/^/SCXTEST: version: /'
+# cgroup cpu.weight: the gauge says whether it is honoured, and a kernel
+# without cgroup ops in sched_ext (the 6.12 test kernel) is said in the log
+cgw=$(metric 'vcpuplace_sched_ext_cgroup_weight ' | cut -d' ' -f2)
+echo "SCXTEST: cgroup weights honoured: ${cgw:-no metric}"
+case "$cgw" in
+1) ;;
+0) grep -q 'cgroup cpu.weight not honoured' "$LOG" ||
+	fail "cgroup weights not honoured and the log does not say so" ;;
+*) fail "no vcpuplace_sched_ext_cgroup_weight metric" ;;
+esac
 wait_for 30 all_threads_policy "$vm_a" 7 || fail "vm a's vCPU threads are not SCHED_EXT"
 wait_for 30 all_threads_policy "$vm_b" 7 || fail "vm b's vCPU threads are not SCHED_EXT"
 wait_for 30 sh -c "'$T/bin/vcpuplacectl' --socket $SOCK metrics | grep -E '^vcpuplace_vcpu_wakeups_total\\{.*vptest-td-0001' | grep -qv ' 0\$'" ||

@@ -935,6 +935,68 @@ START_TEST(test_life_quota)
 }
 END_TEST
 
+/* The fake kernel's sched_ext has cgroup ops (CONFIG_EXT_GROUP_SCHED). */
+static bool fake_cg;
+
+static bool
+fake_cgroup_weights(const struct scx_sched *s)
+{
+	(void)s;
+	return fake_cg;
+}
+
+/*
+ * cgroup cpu.weight: honoured or not, as the loader says, in status and
+ * the gauge; a kernel without it is said once in the log (cg_told), not
+ * at every reload.
+ */
+START_TEST(test_life_cgroup_weight)
+{
+	struct vp_sx_loader ld = fake_loader;
+	struct life w;
+	char *text;
+
+	ld.cgroup_weights = fake_cgroup_weights;
+	life_setup(&w, VP_SX_OPT_AUTO);
+	w.d.scx.ld = &ld;
+	fake_cg = true;
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	ck_assert(w.d.scx.cg_weights);
+	ck_assert(!w.d.scx.cg_told);
+	text = metrics_text(&w.d);
+	ck_assert_ptr_nonnull(strstr(text,
+	    "\nvcpuplace_sched_ext_cgroup_weight 1\n"));
+	free(text);
+	text = status_text(&w.d);
+	ck_assert_msg(strstr(text, "\"cgroup_weight\":true"), "%s", text);
+	free(text);
+	life_teardown(&w);
+
+	life_setup(&w, VP_SX_OPT_AUTO);
+	w.d.scx.ld = &ld;
+	fake_cg = false;
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	ck_assert(!w.d.scx.cg_weights);
+	ck_assert(w.d.scx.cg_told);
+	text = metrics_text(&w.d);
+	ck_assert_ptr_nonnull(strstr(text,
+	    "\nvcpuplace_sched_ext_cgroup_weight 0\n"));
+	free(text);
+	text = status_text(&w.d);
+	ck_assert_msg(strstr(text, "\"cgroup_weight\":false"), "%s", text);
+	free(text);
+	life_teardown(&w);
+
+	/* a loader that cannot say (NULL): not honoured */
+	life_setup(&w, VP_SX_OPT_AUTO);
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert(!w.d.scx.cg_weights);
+	life_teardown(&w);
+}
+END_TEST
+
 /* sched_ext being enabled or disabled by someone else: declined. */
 static int
 fake_state_busy(const char *root, char *buf, size_t len)
@@ -1312,6 +1374,7 @@ schedext_suite(void)
 	tcase_add_test(tl, test_life_restart);
 	tcase_add_test(tl, test_life_stop_and_reload);
 	tcase_add_test(tl, test_life_reports);
+	tcase_add_test(tl, test_life_cgroup_weight);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, tl);
 	return s;
