@@ -59,7 +59,7 @@
 
 #define NVCPU		2
 #define NHOGS		2
-#define KICKS		150	/* per vCPU and scheduler */
+#define KICKS		50	/* per vCPU, scheduler and phase */
 #define HOME_MIN_PCT	90	/* a kernel thread may take a home now and then */
 #define GUEST_MEM	0x10000
 #define CODE_ADDR	0x1000
