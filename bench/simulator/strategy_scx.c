@@ -19,10 +19,11 @@
  *     a queue in vtime order and skips tasks that may not run there),
  *     then from the other; with both empty, from another LLC's queue,
  *     the nearest LLC id first (steal());
- *   - at the end of a slice a thread keeps its PU when neither its local
- *     DSQ nor any queue holds a thread that may run there (VP_SCX_KEPT:
- *     vp_dispatch() moves nothing and renews prev's slice), else it goes
- *     to its queue with its vtime;
+ *   - at the end of a slice a thread keeps its PU when its local DSQ is
+ *     empty and no queue holds a thread that may run there, or its own
+ *     vtime is still earlier than the heads of that PU's two queues
+ *     (VP_SCX_KEPT: vp_dispatch() moves nothing and renews prev's
+ *     slice: prev_goes_on()), else it goes to its queue with its vtime;
  *   - a slice is set where a thread starts, and where a kept one is
  *     renewed (vp_running(), vp_dispatch()): VP_SLICE_MAX / (n + 1), at
  *     least VP_SLICE_MIN, n the threads waiting where the PU would take
@@ -556,6 +557,25 @@ dsq_has_runnable(const struct sim *s, int pu)
 	return false;
 }
 
+/*
+ * prev_goes_on() of vp_dispatch(): @thi, whose slice ran out on @pu (its
+ * run already charged: stopping()), is still earlier by vtime than the
+ * heads of the two queues @pu takes from first, so it runs on.
+ */
+static bool
+prev_goes_on(const struct sim *s, int pu, int thi)
+{
+	const struct scx_sim *x = s->scx;
+	int ch = dsq_head(x, costs_dsq_pu(s->t, pu));
+	int lh = dsq_head(x, costs_dsq_llc(s->t->pu[pu].llc));
+	uint64_t v = x->th[thi].vtime;
+
+	if (ch < 0 && lh < 0)
+		return false;
+	return (ch < 0 || (int64_t)(v - x->th[x->dsq[ch]].vtime) < 0) &&
+	    (lh < 0 || (int64_t)(v - x->th[x->dsq[lh]].vtime) < 0);
+}
+
 enum scx_slice_fate
 scx_slice_end(struct sim *s, int pu, int thi)
 {
@@ -564,12 +584,14 @@ scx_slice_end(struct sim *s, int pu, int thi)
 	int q;
 
 	stopping(&x->th[thi], s->now_ns);
-	if (!s->pu[pu].nq && !dsq_has_runnable(s, pu)) {
+	/* a task in the local DSQ runs first (6.12 balance_one()) */
+	if (!s->pu[pu].nq && (!dsq_has_runnable(s, pu) ||
+	    prev_goes_on(s, pu, thi))) {
 		/*
 		 * VP_SCX_KEPT: nothing in its local DSQ (6.12 balance_one()
-		 * would run that first) and nothing in the shared queue this
-		 * PU may run, so vp_dispatch() moves nothing and gives prev
-		 * a new slice.  It runs on, after the schedule() pass that
+		 * would run that first), and nothing in the queues this PU
+		 * may run or nothing earlier there by vtime, so vp_dispatch()
+		 * moves nothing and gives prev a new slice.  It runs on, after the schedule() pass that
 		 * ends where it began (params.c, scx_resched_ns).
 		 */
 		x->n_kept++;

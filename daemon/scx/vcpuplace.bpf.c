@@ -1130,19 +1130,6 @@ static bool take_any(s32 cpu)
 }
 
 /*
- * @prev's slice ran out (6.12 balance_one() calls ops.dispatch only then,
- * or when prev is not runnable).  A runnable @prev still earlier by vtime
- * than the queues' heads runs on (prev_goes_on()).  Else a queued task
- * this PU may run goes first (take_any()); with none, a runnable @prev gets a new slice and runs
- * on: balance_one() keeps a prev with slice left after ops.dispatch.
- * That is the keep path, here and not in ops.enqueue: SCX_ENQ_LAST
- * would send @prev through ops.enqueue while its PU goes idle, and leave
- * it there unless the scheduler kicks the PU (6.12 ext.c's comment on
- * SCX_ENQ_LAST), also when the queue holds only tasks this PU may not
- * run.  The one exception is a lone host task HOST_PACK can move: its
- * slice stays at 0, so it comes back through enqueue_last().
- */
-/*
  * Whether @prev, whose slice ran out, is still the earliest by vtime of
  * what this PU would take first (its CPU's queue and its LLC's): then it
  * runs on, as vtime fairness says.  Its vtime is counted with the charge
@@ -1176,6 +1163,20 @@ static bool prev_goes_on(s32 cpu, struct task_struct *prev)
 	return (!c || vtime_before(v, cv)) && (!l || vtime_before(v, lv));
 }
 
+/*
+ * @prev's slice ran out (6.12 balance_one() calls ops.dispatch only then,
+ * or when prev is not runnable).  A runnable @prev still earlier by vtime
+ * than the queues' heads runs on (prev_goes_on()).  Else a queued task
+ * this PU may run goes first (take_any()); with none, a runnable @prev
+ * gets a new slice and runs on: balance_one() keeps a prev with slice
+ * left after ops.dispatch.
+ * That is the keep path, here and not in ops.enqueue: SCX_ENQ_LAST
+ * would send @prev through ops.enqueue while its PU goes idle, and leave
+ * it there unless the scheduler kicks the PU (6.12 ext.c's comment on
+ * SCX_ENQ_LAST), also when the queue holds only tasks this PU may not
+ * run.  The one exception is a lone host task HOST_PACK can move: its
+ * slice stays at 0, so it comes back through enqueue_last().
+ */
 void VP_SCX_OP(vp_dispatch, s32 cpu, struct task_struct *prev)
 {
 	bool goes_on = prev_goes_on(cpu, prev);

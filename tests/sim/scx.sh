@@ -12,7 +12,8 @@
 #     that SCX_SLICE_DFL's 20 ms would give (with the 3 ms EEVDF slice,
 #     ~1100);
 #   - with threads waiting (128arm, no SMT: 192 hogs on 128 PUs) a slice
-#     end requeues, and freed PUs consume the queues;
+#     end requeues, and freed PUs consume the queues; but a thread still
+#     earlier by vtime than its PU's queue heads keeps it (prev_goes_on());
 #   - a per-CPU kthread waits in its PU's own queue; a PU whose own
 #     queues are empty takes another LLC's thread (128arm dense);
 #   - a queued wake-up kicks an idle PU of its allowed set (dense, 150 %);
@@ -91,6 +92,9 @@ expect "kthreads queued in their PU's queue" "$(field "$s" queued_pu)" ge 1
 
 s=$(stats 128arm-2pa2n8cluster4co.xml hogs)
 expect "requeued, threads waiting" "$(field "$s" requeue)" ge 1
+# prev_goes_on(): with threads waiting, a hog still earlier by vtime than
+# its PU's queue heads runs on (0 kept without the rule)
+expect "kept, earlier by vtime than the waiters" "$(field "$s" kept)" ge 1
 expect "consumed at least what was requeued" "$(field "$s" consume)" \
     ge "$(field "$s" requeue)"
 
