@@ -42,6 +42,8 @@ scxfeed_features(const struct vp_features *f)
 		bits |= VP_SCX_FEAT_HOST_PACK;
 	if (feat(f, POLL_END))
 		bits |= VP_SCX_FEAT_POLL_END;
+	if (feat(f, YIELD_TO))
+		bits |= VP_SCX_FEAT_YIELD_TO;
 	/* FAIL_PRONE has no BPF side: sched_ext's idle masks are exact */
 	return bits;
 }

@@ -123,7 +123,7 @@ $(SB)/host/scx_btf.o: daemon/host/scx_btf.c daemon/host/scx_btf.h
 
 $(SB)/%.o: tests/scx/%.c daemon/host/scx.h daemon/host/scxfeed.h \
 		daemon/scx/vcpuplace_scx.h tests/scx/guest_topo.h \
-		tests/scx/guest_util.h
+		tests/scx/guest_util.h tests/scx/guest_kvm.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SCX_HOST_CFLAGS) -c -o $@ $<
 
@@ -134,7 +134,7 @@ SCX_TEST_LIBS = $(SB)/guest_util.o $(SB)/host/scx.o $(SB)/host/scx_btf.o \
 	$(B)/daemon/host/scxfeed.o $(B)/daemon/host/procstat.o \
 	$(B)/daemon/host/smallfile.o $(B)/libvpcore.a
 SCX_TESTS = $(SB)/scx_smoke $(SB)/scx_progress $(SB)/scx_slice \
-	$(SB)/scx_weight $(SB)/scx_pingpong $(SB)/scx_kvm
+	$(SB)/scx_weight $(SB)/scx_pingpong $(SB)/scx_kvm $(SB)/scx_yield
 
 $(SB)/scx_smoke: $(SB)/scx_smoke.o $(SB)/guest_topo.o $(SCX_TEST_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -static -pthread -o $@ $^ \
@@ -170,7 +170,13 @@ $(SB)/vcpuplaced: $(B)/daemon/vcpuplaced/main.o $(B)/libvpservice.a \
 
 SCX_DAEMON = $(SB)/vcpuplaced $(B)/vcpuplacectl $(SB)/scx_fakevm
 
-$(SB)/scx_kvm: $(SB)/scx_kvm.o $(SB)/guest_topo.o $(SCX_TEST_LIBS)
+$(SB)/scx_kvm: $(SB)/scx_kvm.o $(SB)/guest_topo.o $(SB)/guest_kvm.o \
+		$(SCX_TEST_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -static -pthread -o $@ $^ \
+		$(SCX_LIBBPF_A) -lelf -lz $(LDLIBS)
+
+$(SB)/scx_yield: $(SB)/scx_yield.o $(SB)/guest_topo.o $(SB)/guest_kvm.o \
+		$(SCX_TEST_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -static -pthread -o $@ $^ \
 		$(SCX_LIBBPF_A) -lelf -lz $(LDLIBS)
 

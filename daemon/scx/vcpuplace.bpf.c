@@ -1130,6 +1130,107 @@ static bool take_any(s32 cpu)
 }
 
 /*
+ * Directed yield.  KVM calls yield_to() for a vCPU that spins on a lock
+ * whose holder is preempted (kvm_vcpu_on_spin(), from pause-loop exits)
+ * and for the guest's PV sched-yield hypercall (kvm_sched_yield()):
+ * "run this vCPU of my VM instead of me".  6.12 yield_to_task_scx()
+ * returns false without ops.yield, so the spinner just spins on.  Here
+ * the yielder's turn ends (slice 0, so yield_to() schedules) and its PU
+ * takes the named vCPU first (take_yield_target() from vp_dispatch()):
+ * the lock holder runs in the spinner's place, as CFS's next buddy
+ * (yield_to_task_fair()) would have it.  Only between vCPUs of one VM;
+ * anything else is refused (false), as without the op.  Per CPU: the pid
+ * of the task the vCPU running there yielded to, 0: none.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(u32));
+	__uint(max_entries, VP_SCX_MAX_CPUS);
+} vp_yield_to SEC(".maps");
+
+/* Queue entries a PU looks through for the vCPU yielded to, at most. */
+#define YIELD_SCAN	64
+
+/* @a and @b are managed vCPUs of the same VM. */
+static bool same_vm(struct task_struct *a, struct task_struct *b)
+{
+	u32 ta = a->pid, tb = b->pid;
+	const struct vp_scx_vcpu *va = bpf_map_lookup_elem(&vp_vcpus, &ta);
+	const struct vp_scx_vcpu *vb = bpf_map_lookup_elem(&vp_vcpus, &tb);
+
+	return va && vb && va->vm == vb->vm;
+}
+
+bool VP_SCX_OP(vp_yield, struct task_struct *from, struct task_struct *to)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	u32 *slot;
+
+	/* sched_yield(): others first, as sched_ext does without the op */
+	if (!to) {
+		from->scx.slice = 0;
+		return false;
+	}
+	if (!feat(VP_SCX_FEAT_YIELD_TO) || !same_vm(from, to))
+		return false;
+	slot = bpf_map_lookup_elem(&vp_yield_to, &cpu);
+	if (!slot)
+		return false;
+	*slot = to->pid;
+	from->scx.slice = 0;
+	stat_inc(VP_SCX_YIELD_TO);
+	return true;
+}
+
+/*
+ * The vCPU the task that ran here last yielded to, moved from @dsq to
+ * this PU's local DSQ if it waits there and may run here.
+ */
+static bool yield_take_from(s32 cpu, u64 dsq, u32 pid)
+{
+	struct task_struct *p;
+	u32 n = 0;
+
+	bpf_for_each(scx_dsq, p, dsq, 0) {
+		if (++n > YIELD_SCAN)
+			break;
+		if ((u32)p->pid != pid)
+			continue;
+		if (!bpf_cpumask_test_cpu(cpu, p->cpus_ptr) ||
+		    migration_held(p))
+			return false;
+		return vp_dsq_move(BPF_FOR_EACH_ITER, p, VP_DSQ_LOCAL, 0);
+	}
+	return false;
+}
+
+/*
+ * ops.dispatch after a directed yield on this PU: the target, from this
+ * PU's own queue (pinned vCPUs) or its LLC's.  Elsewhere (another LLC's
+ * queue, a local DSQ, already running) it is left where it is: yield_to()
+ * has rescheduled its PU, and this PU goes on as usual.
+ */
+static bool take_yield_target(s32 cpu)
+{
+	const struct vp_scx_pu *pu;
+	u32 key = cpu, pid, *slot = bpf_map_lookup_elem(&vp_yield_to, &key);
+
+	if (!slot || !*slot)
+		return false;
+	pid = *slot;
+	*slot = 0;
+	pu = pu_of(cpu);
+	if (yield_take_from(cpu, VP_SCX_DSQ_CPU(cpu), pid) ||
+	    (pu && pu->valid &&
+	     yield_take_from(cpu, VP_SCX_DSQ_LLC(pu->llc_dom), pid))) {
+		stat_inc(VP_SCX_YIELD_MOVED);
+		return true;
+	}
+	return false;
+}
+
+/*
  * Whether @prev, whose slice ran out, is still the earliest by vtime of
  * what this PU would take first (its CPU's queue and its LLC's): then it
  * runs on, as vtime fairness says.  Its vtime is counted with the charge
@@ -1179,9 +1280,12 @@ static bool prev_goes_on(s32 cpu, struct task_struct *prev)
  */
 void VP_SCX_OP(vp_dispatch, s32 cpu, struct task_struct *prev)
 {
-	bool goes_on = prev_goes_on(cpu, prev);
+	bool goes_on;
 	struct vp_task *t;
 
+	if (take_yield_target(cpu))
+		return;
+	goes_on = prev_goes_on(cpu, prev);
 	if (!goes_on && take_any(cpu))
 		return;
 	if (!prev || !(prev->scx.flags & VP_TASK_QUEUED))
@@ -1388,6 +1492,7 @@ VP_SCX_OPS_DEFINE(vcpuplace_ops,
 	       .dispatch	= (void *)vp_dispatch,
 	       .tick		= (void *)vp_tick,
 	       .cpu_release	= (void *)vp_cpu_release,
+	       .yield		= (void *)vp_yield,
 	       .running		= (void *)vp_running,
 	       .stopping	= (void *)vp_stopping,
 	       .runnable	= (void *)vp_runnable,

@@ -60,6 +60,10 @@ enum vp_scx_stat {
 				 * PU whose vCPU halt-polled, ending it */
 	VP_SCX_HALT_SEEN,	/* vCPU halts seen (kvm_vcpu_halt()): 0
 				 * where the probe is not attached */
+	VP_SCX_YIELD_TO,	/* a vCPU's yield_to() honoured: it gave its
+				 * turn to a vCPU of its own VM */
+	VP_SCX_YIELD_MOVED,	/* ... and that vCPU was brought to the
+				 * yielder's PU from a queue */
 	VP_SCX_CG_UNTRACKED,	/* a cgroup found the cgroup table full:
 				 * its tasks are charged as the root's */
 	VP_SCX_STAT_NR
@@ -70,7 +74,7 @@ enum vp_scx_stat {
 	"wake_idle_pu", "wake_queued", "direct", "queued", "kick_idle", \
 	"kept", "host_packed", "host_moved", "bad_input", "queued_cpu", \
 	"stolen", "slice_cut", "kthread", "lat_preempt", "wake_poll_end", \
-	"halt_seen", "cg_untracked" }
+	"halt_seen", "yield_to", "yield_moved", "cg_untracked" }
 
 /*
  * Per managed vCPU thread, per CPU (vp_vcpu_stats, a per-CPU hash keyed by
@@ -176,7 +180,9 @@ enum vp_scx_feature {
 	VP_SCX_FEAT_HOST_PACK	= 1u << 6,
 	/* nothing idle: a PU whose vCPU halt-polls ends its poll for us */
 	VP_SCX_FEAT_POLL_END	= 1u << 7,
-	VP_SCX_FEAT_ALL		= (1u << 8) - 1,
+	/* a vCPU's yield_to() another vCPU of its VM is honoured */
+	VP_SCX_FEAT_YIELD_TO	= 1u << 8,
+	VP_SCX_FEAT_ALL		= (1u << 9) - 1,
 };
 
 /*

@@ -405,6 +405,10 @@ static const char *const stat_help[VP_SCX_STAT_NR] = {
 	    "went to a PU whose vCPU halt-polled, ending its poll (POLL_END).",
 	[VP_SCX_HALT_SEEN] = "vCPU halts the kvm_vcpu_halt() probe saw (0 "
 	    "while the probes are not attached).",
+	[VP_SCX_YIELD_TO] = "Directed yields (KVM's yield_to()) honoured: a "
+	    "vCPU gave its turn to another vCPU of its VM (YIELD_TO).",
+	[VP_SCX_YIELD_MOVED] = "Directed yields whose target vCPU was taken "
+	    "from a queue onto the yielder's PU.",
 	[VP_SCX_CG_UNTRACKED] = "cgroups the BPF scheduler's cgroup table "
 	    "had no room for: their tasks are weighed as the root's.",
 };
@@ -441,7 +445,7 @@ write_sched_ext(const struct vp_daemon *d, FILE *f)
 	single(f, "vcpuplace_sched_ext_halt_probes", "gauge", "1 while the "
 	    "BPF scheduler's kvm_vcpu_halt() probes are attached, so a "
 	    "wake-up that finds nothing idle can end a vCPU's halt poll "
-	    "(POLL_END); 0 without them (no KVM, or no BTF for it, at load).",
+	    "(POLL_END); 0 without them (no KVM, no BTF for it or no ftrace at load).",
 	    schedext_halt_probes(s) ? 1.0 : 0.0);
 	single(f, "vcpuplace_sched_ext_errors_total", "counter", "Writes to "
 	    "the BPF scheduler's tables and thread moves into or out of "

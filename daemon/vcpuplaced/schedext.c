@@ -258,7 +258,7 @@ log_mode(const struct vp_daemon *d, int prio)
 		    "loaded, %s switch, halt-poll probes %s); %s", VP_SCX_NAME,
 		    s->load_flags & SCX_LOAD_PARTIAL ? "partial" : "full",
 		    schedext_halt_probes(s) ? "attached" :
-		    "not attached (no KVM or no BTF for it)", sis);
+		    "not attached (no KVM, no BTF for it, or no ftrace)", sis);
 	else
 		log_msg(prio, "kernel mode: %s (sched-ext %s: %s); %s",
 		    schedext_mode_label(d), schedext_state_name(s->state),

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "guest_util.h"
+#include "host/scxfeed.h"
 #include "host/procstat.h"
 #include "host/scx.h"
 
@@ -55,6 +56,19 @@ pin_self(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+struct scx_sched *
+load_described(const struct vp_topo *t)
+{
+	struct scx_sched *s;
+	int err = scx_load(&s, 0);
+
+	if (err)
+		fail("scx_load: %s", strerror(-err));
+	if ((err = scxfeed_topology(s, t, 0, NULL)))
+		fail("scxfeed_topology: %s", strerror(-err));
+	return s;
 }
 
 void

@@ -39,6 +39,11 @@ void plan_vms(const struct vp_topo *t, int nvms, int nvcpus,
  * names it (tid and start time); -ESRCH if @tid is not ours.
  */
 int set_ext(int tid, bool ext);
+/*
+ * The scheduler loaded (a full switch) and told the topology @t, as the
+ * daemon does at start; fails the test if either is refused.
+ */
+struct scx_sched *load_described(const struct vp_topo *t);
 /* fail() naming @when if the kernel has ejected the scheduler. */
 void expect_loaded(struct scx_sched *s, const char *when);
 /* "TEST: counters NAME=N ..." of the global counters @st. */

@@ -405,18 +405,12 @@ int
 main(void)
 {
 	_cleanup_scx_ struct scx_sched *s = NULL;
-	int err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_name = "scx_progress";
 	if (guest_topo_load(&topo))
 		fail("cannot read the guest's topology");
-	err = scx_load(&s, 0);
-	if (err)
-		fail("scx_load: %s", strerror(-err));
-	err = scxfeed_topology(s, topo, 0, NULL);
-	if (err)
-		fail("scxfeed_topology: %s", strerror(-err));
+	s = load_described(topo);
 	keep_test(s);
 	rt_test();
 	expect_loaded(s, "rt");

@@ -208,7 +208,7 @@ main(void)
 {
 	_cleanup_scx_ struct scx_sched *s = NULL;
 	uint64_t cuts;
-	int err, over;
+	int over;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_name = "scx_slice";
@@ -216,12 +216,7 @@ main(void)
 		fail("cannot read the guest's topology");
 	if (sysconf(_SC_NPROCESSORS_ONLN) <= PIN_CPU)
 		fail("the test needs PU %d", PIN_CPU);
-	err = scx_load(&s, 0);
-	if (err)
-		fail("scx_load: %s", strerror(-err));
-	err = scxfeed_topology(s, topo, 0, NULL);
-	if (err)
-		fail("scxfeed_topology: %s", strerror(-err));
+	s = load_described(topo);
 	cuts = stat_read(s, VP_SCX_SLICE_CUT);
 	over = run(s, "host", false, SLICE_MAX_NS + TICK_ALLOWANCE_NS);
 	cuts = stat_read(s, VP_SCX_SLICE_CUT) - cuts;

@@ -234,7 +234,6 @@ main(void)
 	_cleanup_scx_ struct scx_sched *s = NULL;
 	struct vp_topo *topo;
 	size_t i;
-	int err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_name = "scx_weight";
@@ -242,12 +241,7 @@ main(void)
 		fail("cannot read the guest's topology");
 	if (sysconf(_SC_NPROCESSORS_ONLN) <= PIN_CPU)
 		fail("the test needs PU %d", PIN_CPU);
-	err = scx_load(&s, 0);
-	if (err)
-		fail("scx_load: %s", strerror(-err));
-	err = scxfeed_topology(s, topo, 0, NULL);
-	if (err)
-		fail("scxfeed_topology: %s", strerror(-err));
+	s = load_described(topo);
 	if (!scx_cgroup_weights(s)) {
 		expect_loaded(s, "without cgroup ops");
 		scx_detach(s);

@@ -40,6 +40,7 @@ static const struct {
 	{ "SOON_IDLE", VP_FEAT_SOON_IDLE, true },
 	{ "HOST_PACK", VP_FEAT_HOST_PACK, true },
 	{ "POLL_END", VP_FEAT_POLL_END, true },
+	{ "YIELD_TO", VP_FEAT_YIELD_TO, true },
 };
 #define NTABLE ((int)(sizeof(table) / sizeof(table[0])))
 

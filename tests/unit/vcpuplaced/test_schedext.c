@@ -935,6 +935,49 @@ START_TEST(test_life_quota)
 }
 END_TEST
 
+/* The fake loader attached the halt-poll probes. */
+static bool
+fake_halt_probes(const struct scx_sched *s)
+{
+	(void)s;
+	return true;
+}
+
+/* status and the gauge say whether POLL_END can see halt polls. */
+static void
+halt_probes_expect(struct life *w, bool on)
+{
+	char *text = metrics_text(&w->d);
+
+	ck_assert_msg(strstr(text, on ? "\nvcpuplace_sched_ext_halt_probes 1\n" :
+	    "\nvcpuplace_sched_ext_halt_probes 0\n"), "%s", text);
+	free(text);
+	text = status_text(&w->d);
+	ck_assert_msg(strstr(text, on ? "\"halt_probes\":true" :
+	    "\"halt_probes\":false"), "%s", text);
+	free(text);
+}
+
+START_TEST(test_life_halt_probes)
+{
+	struct vp_sx_loader ld = fake_loader;
+	struct life w;
+
+	ld.halt_probes = fake_halt_probes;
+	life_setup(&w, VP_SX_OPT_AUTO);
+	w.d.scx.ld = &ld;
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	halt_probes_expect(&w, true);
+	life_teardown(&w);
+	/* a loader that cannot say (NULL): not attached */
+	life_setup(&w, VP_SX_OPT_AUTO);
+	ck_assert_int_eq(schedext_start(&w.d), 0);
+	halt_probes_expect(&w, false);
+	life_teardown(&w);
+}
+END_TEST
+
 /* The fake kernel's sched_ext has cgroup ops (CONFIG_EXT_GROUP_SCHED). */
 static bool fake_cg;
 
@@ -1375,6 +1418,7 @@ schedext_suite(void)
 	tcase_add_test(tl, test_life_stop_and_reload);
 	tcase_add_test(tl, test_life_reports);
 	tcase_add_test(tl, test_life_cgroup_weight);
+	tcase_add_test(tl, test_life_halt_probes);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, tl);
 	return s;

@@ -48,6 +48,11 @@ void scx_bpf_put_idle_cpumask(const struct cpumask *cpumask) __ksym __weak;
 void scx_bpf_error_bstr(char *fmt, unsigned long long *data,
 			u32 data__sz) __ksym __weak;
 u32 scx_bpf_nr_cpu_ids(void) __ksym __weak;
+/*
+ * The iterator bpf_for_each() declares (libbpf's bpf_helpers.h names it
+ * ___it), for the kfuncs that act on the task it is at.
+ */
+#define BPF_FOR_EACH_ITER	(&___it)
 /* a DSQ's tasks in dispatch order, for bpf_for_each(scx_dsq, ...) */
 int bpf_iter_scx_dsq_new(struct bpf_iter_scx_dsq *it, u64 dsq_id,
 			 u64 flags) __ksym __weak;
@@ -77,6 +82,12 @@ void scx_bpf_dsq_insert(struct task_struct *p, u64 dsq_id, u64 slice,
 void scx_bpf_dsq_insert_vtime(struct task_struct *p, u64 dsq_id, u64 slice,
 			      u64 vtime, u64 enq_flags) __ksym __weak;
 bool scx_bpf_dsq_move_to_local(u64 dsq_id) __ksym __weak;
+bool scx_bpf_dispatch_from_dsq(struct bpf_iter_scx_dsq *it__iter,
+			       struct task_struct *p, u64 dsq_id,
+			       u64 enq_flags) __ksym __weak;
+bool scx_bpf_dsq_move(struct bpf_iter_scx_dsq *it__iter,
+		      struct task_struct *p, u64 dsq_id,
+		      u64 enq_flags) __ksym __weak;
 
 /*
  * --- the local DSQ's re-enqueue, redone in 6.19 ---

@@ -71,6 +71,20 @@ static __always_inline bool vp_dsq_move_to_local(u64 dsq_id)
 }
 
 /*
+ * Move @p, the task the DSQ iterator @it is at, to @dsq_id:
+ * scx_bpf_dsq_move (6.13+), scx_bpf_dispatch_from_dsq (6.12).  From
+ * ops.dispatch, inside bpf_for_each(scx_dsq, ...): @it is &___it.
+ */
+static __always_inline bool
+vp_dsq_move(struct bpf_iter_scx_dsq *it, struct task_struct *p, u64 dsq_id,
+	    u64 enq_flags)
+{
+	if (bpf_ksym_exists(scx_bpf_dsq_move))
+		return scx_bpf_dsq_move(it, p, dsq_id, enq_flags);
+	return scx_bpf_dispatch_from_dsq(it, p, dsq_id, enq_flags);
+}
+
+/*
  * Send every task of this PU's local DSQ back through ops.enqueue (with
  * SCX_ENQ_REENQ): the ___v2 kfunc where the kernel has it, else 6.12's.
  * Called from ops.cpu_release only, where both are allowed.

@@ -1,0 +1,52 @@
+/*
+ * guest_kvm.h - the small KVM guests of the boot tests (scx_kvm,
+ * scx_yield): a VM with an in-kernel LAPIC and 64 KiB of RAM at guest
+ * address 0, vCPUs that start in real mode at a given address, and
+ * KVM's binary statistics (KVM_GET_STATS_FD).  Every failure ends the
+ * test (fail()).
+ */
+#ifndef GUEST_KVM_H
+#define GUEST_KVM_H
+
+#include <linux/kvm.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GUEST_KVM_MEM	0x10000
+
+struct guest_kvm {
+	int kvm;		/* /dev/kvm */
+	int vm;
+	uint8_t *ram;		/* GUEST_KVM_MEM bytes at guest address 0 */
+	int run_size;		/* of each vCPU's struct kvm_run */
+};
+
+/* A VM with an in-kernel LAPIC (IPIs and KVM's APIC map) and its RAM. */
+void guest_kvm_vm(struct guest_kvm *g);
+/*
+ * vCPU @id, runnable (an AP does not wait for a SIPI), in real mode at
+ * @ip with its LAPIC software-enabled; its fd, and its kvm_run in *@run.
+ */
+int guest_kvm_vcpu(const struct guest_kvm *g, int id, uint16_t ip,
+    struct kvm_run **run);
+/*
+ * vCPU @fd's statistics file (KVM_GET_STATS_FD), opened before the vCPU
+ * first runs: the ioctl takes the vCPU's mutex, which KVM_RUN holds for
+ * as long as the vCPU stays in the kernel (halted, or making hypercalls
+ * KVM answers itself), while reading the file takes no lock.
+ */
+int guest_kvm_stats_fd(int fd);
+/*
+ * Adds the statistics of stats file @sfd named @names[0..n) to @sum[0..n): the stats
+ * file's header, then its descriptors (each followed by a name of
+ * header.name_size bytes), then the u64 data at each descriptor's offset
+ * (Documentation/virt/kvm/api.rst, KVM_GET_STATS_FD).  A name the kernel
+ * does not have adds nothing.
+ */
+void guest_kvm_stats_add(int sfd, const char *const *names, int n,
+    uint64_t *sum);
+/* Whether the running kernel can attach fentry programs (ftrace's
+ * __fentry__ call sites, CONFIG_FUNCTION_TRACER): /proc/kallsyms. */
+int guest_kernel_has_fentry(void);
+
+#endif /* GUEST_KVM_H */
