@@ -474,7 +474,8 @@ START_TEST(test_load_missing)
 END_TEST
 
 /*
- * The host's rules for a VM owner's metadata (issue 30): the shipped
+ * The host's rules for a VM owner's metadata (the owner writes it, so it
+ * must not take other VMs' CPUs): the shipped
  * host-granted profiles are refused, and so are the fields tenants may
  * not set; what policy_from_metadata() (the operator's path) accepts.
  */
