@@ -22,8 +22,8 @@ Each is measured twice: from virsh returning and from virsh starting
 hot-plugged one before libvirt's setvcpus ends: from the return it would
 read 0 ms and hide that time).  Samples already placed when virsh
 returned are counted apart ("placed before return") and are 0 ms in the
-from-return figures.  Run it inside
-`flock /work/libvirt.lock` where others share libvirtd.  python3
+from-return figures.  Where others share libvirtd, run it inside
+`flock LOCKFILE`, a lock file they all take.  python3
 standard library; VMs through tests/integration/vmlib.py.
 """
 import argparse

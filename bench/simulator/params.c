@@ -134,7 +134,7 @@ params_default(struct sim_params *ret)
 	ret->util_period_ns = 1000000;
 	/* PELT: y^32 = 1/2 with 1 ms periods */
 	ret->util_halflife_ns = 32e6;
-	/* DESIGN.md: the daemon's tick */
+	/* the daemon's default tick, 250 ms (vcpuplaced --tick; doc/daemon.md) */
 	ret->tick_ns = 250000000;
 	/* long enough for PELT (32 ms half-life) to settle */
 	ret->warmup_ns = 60000000;

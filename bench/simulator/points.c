@@ -15,7 +15,7 @@
  * out: it has neither of the two things the wake rules act on.
  *
  * Families of points on top of the standard model:
- *   seed checks the feature each seed introduced, turned off
+ *   seed checks the feature each seed (doc/seeds.md) introduced, turned off
  *   cluster     seed 003 again with cheaper cluster lines (no published
  *               per-cluster latency was found: it is swept, not set)
  *   smt curve   SMT yield 0.5..0.9, every SMT topology, 125 %

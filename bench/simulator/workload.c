@@ -1,8 +1,9 @@
 /*
  * workload.c - the simulated VMs and what their vCPUs do, shaped after
- * the seeds' benchmarks.  Load is the CPU demand the workload offers,
- * as a share of the host's cores (not PUs): 100 % on a 48-core, 96-PU
- * host is 48 cores' worth of runnable vCPUs, if nothing delayed them.
+ * the seeds' benchmarks (doc/seeds.md).  Load is the CPU demand the
+ * workload offers, as a share of the host's cores (not PUs): 100 % on a
+ * 48-core, 96-PU host is 48 cores' worth of runnable vCPUs, if nothing
+ * delayed them.
  *
  *   hackbench  VMs of 4 vCPUs passing 2 messages around (seed 000's
  *              hackbench-process-pipes, but between vCPUs by IPI);

@@ -1,6 +1,7 @@
 /*
  * idlemask.c - SIS_CORE (seed 000): per-LLC masks of idle PUs at core
- * granule, plus each LLC's has_idle_core hint.
+ * granule, plus each LLC's has_idle_core hint.  The seeds, the kernel
+ * threads the wake rules come from, are listed in doc/seeds.md.
  *
  * The masks are a hint, not the truth.  A PU enters when it goes idle
  * and leaves only when a scan probes it and finds it busy, as in the

@@ -48,9 +48,9 @@ select_home_pu(struct vp_view *v, const struct vp_place_req *r)
 }
 
 /*
- * SIS_CACHE (seed 001): a vCPU that slept less than its usual short
- * sleep still has a warm L1/L2 where it last ran; if that PU is idle,
- * going back beats any colder idle core.
+ * SIS_CACHE (seed 001, doc/seeds.md): a vCPU that slept less than its
+ * usual short sleep still has a warm L1/L2 where it last ran; if that PU
+ * is idle, going back beats any colder idle core.
  */
 static int
 select_cache_hot_pu(struct vp_view *v, const struct vp_place_req *r)

@@ -1,5 +1,5 @@
 /*
- * prio.c - SMT-aware priority (seed 002).
+ * prio.c - SMT-aware priority (seed 002: a kernel thread, doc/seeds.md).
  *
  * A core of priority P gives a thread all of P when its siblings are
  * idle and about P/2 when one sibling runs too.  So a PU is worth its

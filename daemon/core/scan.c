@@ -4,7 +4,8 @@
  * scan_core() is vcpuplace's scan: the SIS_CORE idle mask (seed 000),
  * visited cluster-first (seed 003), candidates weighed by SMT-aware
  * priority (seed 002).  scan_linear() is the reference it is measured
- * against: the kernel's select_idle_cpu() before those ideas.
+ * against: the kernel's select_idle_cpu() before those ideas.  The seeds
+ * are the kernel threads the ideas come from (doc/seeds.md).
  */
 #include "core/vcpuplace.h"
 

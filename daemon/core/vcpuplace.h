@@ -394,7 +394,7 @@ const char *policy_priority_name(enum vp_priority p);
 const char *policy_emulator_name(enum vp_emulator e);
 
 /* ---------------------------------------------------------------- */
-/* prio.c: SMT-aware priority (seed 002) */
+/* prio.c: SMT-aware priority (seed 002, doc/seeds.md) */
 
 /*
  * The worth of running on @pu now: its core's priority divided by one

@@ -19,6 +19,7 @@
 #include <hwloc.h>
 
 #include "host/hwtopo.h"
+#include "host/smallfile.h"
 
 /*
  * Where a load says what was wrong: an hwloc XML is outside input (a
@@ -472,17 +473,11 @@ static unsigned long
 sysfs_ulong(unsigned int cpu, const char *leaf)
 {
 	char path[128], text[64];
-	size_t n;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/%s", cpu,
 	    leaf);
-	f = fopen(path, "re");
-	if (!f)
+	if (read_small_file(path, text, sizeof(text)) < 0)
 		return 0;
-	n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = '\0';
 	return hwtopo_parse_sysfs_ulong(text);
 }
 

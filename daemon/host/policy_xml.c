@@ -29,6 +29,7 @@
 #include <libxml/xmlerror.h>
 
 #include "host/policy_xml.h"
+#include "host/smallfile.h"
 
 #define XML_MAX_BYTES	(64 * 1024)
 #define SCHEMA_FILE	"policy.rng"
@@ -139,6 +140,13 @@ diag_set(struct diag *d, long line, const char *fmt, ...)
 	d->line = line;
 	d->set = true;
 	return -EINVAL;
+}
+
+/* A file or metadata text longer than the parser takes. */
+static int
+too_large(struct diag *d)
+{
+	return diag_set(d, 0, "larger than %d KiB", XML_MAX_BYTES / 1024);
 }
 
 /* Structured error handler: keeps the first error, drops the rest. */
@@ -726,8 +734,7 @@ parse_doc(const struct vp_profiles *p, xmlRelaxNGPtr schema,
 	int r;
 
 	if (len > XML_MAX_BYTES)
-		return diag_set(d, 0, "larger than %d KiB",
-		    XML_MAX_BYTES / 1024);
+		return too_large(d);
 	/*
 	 * Only a DTD can declare entities; refusing it up front keeps a
 	 * billion-laughs document from costing anything at all, whatever
@@ -880,36 +887,16 @@ err_diag(char *err, size_t errlen, const char *file, const struct diag *d)
 		err_append(err, errlen, "%s: %s", file, d->msg);
 }
 
-/* Reads at most XML_MAX_BYTES + 1 bytes of @path: the caller sees "too
- * large" through the length. */
+/*
+ * All of @path (read_whole_file()); a file past XML_MAX_BYTES is -EINVAL
+ * in @d, in the words parse_doc() has for text that long.
+ */
 static int
-read_text(const char *path, char **ret, size_t *ret_len)
+read_text(const char *path, char **ret, size_t *ret_len, struct diag *d)
 {
-	char *buf;
-	size_t n;
-	FILE *f;
-	int r = 0;
+	int r = read_whole_file(path, XML_MAX_BYTES, ret, ret_len);
 
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	buf = malloc(XML_MAX_BYTES + 2);
-	if (!buf) {
-		fclose(f);
-		return -ENOMEM;
-	}
-	n = fread(buf, 1, XML_MAX_BYTES + 1, f);
-	if (ferror(f))
-		r = errno ? -errno : -EIO;
-	fclose(f);
-	if (r < 0) {
-		free(buf);
-		return r;
-	}
-	buf[n] = '\0';
-	*ret = buf;
-	*ret_len = n;
-	return 0;
+	return r == -EFBIG ? too_large(d) : r;
 }
 
 /* NAME.xml, not hidden: a profile, or a rules.d file */
@@ -992,12 +979,14 @@ load_one(struct vp_profiles *p, const char *dir, const char *file,
 		r = -EINVAL;
 		goto out;
 	}
-	r = read_text(path, &text, &len);
+	r = read_text(path, &text, &len, &d);
 	if (r < 0) {
-		if (r != -ENOMEM) {
+		if (d.set)
+			err_diag(err, errlen, path, &d);
+		else if (r != -ENOMEM)
 			err_append(err, errlen, "%s: %s", path, strerror(-r));
+		if (r != -ENOMEM)
 			r = -EINVAL;
-		}
 		goto out;
 	}
 	r = parse_doc(NULL, p->schema, text, len, path, ROOT_PROFILE, &pol,
@@ -1050,11 +1039,11 @@ load_host_file(struct vp_profiles *p, const char *path, enum root_kind kind,
 		    (unsigned int)(st.st_mode & 07777));
 		return -EINVAL;
 	}
-	r = read_text(path, &text, &len);
+	r = read_text(path, &text, &len, &d);
 	if (r == 0)
 		r = parse_doc(p, p->schema, text, len, path, kind, NULL, NULL,
 		    &d, &auth);
-	else if (r != -ENOMEM) {
+	else if (r != -ENOMEM && !d.set) {
 		err_append(err, errlen, "%s: %s", path, strerror(-r));
 		r = -EINVAL;
 	}

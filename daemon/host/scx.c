@@ -1,6 +1,5 @@
 /* scx.c - see scx.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 
 #include "host/procstat.h"
 #include "host/scx.h"
+#include "host/smallfile.h"
 
 /* Linux 6.12 include/uapi/linux/sched.h; Debian 12's headers are 6.1 */
 #ifndef SCHED_EXT
@@ -38,21 +38,12 @@ read_line(const char *root, const char *rel, char *buf, size_t len)
 {
 	char path[PATH_MAX];
 	ssize_t n;
-	int fd, err;
+	int err;
 
-	if (len == 0)
-		return -EINVAL;
 	if ((err = path_under(root, rel, path, sizeof(path))) < 0)
 		return err;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	err = errno;
-	close(fd);
-	if (n < 0)
-		return -err;
-	buf[n] = '\0';
+	if ((n = read_small_file(path, buf, len)) < 0)
+		return (int)n;
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }

@@ -1,7 +1,10 @@
 /*
  * smallfile.c - files read whole: kernel text for the adapters that parse
- * /proc and /sys (sampler.c, qemu.c, schedfeat.c, isolation.c), and the
- * bounded input files of the policy and scenario readers.
+ * /proc and /sys (sampler.c, qemu.c, procstat.c, schedfeat.c, isolation.c,
+ * peer.c, hwtopo.c, scx.c), and the bounded input files: profiles and host
+ * rules (policy_xml.c), plan's scenario and domain XMLs (vcpuplacectl).
+ * /proc/stat alone is read line by line (sampler_read_pus()): it grows
+ * with the CPUs and interrupts, and only its cpuN lines are wanted.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -4,9 +4,13 @@
  * The adapters it drives (daemon/host/) have headers and state of their
  * own and never see this struct.
  *
- * The tick reads like the design (main.c's tick()): inventory_refresh();
- * server_run_queued(); load_update(); tick_plan(); actuate_apply();
- * schedext_tick(); status_write().
+ * The tick reads like the design (main.c's tick()): inventory_connect(),
+ * then inventory_refresh() and hotplug_track() when libvirt said the
+ * inventory changed or every FULL_REFRESH_TICKS; server_run_queued();
+ * load_update(); unless paused, tick_plan() and actuate_apply();
+ * schedext_tick(); privileges_settle(); status_write() when something
+ * changed, and once a second.  A libvirt event runs a shorter round
+ * between ticks (main.c's event_round(): tick_plan_urgent()).
  */
 #ifndef DAEMON_H
 #define DAEMON_H

@@ -33,7 +33,8 @@ expect 0 "locality: llc" get --policies "$POL" --connect "$NODE" plain
 expect 0 "profile: latency" get --policies "$POL" --connect "$NODE" lat1
 expect 0 "smt: isolate" get --policies "$POL" --connect "$NODE" lat1
 expect 0 "locality: cluster" get --policies "$POL" --connect "$NODE" lat1
-# lat1's owner asked for smt=isolate: the host's rules refuse it (issue 30)
+# lat1's owner asked for smt=isolate: the host's rules refuse it
+# (vcpuplace-policy(5), HOST RULES)
 expect 0 "refused: smt=isolate is host-granted only" \
 	get --policies "$POL" --connect "$NODE" lat1
 expect 1 "VM 'bad1': bad vcpuplace metadata: element smt: bad value 'sometimes'" \

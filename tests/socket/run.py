@@ -682,7 +682,7 @@ def test_pause(ctx):
     re-places that VM.  With a pause that does nothing, the new policy
     would move the VM in the tick that adopts it.  The socket's policy
     command writes the VM's metadata, and only the host grants dedicated
-    (issue 30): this host trusts its VMs' metadata."""
+    (vcpuplace-policy(5), HOST RULES): this host trusts its VMs' metadata."""
     d = ctx.daemon(extra=["--trust-metadata"])
     os.chmod(d.sock, 0o666)     # let nobody connect at all
     for cmd in ("pause", "resume"):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The trust boundary of issue 30, end to end: can a VM's owner take
-other tenants' CPUs by writing its own domain metadata?
+"""The trust boundary between the host and its VMs' owners, end to end:
+can a VM's owner take other tenants' CPUs by writing its own domain metadata?
 
     run.py BUILD_DIR
 

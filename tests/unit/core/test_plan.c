@@ -759,7 +759,8 @@ START_TEST(test_trace_bounded)
 END_TEST
 
 /*
- * The host budget (budget.c): the finding of issue 30 on a 16-PU host
+ * The host budget (budget.c): a VM that asks for more exclusive cores
+ * than the host grants may not take them from the others, on a 16-PU host
  * of 8 SMT-2 cores, core 0 reserved, so 7 cores for VMs and a 50 %
  * budget of 3 cores.  A dedicated smt=isolate VM of 6 vCPUs would take
  * 6 of them; it is refused and planned shared, and the three other VMs

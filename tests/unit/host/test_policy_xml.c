@@ -474,7 +474,65 @@ START_TEST(test_load_missing)
 END_TEST
 
 /*
- * The host's rules for a VM owner's metadata (issue 30): the shipped
+ * A profile or host file is read whole up to 64 KiB (read_whole_file());
+ * one byte more is refused as metadata that long is, naming the file.
+ */
+static void
+put_padded(const char *dir, const char *name, const char *head,
+    const char *tail, size_t size)
+{
+	size_t h = strlen(head), t = strlen(tail);
+	char *text = malloc(size + 1);
+
+	ck_assert_ptr_nonnull(text);
+	ck_assert_uint_ge(size, h + t + 7);
+	memcpy(text, head, h);
+	memcpy(text + h, "<!--", 4);
+	memset(text + h + 4, 'x', size - h - t - 7);
+	memcpy(text + size - t - 3, "-->", 3);
+	memcpy(text + size - t, tail, t + 1);
+	put(dir, name, text);
+	free(text);
+}
+
+START_TEST(test_load_too_large)
+{
+	static const char head[] = "<profile xmlns=\"urn:vcpuplace:policy:1\">"
+	    "<mode>shared</mode><smt>any</smt><locality>any</locality>"
+	    "<priority>low</priority><cache_hot>no</cache_hot>"
+	    "<core_sched>no</core_sched><emulator>pool</emulator>";
+	char dir[] = "/tmp/vp-policy-XXXXXX", err[1024], path[600];
+	struct vp_profiles *p = NULL;
+	int r;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	seed_dir(dir);
+	put_padded(dir, "big.xml", head, "</profile>\n", 64 * 1024);
+	r = profiles_load(dir, &p, err, sizeof(err));
+	ck_assert_msg(r == 0, "%s", err);
+	profiles_free(p);
+	p = NULL;
+
+	put_padded(dir, "big.xml", head, "</profile>\n", 64 * 1024 + 1);
+	ck_assert_int_eq(profiles_load(dir, &p, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "/big.xml: larger than 64 KiB"), "%s", err);
+	ck_assert_ptr_null(p);
+
+	snprintf(path, sizeof(path), "%s/big.xml", dir);
+	ck_assert_int_eq(unlink(path), 0);
+	put_padded(dir, "grants.xml",
+	    "<grants xmlns=\"urn:vcpuplace:policy:1\">", "</grants>\n",
+	    64 * 1024 + 1);
+	ck_assert_int_eq(profiles_load(dir, &p, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "/grants.xml: larger than 64 KiB"), "%s",
+	    err);
+	rm_dir(dir);
+}
+END_TEST
+
+/*
+ * The host's rules for a VM owner's metadata (the owner writes it, so it
+ * must not take other VMs' CPUs): the shipped
  * host-granted profiles are refused, and so are the fields tenants may
  * not set; what policy_from_metadata() (the operator's path) accepts.
  */
@@ -892,6 +950,7 @@ policy_xml_suite(void)
 	tcase_add_test(tc, test_to_metadata_errors);
 	tcase_add_test(tc, test_load_bad_dir);
 	tcase_add_test(tc, test_load_missing);
+	tcase_add_test(tc, test_load_too_large);
 	tcase_add_test(tc, test_tenant_authority);
 	tcase_add_test(tc, test_grants);
 	tcase_add_test(tc, test_rules);

@@ -218,9 +218,11 @@ START_TEST(test_live_rename)
 END_TEST
 
 /*
- * The socket filter (issue 30 item 2), run by the kernel on datagrams a
- * Unix socket pair carries: only a COMM event naming a vCPU thread of
- * QEMU ("CPU N/KVM", "CPU N/TCG", N of 1 to 4 digits) passes.
+ * The socket filter (procevents.h: other processes' events are dropped
+ * by the kernel, so they can neither wake the daemon nor overrun its
+ * socket), run by the kernel on datagrams a Unix socket pair carries:
+ * only a COMM event naming a vCPU thread of QEMU ("CPU N/KVM",
+ * "CPU N/TCG", N of 1 to 4 digits) passes.
  */
 START_TEST(test_filter_keeps_vcpu_names)
 {
