@@ -943,19 +943,31 @@ fake_halt_probes(const struct scx_sched *s)
 	return true;
 }
 
+/*
+ * A yes-or-no of the loaded scheduler, as both outputs say it: gauge
+ * @gauge reads 1 or 0, and status's sched_ext.@key true or false.
+ */
+static void
+loaded_fact_expect(struct life *w, const char *gauge, const char *key,
+    bool on)
+{
+	char want[128], *text = metrics_text(&w->d);
+
+	snprintf(want, sizeof(want), "\n%s %d\n", gauge, on);
+	ck_assert_msg(strstr(text, want), "%s", text);
+	free(text);
+	text = status_text(&w->d);
+	snprintf(want, sizeof(want), "\"%s\":%s", key, on ? "true" : "false");
+	ck_assert_msg(strstr(text, want), "%s", text);
+	free(text);
+}
+
 /* status and the gauge say whether POLL_END can see halt polls. */
 static void
 halt_probes_expect(struct life *w, bool on)
 {
-	char *text = metrics_text(&w->d);
-
-	ck_assert_msg(strstr(text, on ? "\nvcpuplace_sched_ext_halt_probes 1\n" :
-	    "\nvcpuplace_sched_ext_halt_probes 0\n"), "%s", text);
-	free(text);
-	text = status_text(&w->d);
-	ck_assert_msg(strstr(text, on ? "\"halt_probes\":true" :
-	    "\"halt_probes\":false"), "%s", text);
-	free(text);
+	loaded_fact_expect(w, "vcpuplace_sched_ext_halt_probes", "halt_probes",
+	    on);
 }
 
 START_TEST(test_life_halt_probes)
@@ -997,7 +1009,6 @@ START_TEST(test_life_cgroup_weight)
 {
 	struct vp_sx_loader ld = fake_loader;
 	struct life w;
-	char *text;
 
 	ld.cgroup_weights = fake_cgroup_weights;
 	life_setup(&w, VP_SX_OPT_AUTO);
@@ -1007,13 +1018,8 @@ START_TEST(test_life_cgroup_weight)
 	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
 	ck_assert(w.d.scx.cg_weights);
 	ck_assert(!w.d.scx.cg_told);
-	text = metrics_text(&w.d);
-	ck_assert_ptr_nonnull(strstr(text,
-	    "\nvcpuplace_sched_ext_cgroup_weight 1\n"));
-	free(text);
-	text = status_text(&w.d);
-	ck_assert_msg(strstr(text, "\"cgroup_weight\":true"), "%s", text);
-	free(text);
+	loaded_fact_expect(&w, "vcpuplace_sched_ext_cgroup_weight",
+	    "cgroup_weight", true);
 	life_teardown(&w);
 
 	life_setup(&w, VP_SX_OPT_AUTO);
@@ -1023,13 +1029,8 @@ START_TEST(test_life_cgroup_weight)
 	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
 	ck_assert(!w.d.scx.cg_weights);
 	ck_assert(w.d.scx.cg_told);
-	text = metrics_text(&w.d);
-	ck_assert_ptr_nonnull(strstr(text,
-	    "\nvcpuplace_sched_ext_cgroup_weight 0\n"));
-	free(text);
-	text = status_text(&w.d);
-	ck_assert_msg(strstr(text, "\"cgroup_weight\":false"), "%s", text);
-	free(text);
+	loaded_fact_expect(&w, "vcpuplace_sched_ext_cgroup_weight",
+	    "cgroup_weight", false);
 	life_teardown(&w);
 
 	/* a loader that cannot say (NULL): not honoured */
