@@ -159,8 +159,9 @@ _Static_assert(sizeof(((struct scx_exit *)0)->reason) ==
 struct scx_sched {
 	struct vcpuplace *skel;	/* owned; its .bss holds vp_exit_rec */
 	struct bpf_link *link;	/* owned; NULL once detached */
-	/* the halt-poll probes (vp_halt_enter/exit); NULL: not attached */
+	/* the halt-poll probes' pair attached; NULL: none */
 	struct bpf_link *halt_in, *halt_out;
+	const char *halt_via;	/* "kprobe", "fentry" or NULL */
 	bool cg_weights;	/* loaded with the cgroup ops (cpu.weight) */
 };
 
@@ -258,13 +259,19 @@ cgroup_ops_setup(struct vcpuplace *skel, uint64_t *flags, bool *ret_on)
 	return 0;
 }
 
+/* Which halt-poll programs a load includes (enum, in falling order). */
+enum halt_progs {
+	HALT_PROGS_NONE,
+	HALT_PROGS_KPROBE,	/* needs nothing of KVM at load */
+	HALT_PROGS_ALL,		/* and fentry: kvm_vcpu_halt() in a BTF */
+};
+
 /*
- * Opens and loads the skeleton into @s->skel, with the halt-poll probes
- * if @probes (their target, kvm_vcpu_halt(), must then be in vmlinux's
- * or the kvm module's BTF).
+ * Opens and loads the skeleton into @s->skel, with the halt-poll
+ * programs @halt names.
  */
 static int
-open_load(struct scx_sched *s, unsigned int flags, bool probes)
+open_load(struct scx_sched *s, unsigned int flags, enum halt_progs halt)
 {
 	uint64_t ops_flags, hp_seq;
 	int err;
@@ -287,49 +294,73 @@ open_load(struct scx_sched *s, unsigned int flags, bool probes)
 	if (err)
 		return err;
 	s->skel->struct_ops.vcpuplace_ops->hotplug_seq = hp_seq;
-	bpf_program__set_autoload(s->skel->progs.vp_halt_enter, probes);
-	bpf_program__set_autoload(s->skel->progs.vp_halt_exit, probes);
+	bpf_program__set_autoload(s->skel->progs.vp_halt_kprobe,
+	    halt >= HALT_PROGS_KPROBE);
+	bpf_program__set_autoload(s->skel->progs.vp_halt_kretprobe,
+	    halt >= HALT_PROGS_KPROBE);
+	bpf_program__set_autoload(s->skel->progs.vp_halt_enter,
+	    halt >= HALT_PROGS_ALL);
+	bpf_program__set_autoload(s->skel->progs.vp_halt_exit,
+	    halt >= HALT_PROGS_ALL);
 	return vcpuplace__load(s->skel);
+}
+
+/* Attaches the pair @in and @out, both or neither; true if both. */
+static bool
+halt_pair_attach(struct scx_sched *s, struct bpf_program *in,
+    struct bpf_program *out, const char *via)
+{
+	if (!bpf_program__autoload(in))
+		return false;
+	s->halt_in = bpf_program__attach(in);
+	s->halt_out = bpf_program__attach(out);
+	if (s->halt_in && s->halt_out) {
+		s->halt_via = via;
+		return true;
+	}
+	bpf_link__destroy(s->halt_in);
+	bpf_link__destroy(s->halt_out);
+	s->halt_in = s->halt_out = NULL;
+	return false;
 }
 
 /*
  * The halt-poll probes, best effort: the scheduler runs without them
- * (POLL_END then finds no polling PU), so a failure only leaves both
- * detached.
+ * (POLL_END then finds no polling PU).  The kprobe pair first (see
+ * vcpuplace.bpf.c: Debian's 7.3.4 attaches fentry and never runs it),
+ * fentry where the kernel has no kprobes.
  */
 static void
 halt_probes_attach(struct scx_sched *s)
 {
-	if (!bpf_program__autoload(s->skel->progs.vp_halt_enter))
-		return;
-	s->halt_in = bpf_program__attach(s->skel->progs.vp_halt_enter);
-	s->halt_out = bpf_program__attach(s->skel->progs.vp_halt_exit);
-	if (s->halt_in && s->halt_out)
-		return;
-	bpf_link__destroy(s->halt_in);
-	bpf_link__destroy(s->halt_out);
-	s->halt_in = s->halt_out = NULL;
+	struct vcpuplace *k = s->skel;
+
+	if (!halt_pair_attach(s, k->progs.vp_halt_kprobe,
+	    k->progs.vp_halt_kretprobe, "kprobe"))
+		halt_pair_attach(s, k->progs.vp_halt_enter,
+		    k->progs.vp_halt_exit, "fentry");
 }
 
 int
 scx_load(struct scx_sched **ret_sched, unsigned int flags)
 {
 	struct scx_sched *s;
-	/* KVM is there, built in or as a loaded module (whose BTF the
-	 * probes then need: /sys/kernel/btf/kvm) */
-	bool probes = access("/sys/module/kvm", F_OK) == 0;
+	/* KVM is there, built in or as a loaded module (whose BTF fentry
+	 * then needs: /sys/kernel/btf/kvm) */
+	enum halt_progs halt = access("/sys/module/kvm", F_OK) == 0 ?
+	    HALT_PROGS_ALL : HALT_PROGS_NONE;
 	int err;
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	err = open_load(s, flags, probes);
-	if (err && probes) {
-		/* a kvm without kvm_vcpu_halt() (or built without BTF
-		 * for it): the scheduler loads without the probes */
+	err = open_load(s, flags, halt);
+	/* fentry's target not found (a kvm without BTF for it), then a
+	 * kernel that cannot load kprobe programs: fewer probes each time */
+	while (err && halt > HALT_PROGS_NONE) {
 		vcpuplace__destroy(s->skel);
 		s->skel = NULL;
-		err = open_load(s, flags, false);
+		err = open_load(s, flags, --halt);
 	}
 	if (err)
 		goto fail;
@@ -348,10 +379,10 @@ fail:
 	return err < 0 ? err : -EINVAL;
 }
 
-bool
+const char *
 scx_halt_probes(const struct scx_sched *s)
 {
-	return s && s->halt_in;
+	return s ? s->halt_via : NULL;
 }
 
 bool
@@ -555,6 +586,7 @@ scx_detach(struct scx_sched *s)
 	bpf_link__destroy(s->halt_in);
 	bpf_link__destroy(s->halt_out);
 	s->halt_in = s->halt_out = NULL;
+	s->halt_via = NULL;
 }
 
 void
@@ -591,11 +623,11 @@ scx_load(struct scx_sched **ret_sched, unsigned int flags)
 	return -EOPNOTSUPP;
 }
 
-bool
+const char *
 scx_halt_probes(const struct scx_sched *s)
 {
 	(void)s;
-	return false;
+	return NULL;
 }
 
 void

@@ -108,12 +108,12 @@ enum scx_load_flag {
  */
 int scx_load(struct scx_sched **ret_sched, unsigned int flags);
 /*
- * Whether the halt-poll probes (kvm_vcpu_halt()) are attached: POLL_END
- * can only see polling vCPUs with them.  They are when KVM (built in,
- * or the kvm module with its BTF) was there at scx_load(); false for
- * NULL.
+ * How the halt-poll probes (kvm_vcpu_halt()) are attached: "kprobe",
+ * "fentry", or NULL when they are not (no KVM at scx_load(), a kernel
+ * with neither kprobes nor ftrace's call sites; NULL for NULL).
+ * POLL_END can only see polling vCPUs with them.
  */
-bool scx_halt_probes(const struct scx_sched *s);
+const char *scx_halt_probes(const struct scx_sched *s);
 
 /*
  * The daemon's inputs.  Each call replaces one table entry whole (see

@@ -322,7 +322,7 @@ struct vp_sx_loader {
 	void (*free)(struct scx_sched *s);
 	int (*task_set_ext)(const struct scx_thread *t, bool ext);
 	/* optional (NULL: never): the halt-poll probes are attached */
-	bool (*halt_probes)(const struct scx_sched *s);
+	const char *(*halt_probes)(const struct scx_sched *s);
 	/* optional (NULL: false): loaded with the cgroup ops */
 	bool (*cgroup_weights)(const struct scx_sched *s);
 };
@@ -623,7 +623,7 @@ bool schedext_quota_enforced(void);
  * Whether the loaded scheduler sees halt polls (its kvm_vcpu_halt()
  * probes attached, so POLL_END can act); false when not loaded.
  */
-bool schedext_halt_probes(const struct vp_schedext *s);
+const char *schedext_halt_probes(const struct vp_schedext *s);
 /* "sched-ext", else kernelmode_label(): the kernel mode everywhere. */
 const char *schedext_mode_label(const struct vp_daemon *d);
 /* The entry last written for thread @tid, or NULL. */

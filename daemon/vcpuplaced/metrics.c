@@ -445,7 +445,8 @@ write_sched_ext(const struct vp_daemon *d, FILE *f)
 	single(f, "vcpuplace_sched_ext_halt_probes", "gauge", "1 while the "
 	    "BPF scheduler's kvm_vcpu_halt() probes are attached, so a "
 	    "wake-up that finds nothing idle can end a vCPU's halt poll "
-	    "(POLL_END); 0 without them (no KVM, no BTF for it or no ftrace at load).",
+	    "(POLL_END); 0 without them (no KVM at load, or neither kprobes nor "
+	    "ftrace's fentry call sites).",
 	    schedext_halt_probes(s) ? 1.0 : 0.0);
 	single(f, "vcpuplace_sched_ext_errors_total", "counter", "Writes to "
 	    "the BPF scheduler's tables and thread moves into or out of "

@@ -140,11 +140,11 @@ schedext_quota_enforced(void)
 	return false;
 }
 
-bool
+const char *
 schedext_halt_probes(const struct vp_schedext *s)
 {
-	return s->state == VP_SX_LOADED && s->sched && LD(s)->halt_probes &&
-	    LD(s)->halt_probes(s->sched);
+	return s->state == VP_SX_LOADED && s->sched && LD(s)->halt_probes ?
+	    LD(s)->halt_probes(s->sched) : NULL;
 }
 
 const char *
@@ -250,15 +250,19 @@ static void
 log_mode(const struct vp_daemon *d, int prio)
 {
 	const struct vp_schedext *s = &d->scx;
-	char sis[PATH_MAX + 128];
+	char sis[PATH_MAX + 128], probes[32];
 
 	kernelmode_describe(d, sis, sizeof(sis));
+	if (schedext_halt_probes(s))
+		snprintf(probes, sizeof(probes), "attached (%s)",
+		    schedext_halt_probes(s));
+	else
+		snprintf(probes, sizeof(probes), "not attached");
 	if (s->state == VP_SX_LOADED)
 		log_msg(prio, "kernel mode: sched-ext (BPF scheduler \"%s\" "
 		    "loaded, %s switch, halt-poll probes %s); %s", VP_SCX_NAME,
 		    s->load_flags & SCX_LOAD_PARTIAL ? "partial" : "full",
-		    schedext_halt_probes(s) ? "attached" :
-		    "not attached (no KVM, no BTF for it, or no ftrace)", sis);
+		    probes, sis);
 	else
 		log_msg(prio, "kernel mode: %s (sched-ext %s: %s); %s",
 		    schedext_mode_label(d), schedext_state_name(s->state),

@@ -278,7 +278,9 @@ sched_ext_json(const struct vp_schedext *s)
 	json_object_object_add(o, "restarts", json_object_new_int64(
 	    (int64_t)s->restarts));
 	json_object_object_add(o, "halt_probes", json_object_new_boolean(
-	    schedext_halt_probes(s)));
+	    schedext_halt_probes(s) != NULL));
+	json_object_object_add(o, "halt_probes_via", schedext_halt_probes(s) ?
+	    json_object_new_string(schedext_halt_probes(s)) : NULL);
 	json_object_object_add(o, "errors", json_object_new_int64(
 	    (int64_t)s->errors));
 	json_object_object_add(o, "threads_own_class", json_object_new_int(

@@ -122,16 +122,17 @@ guest_kvm_stats_add(int sfd, const char *const *names, int n, uint64_t *sum)
 }
 
 int
-guest_kernel_has_fentry(void)
+guest_kernel_has_symbol(const char *name)
 {
-	char line[256];
+	char line[256], want[128];
 	FILE *f = fopen("/proc/kallsyms", "r");
 	int found = 0;
 
 	if (!f)
 		fail("open /proc/kallsyms: %s", strerror(errno));
+	snprintf(want, sizeof(want), " %s\n", name);
 	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, " __fentry__\n") != NULL;
+		found = strstr(line, want) != NULL;
 	fclose(f);
 	return found;
 }

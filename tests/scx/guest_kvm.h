@@ -45,8 +45,8 @@ int guest_kvm_stats_fd(int fd);
  */
 void guest_kvm_stats_add(int sfd, const char *const *names, int n,
     uint64_t *sum);
-/* Whether the running kernel can attach fentry programs (ftrace's
- * __fentry__ call sites, CONFIG_FUNCTION_TRACER): /proc/kallsyms. */
-int guest_kernel_has_fentry(void);
+/* Whether the running kernel has symbol @name (in vmlinux, not a
+ * module): /proc/kallsyms. */
+int guest_kernel_has_symbol(const char *name);
 
 #endif /* GUEST_KVM_H */

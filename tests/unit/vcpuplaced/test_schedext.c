@@ -935,12 +935,12 @@ START_TEST(test_life_quota)
 }
 END_TEST
 
-/* The fake loader attached the halt-poll probes. */
-static bool
+/* The fake loader attached the halt-poll probes, as kprobes. */
+static const char *
 fake_halt_probes(const struct scx_sched *s)
 {
 	(void)s;
-	return true;
+	return "kprobe";
 }
 
 /*
@@ -962,12 +962,22 @@ loaded_fact_expect(struct life *w, const char *gauge, const char *key,
 	free(text);
 }
 
-/* status and the gauge say whether POLL_END can see halt polls. */
+/*
+ * status and the gauge say whether POLL_END can see halt polls, and
+ * status how (@via, or null).
+ */
 static void
-halt_probes_expect(struct life *w, bool on)
+halt_probes_expect(struct life *w, const char *via)
 {
+	char want[64], *text;
+
 	loaded_fact_expect(w, "vcpuplace_sched_ext_halt_probes", "halt_probes",
-	    on);
+	    via != NULL);
+	snprintf(want, sizeof(want), via ? "\"halt_probes_via\":\"%s\"" :
+	    "\"halt_probes_via\":null", via);
+	text = status_text(&w->d);
+	ck_assert_msg(strstr(text, want), "%s", text);
+	free(text);
 }
 
 START_TEST(test_life_halt_probes)
@@ -980,12 +990,12 @@ START_TEST(test_life_halt_probes)
 	w.d.scx.ld = &ld;
 	ck_assert_int_eq(schedext_start(&w.d), 0);
 	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
-	halt_probes_expect(&w, true);
+	halt_probes_expect(&w, "kprobe");
 	life_teardown(&w);
 	/* a loader that cannot say (NULL): not attached */
 	life_setup(&w, VP_SX_OPT_AUTO);
 	ck_assert_int_eq(schedext_start(&w.d), 0);
-	halt_probes_expect(&w, false);
+	halt_probes_expect(&w, NULL);
 	life_teardown(&w);
 }
 END_TEST
