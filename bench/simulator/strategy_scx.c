@@ -122,6 +122,7 @@ struct scx_sim {
 #define vpw_any_allowed(w)	distribute((w)->s, (w)->th, (w)->caller, 0)
 #define vpw_for(i, from, to)	for ((i) = (from); (i) < (to); (i)++)
 #define vpw_claim_poll(w, cpu)	scx_polling((w)->s, cpu)
+#define vpw_any_idle(w, core)	scx_any_idle((w)->s, (w)->th, core)
 
 static int
 dense(const struct sim *s, __s32 cpu)
@@ -148,6 +149,21 @@ scx_allowed(const struct sim *s, int thi, __s32 cpu)
 
 	return pu != VP_PU_NONE &&
 	    cpuset_test(&s->allowed[s->th[thi].allowed], pu);
+}
+
+/*
+ * Whether a PU of the thread's allowed set is idle (@core: its whole
+ * core): one AND of two cpumasks on the BPF side, a probe.
+ */
+static bool
+scx_any_idle(const struct sim *s, int thi, bool core)
+{
+	int pu;
+
+	cpuset_for_each(pu, &s->allowed[s->th[thi].allowed], s->t->npus)
+		if (core ? host_core_idle(s, pu) : host_idle(s, pu))
+			return true;
+	return false;
 }
 
 /* As the BPF array maps: any id below the bound has an entry. */

@@ -207,6 +207,9 @@ static bool claim_poll(s32 cpu)
 #define vpw_any_allowed(w)	bpf_cpumask_any_distribute((w)->p->cpus_ptr)
 #define vpw_for(i, from, to)	bpf_for(i, from, to)
 #define vpw_claim_poll(w, cpu)	claim_poll(cpu)
+#define vpw_any_idle(w, core)	bpf_cpumask_intersects((core) ? \
+					(w)->idle_core : (w)->idle, \
+					(w)->p->cpus_ptr)
 #include "vcpuplace_wake.h"
 
 /* Per CPU: the run records of struct vp_cpu_run (vcpuplace_wake.h). */

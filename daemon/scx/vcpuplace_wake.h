@@ -25,6 +25,8 @@
  *   vpw_pick_idle(w, core)       claim an idle CPU of the allowed set (a
  *                                whole idle core only if @core), or < 0
  *   vpw_any_allowed(w)           some CPU of the allowed set, or < 0
+ *   vpw_any_idle(w, core)        a CPU of the allowed set is idle (its
+ *                                whole core, if @core); claims nothing
  *   vpw_claim_poll(w, cpu)       @cpu (>= 0) runs a vCPU that halt-polls,
  *                                and this wake-up now owns the end of
  *                                that poll (no other waker is sent there)
@@ -313,6 +315,10 @@ static __s32 try_idle_core(struct wake *w)
 	if (!vpw_feat(w, VP_SCX_FEAT_SIS_CORE) ||
 	    (v->flags & VP_SCX_F_SMT_ANY))
 		return -1;
+	/* no whole core idles in the allowed set: no walk for one */
+	w->probes++;
+	if (!vpw_any_idle(w, true))
+		return -1;
 	if (vpw_feat(w, VP_SCX_FEAT_CLUSTER_FIRST) &&
 	    v->near_dom != v->far_dom &&
 	    (cpu = claim_idle_core_in(w, v->near_dom)) >= 0)
@@ -468,6 +474,16 @@ static __s32 decide(struct wake *w, enum vp_scx_vstat *why, bool *direct)
 	__s32 cpu;
 
 	*direct = true;
+	/*
+	 * Nothing of the allowed set idles: every try up to try_prev()
+	 * needs an idle PU, so one test of the masks replaces their walks
+	 * of the domains, on the busy host where wake-ups are most frequent
+	 * (select_idle_cpu() bounds its scan by the LLC's idleness for the
+	 * same reason: SIS_UTIL).
+	 */
+	w->probes++;
+	if (!vpw_any_idle(w, false))
+		goto busy;
 	if ((cpu = try_home(w)) >= 0) {
 		*why = VP_SCX_V_HOME;
 		return cpu;
@@ -493,6 +509,7 @@ static __s32 decide(struct wake *w, enum vp_scx_vstat *why, bool *direct)
 		*why = VP_SCX_V_PREV;
 		return cpu;
 	}
+busy:
 	if ((cpu = try_polling(w)) >= 0) {
 		/* its SMT sibling is unknown: not counted as either */
 		w->sib_busy = false;

@@ -55,4 +55,10 @@ mutant test_poll_end "	if (v->near_dom != v->far_dom &&
 	    (cpu = claim_polling_in(w, v->near_dom)) >= 0)" "	if (0)"
 mutant test_poll_end "		if (allowed(w, cpu) && vpw_claim_poll(w, cpu))" \
     "		if (vpw_claim_poll(w, cpu))"
+mutant test_busy_host_no_scan "	if (!vpw_any_idle(w, false))
+		goto busy;" "	if (0)
+		goto busy;"
+mutant test_busy_host_no_scan "	if (!vpw_any_idle(w, true))
+		return -1;" "	if (0)
+		return -1;"
 exit $fail

@@ -34,6 +34,7 @@ struct tctx {
 static int tdense(const struct tctx *c, __s32 cpu);
 static bool tidle(const struct tctx *c, __s32 cpu, bool core);
 static __s32 tpick(struct tctx *c, int what);
+static bool tany_idle(const struct tctx *c, bool core);
 
 #define VPW_WAKE_CTX		struct tctx *c;
 #define vpw_feat(w, f)		((w)->c->feat & (f))
@@ -58,6 +59,7 @@ static __s32 tpick(struct tctx *c, int what);
 static bool tclaim(struct tctx *c, __s32 cpu);
 static bool tclaim_poll(struct tctx *c, __s32 cpu);
 #define vpw_claim_poll(w, cpu)	tclaim_poll((w)->c, cpu)
+#define vpw_any_idle(w, core)	tany_idle((w)->c, core)
 
 #include "scx/vcpuplace_wake.h"
 
@@ -100,6 +102,19 @@ tclaim_poll(struct tctx *c, __s32 cpu)
 		return false;
 	cpuset_clear(&c->polling, pu);
 	return true;
+}
+
+/* an allowed PU idles (@core: its whole core); nothing is claimed */
+static bool
+tany_idle(const struct tctx *c, bool core)
+{
+	int pu;
+
+	cpuset_for_each(pu, &c->allowed, c->t->npus)
+		if (core ? core_idle(c->t, &c->busy, pu) :
+		    !cpuset_test(&c->busy, pu))
+			return true;
+	return false;
 }
 
 /* 0: any allowed PU; 1: an idle one (whole core first); 2: whole core */
@@ -202,16 +217,26 @@ entry(const struct tctx *c, int home, enum vp_locality loc,
 	scxfeed_vcpu(c->t, &in, ret);
 }
 
-/* Runs decide(); returns the dense PU. */
+/* Runs decide(); returns the dense PU, and in *@probes what it cost. */
 static int
-run(struct tctx *c, const struct vp_scx_vcpu *v, int prev,
-    enum vp_scx_vstat *why, bool *direct)
+run_probes(struct tctx *c, const struct vp_scx_vcpu *v, int prev,
+    enum vp_scx_vstat *why, bool *direct, __u32 *probes)
 {
 	struct wake w = { .c = c, .v = v, .prev = prev >= 0 ? os(c, prev) : -1 };
 	__s32 cpu = decide(&w, why, direct);
 
 	ck_assert_int_ge(w.probes, 1);
+	*probes = w.probes;
 	return tdense(c, cpu);
+}
+
+static int
+run(struct tctx *c, const struct vp_scx_vcpu *v, int prev,
+    enum vp_scx_vstat *why, bool *direct)
+{
+	__u32 probes;
+
+	return run_probes(c, v, prev, why, direct, &probes);
 }
 
 /* Makes every PU of core @core busy (@k < 0) or only its PU @k. */
@@ -506,6 +531,40 @@ START_TEST(test_poll_end)
 END_TEST
 
 /*
+ * A wake-up that finds nothing idle in its allowed set looks at no PU
+ * for the idle rules (one test of the masks), and one with no whole idle
+ * core does not walk the domains for one: the same decisions, at a
+ * fraction of the cost on a busy host, where wake-ups are most frequent.
+ */
+START_TEST(test_busy_host_no_scan)
+{
+	struct tctx *c = setup();
+	struct vp_scx_vcpu v;
+	enum vp_scx_vstat why;
+	bool direct;
+	int home = pu_of_core(c, 5, 0), prev = pu_of_core(c, 1, 1);
+	int half = pu_of_core(c, 6, 1), core, pu;
+	__u32 probes;
+
+	entry(c, home, VP_LOC_LLC, &v);
+	c->feat &= ~VP_SCX_FEAT_POLL_END;
+	for (core = 0; core < 16; core++)
+		busy(c, core, -1);
+	pu = run_probes(c, &v, prev, &why, &direct, &probes);
+	ck_assert_int_eq(why, VP_SCX_V_QUEUED);
+	ck_assert(pu >= 0 && cpuset_test(&c->allowed, pu));
+	ck_assert_uint_le(probes, 1);
+	/* one PU idles, beside a busy sibling: found without a core walk */
+	cpuset_clear(&c->busy, half);
+	pu = run_probes(c, &v, prev, &why, &direct, &probes);
+	ck_assert(direct);
+	ck_assert_int_eq(pu, half);
+	ck_assert_uint_le(probes, c->doms[v.far_dom].ncpus + 4);
+	teardown(c);
+}
+END_TEST
+
+/*
  * A LOCAL_ON verdict must not move a migration-disabled task (6.12
  * task_can_run_on_remote_rq() ejects the scheduler).  BPF programs run
  * with one migrate_disable() of their own in current, so for current a
@@ -560,6 +619,7 @@ scxwake_suite(void)
 	tcase_add_test(tt, test_stay_far_dom);
 	tcase_add_test(tt, test_queued_inside_allowed);
 	tcase_add_test(tt, test_poll_end);
+	tcase_add_test(tt, test_busy_host_no_scan);
 	tcase_add_test(tt, test_migration_held);
 	tcase_add_test(tt, test_busy_rest_since_after_now);
 	suite_add_tcase(s, tt);
