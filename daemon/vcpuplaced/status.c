@@ -259,6 +259,7 @@ sched_ext_json(const struct vp_schedext *s)
 {
 	static const char *const names[VP_SCX_STAT_NR] = VP_SCX_STAT_NAMES;
 	json_object *o = json_object_new_object(), *ex = NULL, *st = NULL;
+	const char *probes_via = schedext_halt_probes(s);
 	int i;
 
 	json_object_object_add(o, "option", json_object_new_string(
@@ -278,9 +279,9 @@ sched_ext_json(const struct vp_schedext *s)
 	json_object_object_add(o, "restarts", json_object_new_int64(
 	    (int64_t)s->restarts));
 	json_object_object_add(o, "halt_probes", json_object_new_boolean(
-	    schedext_halt_probes(s) != NULL));
-	json_object_object_add(o, "halt_probes_via", schedext_halt_probes(s) ?
-	    json_object_new_string(schedext_halt_probes(s)) : NULL);
+	    probes_via != NULL));
+	json_object_object_add(o, "halt_probes_via", probes_via ?
+	    json_object_new_string(probes_via) : NULL);
 	json_object_object_add(o, "errors", json_object_new_int64(
 	    (int64_t)s->errors));
 	json_object_object_add(o, "threads_own_class", json_object_new_int(

@@ -111,8 +111,7 @@ tany_idle(const struct tctx *c, bool core)
 	int pu;
 
 	cpuset_for_each(pu, &c->allowed, c->t->npus)
-		if (core ? core_idle(c->t, &c->busy, pu) :
-		    !cpuset_test(&c->busy, pu))
+		if (tidle(c, (__s32)c->t->pu[pu].os_index, core))
 			return true;
 	return false;
 }
@@ -248,6 +247,16 @@ busy(struct tctx *c, int core, int k)
 	for (i = 0; i < c->t->core[core].npus; i++)
 		if (k < 0 || i == k)
 			cpuset_set(&c->busy, pu_of_core(c, core, i));
+}
+
+/* Makes every PU busy. */
+static void
+all_busy(struct tctx *c)
+{
+	int core;
+
+	for (core = 0; core < c->t->ncores; core++)
+		busy(c, core, -1);
 }
 
 /* 1: the home first when its whole core is idle, not the cluster's first. */
@@ -435,10 +444,9 @@ START_TEST(test_queued_inside_allowed)
 	struct vp_scx_vcpu v;
 	enum vp_scx_vstat why;
 	bool direct;
-	int home = pu_of_core(c, 2, 0), pu, c2;
+	int home = pu_of_core(c, 2, 0), pu;
 
-	for (c2 = 0; c2 < 16; c2++)
-		busy(c, c2, -1);
+	all_busy(c);
 	cpuset_zero(&c->allowed);
 	cpuset_set(&c->allowed, pu_of_core(c, 13, 1));
 	cpuset_set(&c->allowed, pu_of_core(c, 14, 0));
@@ -460,10 +468,7 @@ static int
 poll_case(struct tctx *c, const struct vp_scx_vcpu *v, int prev,
     enum vp_scx_vstat *why, bool *direct)
 {
-	int c2;
-
-	for (c2 = 0; c2 < 16; c2++)
-		busy(c, c2, -1);
+	all_busy(c);
 	return run(c, v, prev, why, direct);
 }
 
@@ -543,13 +548,12 @@ START_TEST(test_busy_host_no_scan)
 	enum vp_scx_vstat why;
 	bool direct;
 	int home = pu_of_core(c, 5, 0), prev = pu_of_core(c, 1, 1);
-	int half = pu_of_core(c, 6, 1), core, pu;
+	int half = pu_of_core(c, 6, 1), pu;
 	__u32 probes;
 
 	entry(c, home, VP_LOC_LLC, &v);
 	c->feat &= ~VP_SCX_FEAT_POLL_END;
-	for (core = 0; core < 16; core++)
-		busy(c, core, -1);
+	all_busy(c);
 	pu = run_probes(c, &v, prev, &why, &direct, &probes);
 	ck_assert_int_eq(why, VP_SCX_V_QUEUED);
 	ck_assert(pu >= 0 && cpuset_test(&c->allowed, pu));
