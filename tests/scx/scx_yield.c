@@ -113,6 +113,30 @@ yield_stats(uint64_t ret[NSTAT])
 	guest_kvm_stats_add(vcpus[0].stats_fd, stat_names, NSTAT, ret);
 }
 
+/*
+ * The counters from which a phase counts: read once vCPU 0 has begun a
+ * hypercall after the caller's change.  A yield that succeeds puts its
+ * caller to sleep inside yield_to() before KVM counts the success, so the
+ * last call made under the old settings can be counted a whole slice
+ * later.  vCPU 0 makes its calls one after another, so once a call that
+ * began after `first` is counted, every earlier call's success is too:
+ * whatever the counters gain from here belongs to the new settings.
+ */
+static void
+phase_start(const char *name, uint64_t ret[NSTAT], long t0)
+{
+	uint64_t first[NSTAT];
+
+	yield_stats(first);
+	do {
+		if (now_ms() - t0 > PHASE_S * 1000L)
+			fail("%s: vCPU 0 made no hypercall in %d s", name,
+			    PHASE_S);
+		sleep_ms(1);
+		yield_stats(ret);
+	} while (ret[ATTEMPTED] == first[ATTEMPTED]);
+}
+
 /* Until vCPU 0 has made CALLS more calls; the successful ones. */
 static uint64_t
 phase(const char *name)
@@ -120,7 +144,7 @@ phase(const char *name)
 	uint64_t before[NSTAT], now[NSTAT];
 	long t0 = now_ms();
 
-	yield_stats(before);
+	phase_start(name, before, t0);
 	do {
 		if (now_ms() - t0 > PHASE_S * 1000L)
 			fail("%s: vCPU 0 made no %d hypercalls in %d s", name,
