@@ -114,44 +114,41 @@ yield_stats(uint64_t ret[NSTAT])
 }
 
 /*
- * The counters from which a phase counts: read once vCPU 0 has begun a
- * hypercall after the caller's change.  A yield that succeeds puts its
- * caller to sleep inside yield_to() before KVM counts the success, so the
- * last call made under the old settings can be counted a whole slice
- * later.  vCPU 0 makes its calls one after another, so once a call that
- * began after `first` is counted, every earlier call's success is too:
- * whatever the counters gain from here belongs to the new settings.
+ * Until vCPU 0 has begun at least @n hypercalls since the counters @from;
+ * the counters then, in @ret.  The phase fails after PHASE_S from @t0.
  */
 static void
-phase_start(const char *name, uint64_t ret[NSTAT], long t0)
+await_calls(const char *name, const uint64_t from[NSTAT], uint64_t n,
+    uint64_t ret[NSTAT], long t0)
 {
-	uint64_t first[NSTAT];
-
-	yield_stats(first);
 	do {
 		if (now_ms() - t0 > PHASE_S * 1000L)
-			fail("%s: vCPU 0 made no hypercall in %d s", name,
-			    PHASE_S);
+			fail("%s: vCPU 0 made fewer than %llu hypercalls in "
+			    "%d s", name, (unsigned long long)n, PHASE_S);
 		sleep_ms(1);
 		yield_stats(ret);
-	} while (ret[ATTEMPTED] == first[ATTEMPTED]);
+	} while (ret[ATTEMPTED] - from[ATTEMPTED] < n);
 }
 
-/* Until vCPU 0 has made CALLS more calls; the successful ones. */
+/*
+ * Until vCPU 0 has made CALLS more calls; the successful ones.  The phase
+ * counts from the first hypercall begun after the caller's change, not
+ * from the change: a yield that succeeds puts its caller to sleep inside
+ * yield_to() before KVM counts the success, so the last call made under
+ * the old settings can be counted a whole slice later.  vCPU 0 makes its
+ * calls one after another, so once a call begun after `first` is counted,
+ * every earlier call's success is too: whatever the counters gain from
+ * `before` on belongs to the new settings.
+ */
 static uint64_t
 phase(const char *name)
 {
-	uint64_t before[NSTAT], now[NSTAT];
+	uint64_t first[NSTAT], before[NSTAT], now[NSTAT];
 	long t0 = now_ms();
 
-	phase_start(name, before, t0);
-	do {
-		if (now_ms() - t0 > PHASE_S * 1000L)
-			fail("%s: vCPU 0 made no %d hypercalls in %d s", name,
-			    CALLS, PHASE_S);
-		sleep_ms(10);
-		yield_stats(now);
-	} while (now[ATTEMPTED] - before[ATTEMPTED] < CALLS);
+	yield_stats(first);
+	await_calls(name, first, 1, before, t0);
+	await_calls(name, before, CALLS, now, t0);
 	printf("scx_yield: PHASE %s attempted=%llu successful=%llu\n", name,
 	    (unsigned long long)(now[ATTEMPTED] - before[ATTEMPTED]),
 	    (unsigned long long)(now[SUCCESSFUL] - before[SUCCESSFUL]));
