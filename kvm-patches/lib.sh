@@ -177,6 +177,8 @@ kp_apply() {
 	want="$(kp_series_hash) $n"
 	if [ "$(cat "$KP_BUILD/applied" 2>/dev/null)" = "$want" ] &&
 	   [ -z "$("${KP_GIT[@]}" status --porcelain --untracked-files=no)" ]; then
+		# back from kp-test or a mutant: only their files change
+		"${KP_GIT[@]}" checkout -q kp-series
 		return 0
 	fi
 	rm -f "$KP_BUILD/applied"
@@ -188,6 +190,73 @@ kp_apply() {
 		i=$((i + 1))
 	done
 	echo "$want" >"$KP_BUILD/applied"
+}
+
+# kp_test_hook: the tree at the whole series plus the test-only hook
+# tests/sis_core_debugfs.c, which kernel/sched/fair.c #includes at its end
+# so that the hook sees SIS_CORE's static helpers: branch kp-test, one
+# commit on kp-series.  Never part of the series; kvm-patches/check does
+# not see it.
+kp_test_hook() {
+	local hook="$KP_SRC/kernel/sched/sis_core_debugfs.c"
+
+	kp_apply
+	if "${KP_GIT[@]}" rev-parse -q --verify kp-test >/dev/null &&
+	   [ "$("${KP_GIT[@]}" rev-parse kp-test^)" = "$("${KP_GIT[@]}" rev-parse kp-series)" ] &&
+	   "${KP_GIT[@]}" show kp-test:kernel/sched/sis_core_debugfs.c |
+		cmp -s - "$KP/tests/sis_core_debugfs.c"; then
+		"${KP_GIT[@]}" checkout -q kp-test
+		return 0
+	fi
+	"${KP_GIT[@]}" checkout -q -B kp-test kp-series
+	cp "$KP/tests/sis_core_debugfs.c" "$hook"
+	printf '\n#ifdef CONFIG_SCHED_SMT\n#include "sis_core_debugfs.c"\n#endif\n' \
+		>>"$KP_SRC/kernel/sched/fair.c"
+	"${KP_GIT[@]}" add -f "$hook" kernel/sched/fair.c
+	"${KP_GIT[@]}" commit -q -m "test only: /sys/kernel/debug/sis_core"
+}
+
+# kp_test_initramfs: the boot tests, static, and tests/init.sh as /init,
+# in build/initramfs.cpio.gz.  Which tests a boot runs is on its command
+# line (kvmtest.run=), so every boot uses this one initramfs.
+KP_TESTS=(sis_wake sis_probe sis_rules sis_cost)
+kp_test_initramfs() {
+	local tdir="$KP_BUILD/tests" root="$KP_BUILD/initramfs" t
+
+	rm -rf "$root"
+	mkdir -p "$tdir" "$root/tests"
+	for t in "${KP_TESTS[@]}"; do
+		gcc -O2 -Wall -Wextra -Werror -static -pthread -o "$tdir/$t" \
+			"$KP/tests/$t.c"
+		cp "$tdir/$t" "$root/tests/"
+	done
+	kp_initramfs "$root" "$KP_BUILD/initramfs.cpio.gz" "$KP/tests/init.sh"
+}
+
+# kp_test_boot BZIMAGE APPEND CONSOLE: one boot of the test initramfs,
+# with panic_on_warn and KASAN reports fatal; CONSOLE.txt is the console
+# without carriage returns.
+kp_test_boot() {
+	KP_QEMU_APPEND="panic_on_warn=1 kasan.fault=panic $2" \
+		kp_qemu "$1" "$KP_BUILD/initramfs.cpio.gz" "$3" \
+		"${KP_QEMU_TIMEOUT:-1500}"
+	tr -d '\r' <"$3" >"$3.txt"
+}
+
+# kp_test_verdict CONSOLE.txt TEST...: prints what failed (tests without
+# a PASS line, lockdep off, no DONE, a splat) and fails if anything did.
+kp_test_verdict() {
+	local log="$1" t bad=
+
+	shift
+	for t in "$@"; do
+		grep -q "^$t: PASS" "$log" || bad="$bad $t"
+	done
+	grep -q '^KVMTEST: debug_locks=1' "$log" || bad="$bad lockdep-off"
+	grep -q '^KVMTEST: DONE' "$log" || bad="$bad no-DONE"
+	kp_splats "$log" >/dev/null && bad="$bad splat"
+	echo "$bad"
+	[ -z "$bad" ]
 }
 
 # Objects to compile for a patch: those of the .c files it touches, plus

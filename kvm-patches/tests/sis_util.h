@@ -48,7 +48,7 @@ static int ncpus, ncores;
 static int core_of[MAX_CPUS];
 static int core_cpu[MAX_CPUS][2];	/* the two siblings of each core */
 
-static void
+static inline void
 read_topology(void)
 {
 	int cpu, a, b, c;
@@ -108,7 +108,7 @@ sibling_of(int cpu)
 	return c[0] == cpu ? c[1] : c[0];
 }
 
-static void
+static inline void
 write_file(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_APPEND);
@@ -121,7 +121,7 @@ write_file(const char *path, const char *text)
 }
 
 /* Reads @path into @buf (at most @len - 1 bytes, NUL-terminated). */
-static void
+static inline void
 read_file(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY);
@@ -136,7 +136,7 @@ read_file(const char *path, char *buf, size_t len)
 }
 
 /* SIS_CORE on or off; fails if the kernel has no such feature. */
-static void
+static inline void
 set_sis_core(int on)
 {
 	char buf[4096];
@@ -150,7 +150,7 @@ set_sis_core(int on)
 		fail("SIS_CORE did not turn %s", on ? "on" : "off");
 }
 
-static uint64_t
+static inline uint64_t
 now_ns(void)
 {
 	struct timespec ts;
@@ -168,7 +168,7 @@ sleep_ms(int ms)
 		;
 }
 
-static long
+static inline long
 futex(atomic_int *word, int op, int val, const struct timespec *timeout)
 {
 	return syscall(SYS_futex, word, op, val, timeout, NULL, 0);
@@ -180,7 +180,7 @@ futex(atomic_int *word, int op, int val, const struct timespec *timeout)
  * without a wake-up (it was already there, or came during a timeout), and
  * -1 if *@stop was set.  The timeout only lets a stopped run end.
  */
-static int
+static inline int
 await_turn(atomic_int *turn, int me, const atomic_int *stop)
 {
 	const struct timespec tick = { 0, 100000000L };
@@ -194,7 +194,7 @@ await_turn(atomic_int *turn, int me, const atomic_int *stop)
 	return woke;
 }
 
-static void
+static inline void
 pass_turn(atomic_int *turn, int to)
 {
 	atomic_store(turn, to);
@@ -211,7 +211,7 @@ pass_turn(atomic_int *turn, int to)
  * @filter unless NULL, and enables it.  An event an earlier test made is
  * left as it is.
  */
-static void
+static inline void
 kprobe_add(const char *name, const char *spec, const char *filter)
 {
 	char line[160];
@@ -231,7 +231,7 @@ kprobe_add(const char *name, const char *spec, const char *filter)
 	write_file(line, "1");
 }
 
-static void
+static inline void
 kprobes_setup(const char *const *funcs, int n)
 {
 	int i;
@@ -243,7 +243,7 @@ kprobes_setup(const char *const *funcs, int n)
 }
 
 /* The hit count of the kprobe event of @func, from kprobe_profile. */
-static uint64_t
+static inline uint64_t
 kprobe_hits(const char *func)
 {
 	char buf[4096], name[64], *p;

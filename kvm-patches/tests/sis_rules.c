@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sis_rules - kvm-test: one scenario per SIS_CORE rule that sis_wake and
+ * sis_probe do not reach.  Each builds a state of the idle-core mask with
+ * the test hook /sys/kernel/debug/sis_core (tests/sis_core_debugfs.c),
+ * wakes one task whose previous CPU, allowed set and neighbours it chose,
+ * and reads where the task ran and what the wake-up left in the mask.
+ *
+ *   allowed  the task was re-pinned while asleep, away from an idle core;
+ *            the wake-up must not claim that core (it would stay hidden)
+ *   walk     the walk of the idle cores must claim only allowed ones
+ *   probe    a core whose bit is set but whose sibling is busy must be
+ *            probed, not taken: the task goes to the whole idle core
+ *   idle     a target that runs only a SCHED_IDLE task is taken at once,
+ *            as stock does
+ *   flag     a walk that finds no idle core must not clear
+ *            has_idle_cores while a core the mask missed is idle
+ *   span     (run alone, "sis_rules span", in a boot with isolcpus=domain,N on one thread of a core) the
+ *            mask holds no bit of a CPU outside the LLC domain, and the
+ *            core's other thread still gets its bit
+ *
+ * Time never decides a verdict.  A round is judged only when the CPUs its
+ * verdict rests on did not switch tasks between the setup and the reading
+ * (their sched_count in /proc/schedstat did not move), so nothing but the
+ * woken task ran there.  A rule fails at its first judged round that
+ * breaks it, and also when fewer than MIN_JUDGED of ROUNDS rounds could be
+ * judged.  "sis_rules RULE" runs one rule, none runs all but span.
+ * Last line: "sis_rules: PASS" or "sis_rules: FAIL <rule>: <why>".
+ * Needs 4 cores of 2 threads; the main thread runs on core 0's first CPU,
+ * a hog on its sibling, so core 0 never enters the mask.
+ */
+#include "sis_util.h"
+
+#include <pthread.h>
+#include <sys/resource.h>
+
+#define HOOK		"/sys/kernel/debug/sis_core"
+#define ROUNDS		120
+#define MIN_JUDGED	20
+#define SETTLE_MS	20	/* after the wake-up, before the last reading */
+
+static const char *rule;
+
+/* The hook's reading. */
+struct hook {
+	cpu_set_t mask;
+	int has_idle_cores, nr_idle_scan;
+	cpu_set_t span;
+};
+
+static void
+parse_cpulist(const char *s, cpu_set_t *set)
+{
+	int a, b, n;
+
+	CPU_ZERO(set);
+	while (sscanf(s, "%d%n", &a, &n) == 1) {
+		s += n;
+		b = a;
+		if (*s == '-' && sscanf(s + 1, "%d%n", &b, &n) == 1)
+			s += 1 + n;
+		for (; a <= b && a < MAX_CPUS; a++)
+			CPU_SET(a, set);
+		if (*s != ',')
+			break;
+		s++;
+	}
+}
+
+static struct hook
+hook_read(void)
+{
+	char buf[512], list[256], *p;
+	struct hook h;
+
+	read_file(HOOK, buf, sizeof(buf));
+	CPU_ZERO(&h.mask);
+	h.has_idle_cores = h.nr_idle_scan = -1;
+	for (p = strtok(buf, "\n"); p; p = strtok(NULL, "\n")) {
+		if (sscanf(p, "mask %255s", list) == 1)
+			parse_cpulist(list, &h.mask);
+		else if (sscanf(p, "span %255s", list) == 1)
+			parse_cpulist(list, &h.span);
+		else if (sscanf(p, "has_idle_cores %d", &h.has_idle_cores) != 1)
+			sscanf(p, "nr_idle_scan %d", &h.nr_idle_scan);
+	}
+	if (h.has_idle_cores < 0 || h.nr_idle_scan < 0)
+		fail("%s: cannot read %s", rule, HOOK);
+	return h;
+}
+
+static void
+hook_write(const char *fmt, int arg)
+{
+	char line[32];
+
+	snprintf(line, sizeof(line), fmt, arg);
+	write_file(HOOK, line);
+}
+
+/* sched_count of every CPU, from /proc/schedstat. */
+struct counts {
+	unsigned long long n[MAX_CPUS];
+};
+
+static struct counts
+sched_counts(void)
+{
+	unsigned long long yld, legacy, count;
+	char buf[16384], *p;
+	struct counts c;
+	int cpu;
+
+	memset(&c, 0, sizeof(c));
+	read_file("/proc/schedstat", buf, sizeof(buf));
+	for (p = strtok(buf, "\n"); p; p = strtok(NULL, "\n"))
+		if (sscanf(p, "cpu%d %llu %llu %llu", &cpu, &yld, &legacy,
+			   &count) == 4 && cpu >= 0 && cpu < MAX_CPUS)
+			c.n[cpu] = count;
+	return c;
+}
+
+/* Did every CPU of @set keep still between @a and @b? */
+static int
+quiet(const struct counts *a, const struct counts *b, const cpu_set_t *set)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < ncpus; cpu++)
+		if (CPU_ISSET(cpu, set) && a->n[cpu] != b->n[cpu])
+			return 0;
+	return 1;
+}
+
+/* Hogs: a busy loop pinned to one CPU, SCHED_OTHER or SCHED_IDLE. */
+static atomic_int hogs_stop;
+static pthread_t hog_th[MAX_CPUS];
+static int nhogs;
+
+struct hog_arg {
+	int cpu, sched_idle;
+};
+
+static void *
+hog_main(void *arg)
+{
+	struct hog_arg *h = arg;
+	struct sched_param sp = { 0 };
+
+	pin_self(NULL, h->cpu);
+	if (h->sched_idle && sched_setscheduler(0, SCHED_IDLE, &sp))
+		fail("%s: SCHED_IDLE: %s", rule, strerror(errno));
+	while (!atomic_load(&hogs_stop))
+		;
+	return NULL;
+}
+
+static void
+hog(int cpu, int sched_idle)
+{
+	static struct hog_arg args[MAX_CPUS];
+
+	args[nhogs] = (struct hog_arg){ cpu, sched_idle };
+	if (pthread_create(&hog_th[nhogs], NULL, hog_main, &args[nhogs]))
+		fail("pthread_create");
+	nhogs++;
+}
+
+static void
+hogs_end(void)
+{
+	int i;
+
+	atomic_store(&hogs_stop, 1);
+	for (i = 0; i < nhogs; i++)
+		pthread_join(hog_th[i], NULL);
+	nhogs = 0;
+	atomic_store(&hogs_stop, 0);
+}
+
+/*
+ * The woken task.  Each round it is first put to sleep on @sleep_cpu with
+ * the allowed set @allowed (by itself if @allowed holds @sleep_cpu, so it
+ * does not move; else by the main thread once it sleeps, which leaves it
+ * on @sleep_cpu as a re-pin of a sleeping vCPU does), then woken once; it
+ * reports the CPU it woke on and sleeps there until the next round.
+ */
+static struct {
+	atomic_int turn;	/* 0: main's, 1: the wakee's */
+	atomic_int stop;
+	atomic_int tid;
+	int prepare;		/* this turn: go to sleep_cpu */
+	int sleep_cpu;
+	cpu_set_t allowed;
+	int ran_on;
+} wk;
+
+static void *
+wakee_main(void *arg)
+{
+	(void)arg;
+	atomic_store(&wk.tid, (int)syscall(SYS_gettid));
+	while (await_turn(&wk.turn, 1, &wk.stop) >= 0) {
+		wk.ran_on = sched_getcpu();
+		if (wk.prepare) {
+			pin_self(NULL, wk.sleep_cpu);
+			if (CPU_ISSET(wk.sleep_cpu, &wk.allowed))
+				pin_self(&wk.allowed, -1);
+		}
+		pass_turn(&wk.turn, 0);
+	}
+	return NULL;
+}
+
+/* Waits until the wakee sleeps; returns the CPU it sleeps on. */
+static int
+wakee_asleep(void)
+{
+	char path[64], buf[1024], *p, state;
+	int i, cpu = -1;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat",
+		 atomic_load(&wk.tid));
+	for (;;) {
+		read_file(path, buf, sizeof(buf));
+		/* after "(comm) ": state is field 3, processor field 39 */
+		p = strrchr(buf, ')');
+		if (!p || sscanf(p + 2, "%c", &state) != 1)
+			fail("%s: %s unreadable", rule, path);
+		/* p + 1 is the space before field 3 */
+		for (i = 3, p++; i < 39 && p; i++)
+			p = strchr(p + 1, ' ');
+		if (!p || sscanf(p + 1, "%d", &cpu) != 1)
+			fail("%s: %s: no processor field", rule, path);
+		if (state == 'S')
+			return cpu;
+		sleep_ms(1);
+	}
+}
+
+static void
+wakee_turn(void)
+{
+	const atomic_int never = 0;
+
+	pass_turn(&wk.turn, 1);
+	if (await_turn(&wk.turn, 0, &never) < 0)
+		fail("%s: wakee lost", rule);
+}
+
+/*
+ * One round: the wakee goes to sleep on @sleep_cpu with @allowed, @setup
+ * builds the mask, the wakee is woken (the placement runs here, in this
+ * thread's futex_wake), and the readings are taken: @c0 just before
+ * @setup, @h right after the wakee reported, @c1 SETTLE_MS later.
+ */
+struct round {
+	struct counts c0, c1;
+	struct hook h;
+	int ran_on;
+};
+
+static struct round
+wake_round(int sleep_cpu, const cpu_set_t *allowed, void (*setup)(void))
+{
+	struct round r;
+	int cpu;
+
+	wk.prepare = 1;
+	wk.sleep_cpu = sleep_cpu;
+	wk.allowed = *allowed;
+	wakee_turn();
+	cpu = wakee_asleep();
+	/*
+	 * "S" shows before the sleeper's CPU has switched to idle, which
+	 * moves its sched_count: give it time to, or the round is not
+	 * judged.  Only how many rounds are judged depends on this.
+	 */
+	sleep_ms(SETTLE_MS);
+	if (cpu != sleep_cpu)
+		fail("%s: the wakee sleeps on CPU %d, not %d", rule, cpu,
+		     sleep_cpu);
+	if (!CPU_ISSET(sleep_cpu, allowed) &&
+	    sched_setaffinity(atomic_load(&wk.tid), sizeof(*allowed), allowed))
+		fail("%s: re-pin: %s", rule, strerror(errno));
+
+	wk.prepare = 0;
+	r.c0 = sched_counts();
+	setup();
+	wakee_turn();
+	r.ran_on = wk.ran_on;
+	r.h = hook_read();
+	sleep_ms(SETTLE_MS);
+	r.c1 = sched_counts();
+	if (!CPU_ISSET(r.ran_on, allowed))
+		fail("%s: the wakee ran on CPU %d, outside its allowed set",
+		     rule, r.ran_on);
+	return r;
+}
+
+/* The cores: 0 the main thread's, then H, Z and Y as each rule names. */
+#define C(core, t)	core_cpu[core][t]
+enum { CORE_MAIN, CORE_H, CORE_Z, CORE_Y };
+
+static cpu_set_t
+set_of(int n, ...)
+{
+	cpu_set_t s;
+	va_list ap;
+
+	CPU_ZERO(&s);
+	va_start(ap, n);
+	while (n--)
+		CPU_SET(va_arg(ap, int), &s);
+	va_end(ap);
+	return s;
+}
+
+static cpu_set_t
+core_set(int core)
+{
+	return set_of(2, C(core, 0), C(core, 1));
+}
+
+static int
+core_in(const cpu_set_t *mask, int core)
+{
+	return CPU_ISSET(C(core, 0), mask) && CPU_ISSET(C(core, 1), mask);
+}
+
+static int judged;
+
+static void
+judge(int ok, const char *why, int cpu)
+{
+	judged++;
+	if (!ok)
+		fail("%s: %s (CPU %d)", rule, why, cpu);
+}
+
+/* allowed: core Y idle, its bits set; the wakee slept on Y's first CPU and
+ * was re-pinned to cores H and Z.  Judged when Y kept still. */
+static void
+setup_allowed(void)
+{
+	hook_write("clear", 0);
+	hook_write("set %d", C(CORE_Y, 0));
+}
+
+static void
+rule_allowed(int round)
+{
+	cpu_set_t allowed = set_of(4, C(CORE_H, 0), C(CORE_H, 1),
+				   C(CORE_Z, 0), C(CORE_Z, 1));
+	cpu_set_t y = core_set(CORE_Y);
+	struct round r = wake_round(C(CORE_Y, 0), &allowed, setup_allowed);
+
+	(void)round;
+	if (quiet(&r.c0, &r.c1, &y))
+		judge(core_in(&r.h.mask, CORE_Y),
+		      "an idle core the task may not run on was claimed",
+		      C(CORE_Y, 0));
+}
+
+/* walk: a hog on H's first CPU; the wakee slept on H's second, may run
+ * there or on core Y; Z and Y idle with their bits set, Z first in the
+ * walk's order.  Judged when Z kept still: it keeps its bits. */
+static void
+setup_walk(void)
+{
+	hook_write("clear", 0);
+	hook_write("set %d", C(CORE_Z, 0));
+	hook_write("set %d", C(CORE_Y, 0));
+}
+
+static void
+rule_walk(int round)
+{
+	cpu_set_t allowed = set_of(3, C(CORE_H, 1), C(CORE_Y, 0), C(CORE_Y, 1));
+	cpu_set_t z = core_set(CORE_Z);
+	struct round r;
+
+	if (!round)
+		hog(C(CORE_H, 0), 0);
+	r = wake_round(C(CORE_H, 1), &allowed, setup_walk);
+	if (quiet(&r.c0, &r.c1, &z))
+		judge(core_in(&r.h.mask, CORE_Z),
+		      "the walk claimed an idle core outside the allowed set",
+		      C(CORE_Z, 0));
+}
+
+/* probe: a hog on H's first CPU, H's bits set all the same (stale); Y idle
+ * with its bits set.  The wakee slept on H's second CPU and may run there
+ * or on Y.  Judged when it stacked on H although Y kept still, i.e. stayed
+ * idle, and the SIS_UTIL budget allowed a probe of Y. */
+static void
+setup_probe(void)
+{
+	hook_write("clear", 0);
+	hook_write("set %d", C(CORE_H, 0));
+	hook_write("set %d", C(CORE_Y, 0));
+}
+
+static void
+rule_probe(int round)
+{
+	cpu_set_t allowed = set_of(3, C(CORE_H, 1), C(CORE_Y, 0), C(CORE_Y, 1));
+	cpu_set_t y = core_set(CORE_Y);
+	struct round r;
+
+	if (!round)
+		hog(C(CORE_H, 0), 0);
+	r = wake_round(C(CORE_H, 1), &allowed, setup_probe);
+	if (r.ran_on != C(CORE_H, 1))
+		judged++;
+	else if (quiet(&r.c0, &r.c1, &y) && r.h.nr_idle_scan >= 4)
+		judge(0, "took a core on a stale bit, beside a busy sibling, "
+		      "while a whole core was idle", r.ran_on);
+}
+
+/* idle: a SCHED_IDLE hog on H's second CPU, where the wakee slept; Y idle
+ * with its bits set.  The wakee must wake on H's second CPU, as stock;
+ * judged when it did not although that CPU ran nothing else. */
+static void
+setup_idle(void)
+{
+	hook_write("clear", 0);
+	hook_write("set %d", C(CORE_Y, 0));
+}
+
+static void
+rule_idle(int round)
+{
+	cpu_set_t allowed = set_of(3, C(CORE_H, 1), C(CORE_Y, 0), C(CORE_Y, 1));
+	cpu_set_t x = set_of(1, C(CORE_H, 1));
+	struct round r;
+
+	if (!round)
+		hog(C(CORE_H, 1), 1);
+	r = wake_round(C(CORE_H, 1), &allowed, setup_idle);
+	if (r.ran_on == C(CORE_H, 1))
+		judged++;
+	else if (quiet(&r.c0, &r.c1, &x))
+		judge(0, "a CPU that runs only SCHED_IDLE tasks was passed "
+		      "over", C(CORE_H, 1));
+}
+
+/* flag: hogs on H's and Z's first CPUs; Z's bits set (stale), Y idle but
+ * not in the mask, has_idle_cores 1.  The wakee slept on H's second CPU and
+ * may run on H's second CPU or on Z: the walk finds Z busy and nothing
+ * else.  Judged when no CPU but the main thread's and the wakee's moved:
+ * has_idle_cores must still be 1, since Y is idle. */
+static void
+setup_flag(void)
+{
+	hook_write("clear", 0);
+	hook_write("set %d", C(CORE_Z, 0));
+	hook_write("flag %d", 1);
+}
+
+static void
+rule_flag(int round)
+{
+	cpu_set_t allowed = set_of(3, C(CORE_H, 1), C(CORE_Z, 0), C(CORE_Z, 1));
+	cpu_set_t others;
+	struct round r;
+	int cpu;
+
+	if (!round) {
+		hog(C(CORE_H, 0), 0);
+		hog(C(CORE_Z, 0), 0);
+	}
+	r = wake_round(C(CORE_H, 1), &allowed, setup_flag);
+	CPU_ZERO(&others);
+	for (cpu = 0; cpu < ncpus; cpu++)
+		if (cpu != C(CORE_MAIN, 0) && cpu != r.ran_on)
+			CPU_SET(cpu, &others);
+	if (quiet(&r.c0, &r.c1, &others) && r.h.nr_idle_scan > 0)
+		judge(r.h.has_idle_cores == 1,
+		      "a walk that found no idle core cleared has_idle_cores "
+		      "while a core was idle", C(CORE_Y, 0));
+}
+
+/*
+ * span: CPU @iso is outside every domain (isolcpus=domain,@iso), its
+ * sibling is in the LLC.  The sibling runs the wakee, which then sleeps:
+ * the core turns whole idle.  The mask must never hold @iso, and holds the
+ * sibling when the core kept still since.
+ */
+static int span_iso = -1;
+
+static void
+rule_span(int round)
+{
+	int sib = sibling_of(span_iso);
+	cpu_set_t core = set_of(2, span_iso, sib);
+	struct counts c0, c1;
+	struct hook h;
+
+	(void)round;
+	/* the wakee runs on @sib, then sleeps there */
+	wk.prepare = 1;
+	wk.sleep_cpu = sib;
+	wk.allowed = set_of(1, sib);
+	wakee_turn();
+	if (wakee_asleep() != sib)
+		fail("span: the wakee did not sleep on CPU %d", sib);
+	sleep_ms(SETTLE_MS);
+	c0 = sched_counts();
+	sleep_ms(SETTLE_MS);
+	h = hook_read();
+	c1 = sched_counts();
+	if (CPU_ISSET(span_iso, &h.mask))
+		judge(0, "the mask holds a CPU outside the LLC domain",
+		      span_iso);
+	if (quiet(&c0, &c1, &core))
+		judge(CPU_ISSET(sib, &h.mask),
+		      "a whole idle core split by the domain span is missing",
+		      sib);
+}
+
+static void
+run_rule(const char *name, void (*fn)(int))
+{
+	int i;
+
+	rule = name;
+	judged = 0;
+	for (i = 0; i < ROUNDS; i++)
+		fn(i);
+	hogs_end();
+	printf("sis_rules: RESULT %s rounds=%d judged=%d\n", name, ROUNDS,
+	       judged);
+	fflush(stdout);
+	if (judged < MIN_JUDGED)
+		fail("%s: %d of %d rounds judged, want %d", name, judged,
+		     ROUNDS, MIN_JUDGED);
+}
+
+static void
+find_isolated(void)
+{
+	struct hook h = hook_read();
+	int cpu;
+
+	for (cpu = 0; cpu < ncpus; cpu++)
+		if (!CPU_ISSET(cpu, &h.span))
+			span_iso = cpu;
+	if (span_iso < 0 || CPU_ISSET(sibling_of(span_iso), &h.span) == 0 ||
+	    core_of[span_iso] == CORE_MAIN || core_of[span_iso] == CORE_H)
+		fail("span: want one CPU of core 2 or 3 outside CPU 0's LLC "
+		     "domain (isolcpus=domain,N)");
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(int);
+	} rules[] = {
+		{ "allowed", rule_allowed }, { "walk", rule_walk },
+		{ "probe", rule_probe }, { "idle", rule_idle },
+		{ "flag", rule_flag },
+	};
+	const char *which = argc > 1 ? argv[1] : "";
+	pthread_t wakee;
+	unsigned int i;
+	int ran = 0;
+
+	test_name = "sis_rules";
+	rule = "setup";
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	read_topology();
+	if (ncores < 4)
+		fail("setup: %d cores, want 4", ncores);
+	write_file("/proc/sys/kernel/sched_schedstats", "1");
+	set_sis_core(1);
+	pin_self(NULL, C(CORE_MAIN, 0));
+	hog(C(CORE_MAIN, 1), 0);
+	if (pthread_create(&wakee, NULL, wakee_main, NULL))
+		fail("pthread_create");
+	while (!atomic_load(&wk.tid))
+		sleep_ms(1);
+
+	if (!strcmp(which, "span")) {
+		find_isolated();
+		run_rule("span", rule_span);
+	} else {
+		for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+			if (*which && strcmp(which, rules[i].name))
+				continue;
+			run_rule(rules[i].name, rules[i].fn);
+			hog(C(CORE_MAIN, 1), 0);
+			ran++;
+		}
+		if (!ran)
+			fail("setup: no rule %s", which);
+	}
+	atomic_store(&wk.stop, 1);
+	pass_turn(&wk.turn, 1);
+	pthread_join(wakee, NULL);
+	hogs_end();
+	set_sis_core(0);
+	printf("sis_rules: PASS\n");
+	return 0;
+}
