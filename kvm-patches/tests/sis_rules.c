@@ -120,16 +120,21 @@ sched_counts(void)
 	return c;
 }
 
+/* Per CPU, the rounds of this rule it left unjudged by moving. */
+static int moved[MAX_CPUS];
+
 /* Did every CPU of @set keep still between @a and @b? */
 static int
 quiet(const struct counts *a, const struct counts *b, const cpu_set_t *set)
 {
-	int cpu;
+	int cpu, still = 1;
 
 	for (cpu = 0; cpu < ncpus; cpu++)
-		if (CPU_ISSET(cpu, set) && a->n[cpu] != b->n[cpu])
-			return 0;
-	return 1;
+		if (CPU_ISSET(cpu, set) && a->n[cpu] != b->n[cpu]) {
+			moved[cpu]++;
+			still = 0;
+		}
+	return still;
 }
 
 /* Hogs: a busy loop pinned to one CPU, SCHED_OTHER or SCHED_IDLE. */
@@ -526,11 +531,15 @@ run_rule(const char *name, void (*fn)(int))
 
 	rule = name;
 	judged = 0;
+	memset(moved, 0, sizeof(moved));
 	for (i = 0; i < ROUNDS; i++)
 		fn(i);
 	hogs_end();
-	printf("sis_rules: RESULT %s rounds=%d judged=%d\n", name, ROUNDS,
-	       judged);
+	printf("sis_rules: RESULT %s rounds=%d judged=%d moved:", name,
+	       ROUNDS, judged);
+	for (i = 0; i < ncpus; i++)
+		printf(" %d", moved[i]);
+	printf("\n");
 	fflush(stdout);
 	if (judged < MIN_JUDGED)
 		fail("%s: %d of %d rounds judged, want %d", name, judged,
