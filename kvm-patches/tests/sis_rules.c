@@ -15,9 +15,10 @@
  *            as stock does
  *   flag     a walk that finds no idle core must not clear
  *            has_idle_cores while a core the mask missed is idle
- *   span     (run alone, "sis_rules span", in a boot with isolcpus=domain,N on one thread of a core) the
- *            mask holds no bit of a CPU outside the LLC domain, and the
- *            core's other thread still gets its bit
+ *   span     (run alone, "sis_rules span", in a boot with
+ *            isolcpus=domain,N on one thread of a core) the mask holds no
+ *            bit of a CPU outside the LLC domain, and the core's other
+ *            thread still gets its bit
  *
  * Time never decides a verdict.  A round is judged only when the CPUs its
  * verdict rests on did not switch tasks between the setup and the reading
@@ -254,10 +255,32 @@ wakee_turn(void)
 }
 
 /*
- * One round: the wakee goes to sleep on @sleep_cpu with @allowed, @setup
- * builds the mask, the wakee is woken (the placement runs here, in this
- * thread's futex_wake), and the readings are taken: @c0 just before
- * @setup, @h right after the wakee reported, @c1 SETTLE_MS later.
+ * The mask state a round starts from: only the cores of the CPUs in
+ * set[] (as their idle entries would set them), and has_idle_cores
+ * forced to 1 if @flag.
+ */
+struct mask_state {
+	int set[2], nset, flag;
+};
+
+static void
+mask_build(const struct mask_state *m)
+{
+	int i;
+
+	hook_write("clear", 0);
+	for (i = 0; i < m->nset; i++)
+		hook_write("set %d", m->set[i]);
+	if (m->flag)
+		hook_write("flag %d", 1);
+}
+
+/*
+ * One round: the wakee goes to sleep on @sleep_cpu with @allowed, the
+ * mask is built as @m says, the wakee is woken (the placement runs here,
+ * in this thread's futex_wake), and the readings are taken: @c0 just
+ * before the mask is built, @h right after the wakee reported, @c1
+ * SETTLE_MS later.
  */
 struct round {
 	struct counts c0, c1;
@@ -266,7 +289,8 @@ struct round {
 };
 
 static struct round
-wake_round(int sleep_cpu, const cpu_set_t *allowed, void (*setup)(void))
+wake_round(int sleep_cpu, const cpu_set_t *allowed,
+	   const struct mask_state *m)
 {
 	struct round r;
 	int cpu;
@@ -291,7 +315,7 @@ wake_round(int sleep_cpu, const cpu_set_t *allowed, void (*setup)(void))
 
 	wk.prepare = 0;
 	r.c0 = sched_counts();
-	setup();
+	mask_build(m);
 	wakee_turn();
 	r.ran_on = wk.ran_on;
 	r.h = hook_read();
@@ -346,19 +370,13 @@ judge(int ok, const char *why, int cpu)
 /* allowed: core Y idle, its bits set; the wakee slept on Y's first CPU and
  * was re-pinned to cores H and Z.  Judged when Y kept still. */
 static void
-setup_allowed(void)
-{
-	hook_write("clear", 0);
-	hook_write("set %d", C(CORE_Y, 0));
-}
-
-static void
 rule_allowed(int round)
 {
+	const struct mask_state m = { { C(CORE_Y, 0) }, 1, 0 };
 	cpu_set_t allowed = set_of(4, C(CORE_H, 0), C(CORE_H, 1),
 				   C(CORE_Z, 0), C(CORE_Z, 1));
 	cpu_set_t y = core_set(CORE_Y);
-	struct round r = wake_round(C(CORE_Y, 0), &allowed, setup_allowed);
+	struct round r = wake_round(C(CORE_Y, 0), &allowed, &m);
 
 	(void)round;
 	if (quiet(&r.c0, &r.c1, &y))
@@ -371,23 +389,16 @@ rule_allowed(int round)
  * there or on core Y; Z and Y idle with their bits set, Z first in the
  * walk's order.  Judged when Z kept still: it keeps its bits. */
 static void
-setup_walk(void)
-{
-	hook_write("clear", 0);
-	hook_write("set %d", C(CORE_Z, 0));
-	hook_write("set %d", C(CORE_Y, 0));
-}
-
-static void
 rule_walk(int round)
 {
+	const struct mask_state m = { { C(CORE_Z, 0), C(CORE_Y, 0) }, 2, 0 };
 	cpu_set_t allowed = set_of(3, C(CORE_H, 1), C(CORE_Y, 0), C(CORE_Y, 1));
 	cpu_set_t z = core_set(CORE_Z);
 	struct round r;
 
 	if (!round)
 		hog(C(CORE_H, 0), 0);
-	r = wake_round(C(CORE_H, 1), &allowed, setup_walk);
+	r = wake_round(C(CORE_H, 1), &allowed, &m);
 	if (quiet(&r.c0, &r.c1, &z))
 		judge(core_in(&r.h.mask, CORE_Z),
 		      "the walk claimed an idle core outside the allowed set",
@@ -399,23 +410,16 @@ rule_walk(int round)
  * or on Y.  Judged when it stacked on H although Y kept still, i.e. stayed
  * idle, and the SIS_UTIL budget allowed a probe of Y. */
 static void
-setup_probe(void)
-{
-	hook_write("clear", 0);
-	hook_write("set %d", C(CORE_H, 0));
-	hook_write("set %d", C(CORE_Y, 0));
-}
-
-static void
 rule_probe(int round)
 {
+	const struct mask_state m = { { C(CORE_H, 0), C(CORE_Y, 0) }, 2, 0 };
 	cpu_set_t allowed = set_of(3, C(CORE_H, 1), C(CORE_Y, 0), C(CORE_Y, 1));
 	cpu_set_t y = core_set(CORE_Y);
 	struct round r;
 
 	if (!round)
 		hog(C(CORE_H, 0), 0);
-	r = wake_round(C(CORE_H, 1), &allowed, setup_probe);
+	r = wake_round(C(CORE_H, 1), &allowed, &m);
 	if (r.ran_on != C(CORE_H, 1))
 		judged++;
 	else if (quiet(&r.c0, &r.c1, &y) && r.h.nr_idle_scan >= 4)
@@ -427,22 +431,16 @@ rule_probe(int round)
  * with its bits set.  The wakee must wake on H's second CPU, as stock;
  * judged when it did not although that CPU ran nothing else. */
 static void
-setup_idle(void)
-{
-	hook_write("clear", 0);
-	hook_write("set %d", C(CORE_Y, 0));
-}
-
-static void
 rule_idle(int round)
 {
+	const struct mask_state m = { { C(CORE_Y, 0) }, 1, 0 };
 	cpu_set_t allowed = set_of(3, C(CORE_H, 1), C(CORE_Y, 0), C(CORE_Y, 1));
 	cpu_set_t x = set_of(1, C(CORE_H, 1));
 	struct round r;
 
 	if (!round)
 		hog(C(CORE_H, 1), 1);
-	r = wake_round(C(CORE_H, 1), &allowed, setup_idle);
+	r = wake_round(C(CORE_H, 1), &allowed, &m);
 	if (r.ran_on == C(CORE_H, 1))
 		judged++;
 	else if (quiet(&r.c0, &r.c1, &x))
@@ -456,16 +454,9 @@ rule_idle(int round)
  * else.  Judged when no CPU but the main thread's and the wakee's moved:
  * has_idle_cores must still be 1, since Y is idle. */
 static void
-setup_flag(void)
-{
-	hook_write("clear", 0);
-	hook_write("set %d", C(CORE_Z, 0));
-	hook_write("flag %d", 1);
-}
-
-static void
 rule_flag(int round)
 {
+	const struct mask_state m = { { C(CORE_Z, 0) }, 1, 1 };
 	cpu_set_t allowed = set_of(3, C(CORE_H, 1), C(CORE_Z, 0), C(CORE_Z, 1));
 	cpu_set_t others;
 	struct round r;
@@ -475,7 +466,7 @@ rule_flag(int round)
 		hog(C(CORE_H, 0), 0);
 		hog(C(CORE_Z, 0), 0);
 	}
-	r = wake_round(C(CORE_H, 1), &allowed, setup_flag);
+	r = wake_round(C(CORE_H, 1), &allowed, &m);
 	CPU_ZERO(&others);
 	for (cpu = 0; cpu < ncpus; cpu++)
 		if (cpu != C(CORE_MAIN, 0) && cpu != r.ran_on)
