@@ -204,7 +204,7 @@ check-build: all $(B)/asan/test-unit $(B)/asan/vcpuplaced \
 # Every program the build and the tests run comes from a package that
 # tests/deps/packages.list installs (or a required one): a tool the
 # machine's image happens to carry would pass here and fail on a fresh
-# host.  A few seconds; also shown to fail with gdb dropped.
+# host.  A few seconds; also shown to fail with tmux dropped.
 check-deps:
 	sh tests/deps/check.sh
 

@@ -3,7 +3,7 @@
 by tests/deps/packages.list.
 
 A tool that the machine's image happens to carry (gdb on the machines CI
-runs on) passes every suite there and fails on an operator's fresh host.
+runs on, say) passes every suite there and fails on an operator's fresh host.
 This finds such tools without a fresh host: it lists the programs that the
 project's scripts, make recipes and Python tests run, finds the Debian
 package that owns each one on this machine, and fails unless that package
@@ -24,7 +24,7 @@ busybox-static provides every applet; they are not read.
 
   programs.py [--drop PKG ...] [--list]
 
---drop removes packages from the lists first: `--drop gdb` must fail
+--drop removes packages from the lists first: `--drop tmux` must fail
 (make check-deps runs it so, to show the guard can fail).  --list prints
 each program with its package and where it is run.
 """

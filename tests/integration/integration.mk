@@ -2,6 +2,11 @@
 # (tests/integration/run.py).  Included by the top-level Makefile, which
 # defines B and the $(B)/vcpuplaced rule.  Needs root; about 3-6 minutes.
 .PHONY: check-integration
-check-integration: $(B)/vcpuplaced
+check-integration: $(B)/vcpuplaced $(B)/rename_thread
 	sh tests/deps/install.sh integration
 	python3 tests/integration/run.py $(B)/vcpuplaced
+
+# gives a QEMU thread a name QEMU never wrote (the thread-name tests)
+$(B)/rename_thread: tests/integration/rename_thread.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -o $@ $<

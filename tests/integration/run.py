@@ -53,6 +53,7 @@ TICK_S = TICK_MS / 1000.0
 WAIT_S = 60     # deadline of a wait for a condition: only a hang
 POLICIES = os.path.join(ROOT, "policies")
 TOPO = None     # vmlib.load_topology() of the host, if vcpuplacectl runs
+RENAME_THREAD = None  # build/rename_thread, beside the daemon under test
 
 
 class Skip(Exception):
@@ -1152,17 +1153,15 @@ def read_comm(pid, tid):
 def write_comm(pid, tid, name):
     """Renames thread @tid of process @pid (QEMU did not).  The kernel
     lets only a thread of the same process write its comm (EINVAL even
-    for root), so the write is made from inside: gdb attaches, calls
-    open/write/close in the process, and detaches."""
-    p = subprocess.run(
-        ["gdb", "-p", str(pid), "-batch", "-nx",
-         "-ex", 'call (int)open("/proc/%d/task/%d/comm", 1)' % (pid, tid),
-         "-ex", 'call (long)write($1, "%s", %d)' % (name, len(name)),
-         "-ex", "call (int)close($1)"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True, timeout=WAIT_S)
-    check(read_comm(pid, tid) == name, "gdb could not rename thread %d of "
-          "%d to %r: %s" % (tid, pid, name, p.stdout[-400:]))
+    for root), so the thread is made to call prctl(PR_SET_NAME) itself:
+    build/rename_thread (tests/integration/rename_thread.c) injects the
+    syscall through ptrace and puts the thread back as it was."""
+    p = subprocess.run([RENAME_THREAD, str(pid), str(tid), name],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=WAIT_S)
+    check(p.returncode == 0 and read_comm(pid, tid) == name,
+          "could not rename thread %d of %d to %r (exit %d): %s" % (
+              tid, pid, name, p.returncode, p.stdout[-400:]))
 
 
 def metric_value(d, name):
@@ -1187,7 +1186,7 @@ def vcpu_tid(st, name, vcpu):
 
 def test_thread_names(ctx):
     """Thread names QEMU did not write.  A non-vCPU thread of a VM's QEMU
-    renamed "CPU 0/TCG" (from inside QEMU, through gdb): the daemon says
+    renamed "CPU 0/TCG" (from inside QEMU, by an injected prctl): the daemon says
     it cannot tell which thread is vCPU 0, counts it, takes no thread for
     it (tid 0), and leaves the impostor's affinity alone; vCPU 0's real thread
     renamed away: the daemon says vCPU 0 has no thread.  Names restored:
@@ -2012,6 +2011,10 @@ def main(argv):
         print("usage: run.py PATH/TO/vcpuplaced [TEST ...]", file=sys.stderr)
         return 2
     binary = os.path.abspath(argv[0])
+    global RENAME_THREAD
+    RENAME_THREAD = os.path.join(os.path.dirname(binary), "rename_thread")
+    if not os.access(RENAME_THREAD, os.X_OK):   # a fake daemon's run
+        RENAME_THREAD = os.path.join(ROOT, "build", "rename_thread")
 
     def on_term(signum, frame):
         raise KeyboardInterrupt
