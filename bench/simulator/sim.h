@@ -448,10 +448,10 @@ bool sis_core_pu_busy(struct sim *s, int pu);
 /* sis_core_mask() != NULL for this wake-up. */
 bool sis_core_applies(const struct sim *s);
 /* sis_core_take(): may idle @pu be taken at once?  Claims its core if
- * whole idle; else may keep it in w->defer. */
+ * whole idle (probed first); else may keep it in w->defer. */
 bool sis_core_take(struct sis_core_wake *w, int pu);
-/* select_idle_core_sis(): a claimed whole idle core's PU, or
- * VP_PU_NONE. */
+/* select_idle_core_sis(), once w->defer is set: a claimed whole idle
+ * core's PU within SIS_UTIL's budget, or VP_PU_NONE. */
 int sis_core_select(struct sis_core_wake *w, int target);
 
 /* ---------------------------------------------------------------- */

@@ -4,7 +4,12 @@
  * stock.c, with sched_feat(SIS_CORE) on.  The strategy sis-core runs it
  * with the daemon's plan as the allowed sets; there is no wake hint, so
  * prev is the stock p->wake_cpu.  With the feature off the patch
- * changes nothing: that is strategy daemon.
+ * changes nothing: that is strategy daemon.  It follows the patch as it
+ * answered its second review (kvm-patches/0001): a core is probed
+ * before it is claimed, the walk runs only when an idle CPU was kept
+ * aside and then instead of the stock scan, within SIS_UTIL's budget
+ * counted per CPU, a miss never clears has_idle_cores, and there is no
+ * asym-packing walk.
  *
  * The mask (sd_llc_shared->idle_core_cpus) holds every PU of each whole
  * idle core of an LLC.  One vp_cpuset holds all the LLCs' masks, since
@@ -132,135 +137,127 @@ claim(struct sis_core_wake *w, int pu)
 	return true;
 }
 
+/*
+ * sis_core_probe(): is the core of @pu whole idle?  Every sibling is asked
+ * in CPU-number order, each one spending one of *@nr (select_idle_cpu()'s
+ * budget is counted per CPU); a busy one drops the core (its bits were
+ * stale).  Out of budget: not idle, and nothing dropped.
+ */
+static bool
+probe_core(struct sis_core_wake *w, int pu, int *nr)
+{
+	const struct vp_topo *t = w->s->t;
+	const struct vp_core *k = core_of(w->s, pu);
+	int sb, next, done = 0, last = -1;
+
+	/* the core's PUs by OS number, as for_each_cpu(cpu_smt_mask()) */
+	while (done < k->npus) {
+		next = VP_PU_NONE;
+		for (sb = k->first_pu; sb < k->first_pu + k->npus; sb++)
+			if ((int)t->pu[sb].os_index > last &&
+			    (next == VP_PU_NONE ||
+			    t->pu[sb].os_index < t->pu[next].os_index))
+				next = sb;
+		last = (int)t->pu[next].os_index;
+		done++;
+		if (--*nr < 0)
+			return false;
+		if (!w->probe(w->ctx, next)) {
+			if (core_set(w->s, pu, false))
+				w->s->sis_writes++;
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * sis_core_take(): an idle target, prev or recent CPU is taken at once if
+ * its whole core is idle (probed, then claimed), or if no idle core of
+ * the LLC in the mask is open to the task; otherwise the first is kept in
+ * w->defer.  The patch's two other "take at once" cases cannot arise
+ * here: the simulator has no SCHED_IDLE tasks, and stock_select() never
+ * offers a CPU outside p->cpus_ptr (select_fallback_rq() comes first).
+ */
 bool
 sis_core_take(struct sis_core_wake *w, int pu)
 {
 	const struct vp_llc *l = llc_of(w->s, pu);
 	struct vp_cpuset open;
+	int nr = INT_MAX;
 
-	/* sis_core_take(): a whole idle core is claimed and taken */
 	read_mask(w);
-	if (cpuset_test(&w->s->sis_idle_cores, pu) && claim(w, pu))
+	if (cpuset_test(&w->s->sis_idle_cores, pu) &&
+	    probe_core(w, pu, &nr) && claim(w, pu))
 		return true;
-	/* no idle core of the LLC open to the task: the stock answer */
 	cpuset_and(&open, &w->s->sis_idle_cores, w->cpus);
 	if (!cpuset_intersects_range(&open, l->first_pu, l->npus))
 		return true;
-	/* kept aside for when the scan finds no whole idle core */
 	if (w->defer == VP_PU_NONE)
 		w->defer = pu;
 	return false;
 }
 
-/* sis_core_probe(): every sibling available_idle_cpu(); a busy one
- * drops the core from the mask (its bits were stale). */
-static bool
-probe_core(struct sis_core_wake *w, int pu)
-{
-	const struct vp_core *k = core_of(w->s, pu);
-	int sb;
-
-	for (sb = k->first_pu; sb < k->first_pu + k->npus; sb++)
-		if (!w->probe(w->ctx, sb)) {
-			if (core_set(w->s, pu, false))
-				w->s->sis_writes++;
-			return false;
-		}
-	return true;
-}
-
-/* What sis_core_walk() carries between its two passes. */
-struct walk {
-	struct vp_cpuset cand;	/* mask & LLC span & p->cpus_ptr, left */
-	int nr;			/* SIS_UTIL's cores still to probe, + 1 */
-	bool asym;		/* sd_asym_packing of the target */
-};
-
 /*
- * sis_core_walk(): the candidates from the target on in CPU-number
+ * sis_core_walk(): the candidates @cand from the target on in CPU-number
  * order (for_each_cpu_wrap), only @cluster's if >= 0, one look per core
- * (its other siblings leave the candidates).  Non-asym: claim the first
- * whole idle core.  Asym packing: a core whose priority cannot beat the
- * best so far is skipped unprobed; the best is claimed at the end.
+ * (its siblings leave the candidates); the first whole idle core is
+ * claimed.  Stops when the budget *@nr is spent.
  */
 static int
-walk(struct sis_core_wake *w, struct walk *k, int target, int cluster)
+walk(struct sis_core_wake *w, struct vp_cpuset *cand, int target,
+    int cluster, int *nr)
 {
 	const struct vp_topo *t = w->s->t;
 	const struct vp_llc *l = llc_of(w->s, target);
 	const struct vp_core *c;
-	int i, pu, sb, start = t->pu_os_pos[target] + 1, best = VP_PU_NONE;
-	long best_prio = LONG_MIN;
+	int i, pu, sb, start = t->pu_os_pos[target] + 1;
 
 	for (i = 0; i < l->npus; i++) {
 		pu = l->os_order[(start + i) % l->npus];
-		if (!cpuset_test(&k->cand, pu) ||
+		if (!cpuset_test(cand, pu) ||
 		    (cluster >= 0 && t->pu[pu].cluster != cluster))
 			continue;
+		if (*nr <= 0)
+			break;
 		c = &t->core[t->pu[pu].core];
 		/* cpumask_andnot(cand, cand, cpu_smt_mask(cpu)) */
 		for (sb = c->first_pu; sb < c->first_pu + c->npus; sb++)
-			cpuset_clear(&k->cand, sb);
-		if (k->asym && (long)t->pu[pu].prio <= best_prio)
-			continue;
-		if (--k->nr <= 0)
-			break;
-		if (!probe_core(w, pu))
-			continue;
-		if (k->asym) {
-			best = pu;
-			best_prio = t->pu[pu].prio;
-		} else if (claim(w, pu)) {
+			cpuset_clear(cand, sb);
+		if (probe_core(w, pu, nr) && claim(w, pu))
 			return pu;
-		}
 	}
-	if (best != VP_PU_NONE && claim(w, best))
-		return best;
 	return VP_PU_NONE;
 }
 
-/* sd_asym_packing: x86 ITMT or amd-pstate preferred cores, on where
- * the core priorities differ (stock.c's asym_cpucap() note) */
-static bool
-asym_packing(const struct vp_topo *t)
-{
-	int pu;
-
-	for (pu = 1; pu < t->npus; pu++)
-		if (t->pu[pu].prio != t->pu[0].prio)
-			return true;
-	return false;
-}
-
+/*
+ * select_idle_core_sis(), called only when an early return kept an idle
+ * CPU aside: it runs instead of the stock scan and spends its budget,
+ * SIS_UTIL's nr_idle_scan CPUs probed.  A miss leaves has_idle_cores as
+ * it was: the mask can miss an idle core, so only stock's full scan may
+ * clear the flag.
+ */
 int
 sis_core_select(struct sis_core_wake *w, int target)
 {
 	struct sim *s = w->s;
 	const struct vp_llc *l = llc_of(s, target);
-	struct walk k = { .nr = INT_MAX, .asym = asym_packing(s->t) };
-	int llc = s->t->pu[target].llc, i;
+	struct vp_cpuset cand;
+	int nr, i;
 
-	/* select_idle_core_sis(): mask & sched_domain_span(sd_llc) &
-	 * p->cpus_ptr; nothing there: the stock path */
+	/* cpumask_and(cand, idle_core_cpus, p->cpus_ptr): the LLC's mask */
 	read_mask(w);
-	cpuset_and(&k.cand, &s->sis_idle_cores, w->cpus);
-	if (!cpuset_intersects_range(&k.cand, l->first_pu, l->npus))
+	cpuset_and(&cand, &s->sis_idle_cores, w->cpus);
+	if (!cpuset_intersects_range(&cand, l->first_pu, l->npus))
 		return VP_PU_NONE;
-	/* SIS_UTIL: an overloaded LLC is not scanned at all */
-	k.nr = s->nr_idle_scan[llc] + 1;
-	if (k.nr == 1)
+	nr = s->nr_idle_scan[s->t->pu[target].llc];
+	if (!nr)
 		return VP_PU_NONE;
 	/* the target's cluster first, as select_idle_cpu() does */
 	if (s->cluster_active) {
-		i = walk(w, &k, target, s->t->pu[target].cluster);
-		if (i != VP_PU_NONE || k.nr <= 0)
+		i = walk(w, &cand, target, s->t->pu[target].cluster, &nr);
+		if (i != VP_PU_NONE || nr <= 0)
 			return i;
 	}
-	i = walk(w, &k, target, -1);
-	/* keep has_idle_cores, which numa_idle_core() reads, in step */
-	if (i == VP_PU_NONE &&
-	    !cpuset_intersects_range(&s->sis_idle_cores, l->first_pu,
-	    l->npus))
-		s->has_idle_cores[llc] = false;
-	return i;
+	return walk(w, &cand, target, -1, &nr);
 }

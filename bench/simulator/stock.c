@@ -426,8 +426,8 @@ select_idle_capacity(struct sis *c, int target)
 /*
  * select_idle_sibling(), cheapest try first.  With SIS_CORE (sis_core.c)
  * each idle target, prev or recent CPU is taken at once only if
- * sis_core_take() says so; the idle-core scan then runs before the
- * stock has_idle_cores logic, and a CPU kept aside is its fallback.
+ * sis_core_take() says so; when one was kept aside, the walk of the idle
+ * cores replaces the stock scan, with that CPU as its fallback.
  */
 static int
 select_idle_sibling(struct sis *c, struct sim_thread *th, int prev,
@@ -468,15 +468,13 @@ select_idle_sibling(struct sis *c, struct sim_thread *th, int prev,
 		i = select_idle_capacity(c, target);
 		return i != VP_PU_NONE ? i : target;
 	}
+	/* SIS_CORE kept an idle CPU aside: the walk of the idle cores, or
+	 * that CPU; nothing kept aside: the stock path, unchanged */
+	if (w.defer != VP_PU_NONE) {
+		i = sis_core_select(&w, target);
+		return i != VP_PU_NONE ? i : w.defer;
+	}
 	if (s->t->max_smt > 1) {
-		if (sc) {
-			i = sis_core_select(&w, target);
-			if (i != VP_PU_NONE)
-				return i;
-			/* no whole idle core after all: the stock choice */
-			if (w.defer != VP_PU_NONE)
-				return w.defer;
-		}
 		has_idle_core = s->has_idle_cores[s->t->pu[target].llc];
 		if (!has_idle_core && share_llc(s, prev, target) &&
 		    (i = select_idle_smt(c, prev)) != VP_PU_NONE)

@@ -11,6 +11,15 @@
 #
 # pinned is left out: an admin's `virsh vcpupin` in CPU order is a
 # numbering by definition, and it is a strategy, not the judge.
+# sis-core is held to the dense mix only.  The SIS_CORE patch's second
+# draft walks the idle cores only for a wake-up that kept an idle CPU
+# aside, and leaves the others to stock's scan; on g4dnmetal's hogs the
+# share of each shifts with the numbering (seed 101: 302 walks and 125
+# stock scans, renumbered 207 and 175), and so does the answer: 40.39
+# cores against 40.79 over seeds 101-106, beyond the seeds' spread.
+# That is the patch's own dependence on CPU numbers (its walk and stock's
+# scan both go from target + 1 in CPU order), reported in
+# bench/notes/stock.md, not a fault of the judge.
 #
 # Stock failed this before fork.c: its threads started on PUs in CPU
 # order, so on POWER9 (coral-lassen) every sibling of a core was busy
@@ -41,7 +50,9 @@ for f in "$dir"/*.xml; do
 	b=$(basename "$f")
 	python3 "$here/renumber.py" "$f" "$tmp/$b"
 	for wl in hogs:100:120 dense:125:40; do
-		for st in stock daemon daemon-cores scx sis-core greedy; do
+		strats="stock daemon daemon-cores scx greedy"
+		[ "${wl%%:*}" = hogs ] || strats="$strats sis-core"
+		for st in $strats; do
 			o=$(thr3 "$f" $wl $st)
 			r=$(thr3 "$tmp/$b" $wl $st)
 			echo "$o $r" | awk -v what="$b $wl $st" '{
@@ -61,5 +72,5 @@ for f in "$dir"/*.xml; do
 		done
 	done
 done
-[ $fail = 0 ] && echo "check-sim: every strategy but pinned is numbering-invariant"
+[ $fail = 0 ] && echo "check-sim: every strategy but pinned is numbering-invariant (sis-core on the dense mix)"
 exit $fail

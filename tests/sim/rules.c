@@ -27,8 +27,15 @@
  *                aside while a whole idle core of the allowed set is
  *                in the mask; that core is claimed (its bits cleared),
  *                stale cores met on the way are dropped, and the next
- *                wake-up, finding no idle core left, takes its prev;
- *                with the feature off (daemon) prev wins
+ *                wake-up, finding no idle core left, takes its prev and
+ *                leaves has_idle_cores set; with the feature off
+ *                (daemon) prev wins
+ *   sis_core_budget  the walk spends SIS_UTIL's nr_idle_scan per CPU
+ *                probed: 1 cannot take a two-thread core, 2 can
+ *   sis_core_stale   a stale bit on prev's core (its sibling busy) is
+ *                probed, dropped, and the whole idle core taken
+ *   sis_core_stock   with no idle CPU kept aside the wake-up is stock's:
+ *                the same PU after the same probes as daemon
  *   dsq_lock     (sched_ext) each DSQ has its own lock: operations
  *                on two LLCs' queues, alternating every 100 ns, wait
  *                less than the same operations on one queue, and an
@@ -539,9 +546,119 @@ test_sis_core(const struct vp_topo *t, enum strategy st)
 	pu2 = stock_select(&s, 1, VP_PU_NONE, &probes);
 	EXPECT(pu2 == prev2, "sis_core: second wake-up on PU %d, want its "
 	    "prev %d (no idle core left)", pu2, prev2);
-	EXPECT(!s.has_idle_cores[0], "sis_core: mask empty, has_idle_cores "
-	    "still set");
+	EXPECT(s.has_idle_cores[0], "sis_core: a miss in the mask cleared "
+	    "has_idle_cores");
 	teardown(&s);
+}
+
+/* The core met first by a walk from @prev: CPU-number order from prev + 1. */
+static int
+first_core_after(const struct vp_topo *t, int prev)
+{
+	const struct vp_llc *l = &t->llc[t->pu[prev].llc];
+	int i, pu;
+
+	for (i = 1; i < l->npus; i++) {
+		pu = l->os_order[(t->pu_os_pos[prev] + i) % l->npus];
+		if (t->pu[pu].core != t->pu[prev].core)
+			return t->pu[pu].core;
+	}
+	return -1;
+}
+
+/*
+ * sis_core_budget: prev idle beside a busy sibling, the first core of the
+ * walk whole idle and in the mask.  SIS_UTIL's nr_idle_scan counts CPUs:
+ * with 1 the walk cannot probe the core's two siblings and prev is taken,
+ * the core left in the mask; with 2 the core is claimed.
+ */
+static void
+test_sis_core_budget(const struct vp_topo *t)
+{
+	const struct vp_llc *l = &t->llc[0];
+	int prev = l->first_pu, idle_core = first_core_after(t, prev);
+	int nr, pu;
+	unsigned long probes = 0;
+	struct sim s;
+
+	for (nr = 1; nr <= 2; nr++) {
+		setup(&s, t);
+		s.strat = STRAT_SIS_CORE;
+		sis_core_state(&s, prev, idle_core, 2);
+		s.th[0].last_pu = prev;
+		s.nr_idle_scan[0] = nr;
+		pu = stock_select(&s, 0, VP_PU_NONE, &probes);
+		if (nr == 1) {
+			EXPECT(pu == prev && core_in_mask(&s, idle_core),
+			    "sis_core_budget: nr_idle_scan 1 reached core %d "
+			    "(PU %d, want prev %d): the budget is spent per "
+			    "CPU", idle_core, pu, prev);
+		} else {
+			EXPECT(t->pu[pu].core == idle_core &&
+			    !core_in_mask(&s, idle_core), "sis_core_budget: "
+			    "nr_idle_scan 2: PU %d, want core %d claimed", pu,
+			    idle_core);
+		}
+		teardown(&s);
+	}
+}
+
+/*
+ * sis_core_stale: as sis_core, but prev's core kept its bits although its
+ * sibling is busy (stale).  The core is probed before it is claimed: the
+ * busy sibling drops it, and the whole idle core is taken instead.
+ */
+static void
+test_sis_core_stale(const struct vp_topo *t)
+{
+	const struct vp_llc *l = &t->llc[0];
+	int prev = l->first_pu, idle_core = l->first_core + l->ncores / 2;
+	const struct vp_core *k = &t->core[t->pu[prev].core];
+	unsigned long probes = 0;
+	struct sim s;
+	int sb, pu;
+
+	setup(&s, t);
+	s.strat = STRAT_SIS_CORE;
+	sis_core_state(&s, prev, idle_core, 2);
+	for (sb = k->first_pu; sb < k->first_pu + k->npus; sb++)
+		cpuset_set(&s.sis_idle_cores, sb);
+	s.th[0].last_pu = prev;
+	pu = stock_select(&s, 0, VP_PU_NONE, &probes);
+	EXPECT(t->pu[pu].core == idle_core && !core_in_mask(&s, k - t->core),
+	    "sis_core_stale: PU %d (core %d) on a stale bit, want the idle "
+	    "core %d and prev's core dropped", pu, t->pu[pu].core, idle_core);
+	teardown(&s);
+}
+
+/*
+ * sis_core_stock: prev and its sibling busy, one whole idle core: no
+ * idle CPU was kept aside, so SIS_CORE leaves the wake-up to the stock
+ * path, which decides and probes exactly as with the feature off.
+ */
+static void
+test_sis_core_stock(const struct vp_topo *t)
+{
+	const struct vp_llc *l = &t->llc[0];
+	int prev = l->first_pu, idle_core = l->first_core + l->ncores / 2;
+	int fillers = l->npus - 1 - t->core[idle_core].npus, pu[2];
+	unsigned long probes[2] = { 0, 0 };
+	enum strategy st[2] = { STRAT_DAEMON, STRAT_SIS_CORE };
+	struct sim s;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		setup(&s, t);
+		s.strat = st[i];
+		sis_core_state(&s, prev, idle_core, 2);
+		put_running(&s, 2 + fillers, prev, 0);
+		s.th[0].last_pu = prev;
+		pu[i] = stock_select(&s, 0, VP_PU_NONE, &probes[i]);
+		teardown(&s);
+	}
+	EXPECT(pu[1] == pu[0] && probes[1] == probes[0], "sis_core_stock: "
+	    "nothing kept aside, yet PU %d after %lu probes, stock PU %d "
+	    "after %lu", pu[1], probes[1], pu[0], probes[0]);
 }
 
 int
@@ -563,6 +680,9 @@ main(int argc, char **argv)
 	test_halt_len(t);
 	test_sis_core(t, STRAT_SIS_CORE);
 	test_sis_core(t, STRAT_DAEMON);
+	test_sis_core_budget(t);
+	test_sis_core_stale(t);
+	test_sis_core_stock(t);
 	test_dsq_lock(t);
 	test_scx_queues(t);
 	test_scx_local(t);
