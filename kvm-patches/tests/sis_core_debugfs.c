@@ -10,6 +10,8 @@
  *   write:  "clear"    empty the mask
  *           "set N"    set the bits of CPU N's core, as its idle entry would
  *           "flag V"   has_idle_cores = V
+ *           "scan N"   nr_idle_scan = N (SIS_UTIL's budget, until the next
+ *                      periodic balance of the LLC domain rewrites it)
  * The boot tests (tests/sis_rules.c) build a mask state with it, wake a
  * task, and read what the wake-up left.
  */
@@ -62,6 +64,8 @@ static ssize_t sis_core_dbg_write(struct file *file, const char __user *ubuf,
 		sis_core_set(sd, idle, n);
 	else if (sscanf(buf, "flag %d", &n) == 1)
 		WRITE_ONCE(sd->shared->has_idle_cores, !!n);
+	else if (sscanf(buf, "scan %d", &n) == 1 && n >= 0)
+		WRITE_ONCE(sd->shared->nr_idle_scan, n);
 	else
 		ret = -EINVAL;
 	rcu_read_unlock();

@@ -15,6 +15,10 @@
  *            as stock does
  *   flag     a walk that finds no idle core must not clear
  *            has_idle_cores while a core the mask missed is idle
+ *   budget   the walk spends SIS_UTIL's nr_idle_scan per CPU probed: with
+ *            2, a stale core met first (1 probe) leaves too little to
+ *            probe both threads of the idle core behind it; with 3 that
+ *            core is claimed
  *   span     (run alone, "sis_rules span", in a boot with
  *            isolcpus=domain,N on one thread of a core) the mask holds no
  *            bit of a CPU outside the LLC domain, and the core's other
@@ -23,14 +27,19 @@
  * Time never decides a verdict.  A round is judged only when the CPUs its
  * verdict rests on did not switch tasks between the setup and the reading
  * (their sched_count in /proc/schedstat did not move), so nothing but the
- * woken task ran there.  A rule fails at its first judged round that
- * breaks it, and also when fewer than MIN_JUDGED of ROUNDS rounds could be
- * judged.  "sis_rules RULE" runs one rule, none runs all but span.
+ * woken task ran there.  For that to happen often enough, the rest of the
+ * guest (movable tasks, IRQs, unbound workqueues) is kept on core 0's
+ * first CPU while the rules run (sis_strays.h).  A rule fails at its
+ * first judged round that breaks it, and also when fewer than MIN_JUDGED
+ * of ROUNDS rounds could be judged (kvm-patches/mutants never counts that
+ * second kind of failure as a kill).  "sis_rules RULE" runs one rule,
+ * none runs all but span.
  * Last line: "sis_rules: PASS" or "sis_rules: FAIL <rule>: <why>".
  * Needs 4 cores of 2 threads; the main thread runs on core 0's first CPU,
  * a hog on its sibling, so core 0 never enters the mask.
  */
 #include "sis_util.h"
+#include "sis_strays.h"
 
 #include <pthread.h>
 #include <sys/resource.h>
@@ -261,6 +270,7 @@ wakee_turn(void)
  */
 struct mask_state {
 	int set[2], nset, flag;
+	int scan;		/* > 0: nr_idle_scan set to it */
 };
 
 static void
@@ -273,6 +283,8 @@ mask_build(const struct mask_state *m)
 		hook_write("set %d", m->set[i]);
 	if (m->flag)
 		hook_write("flag %d", 1);
+	if (m->scan)
+		hook_write("scan %d", m->scan);
 }
 
 /*
@@ -372,7 +384,7 @@ judge(int ok, const char *why, int cpu)
 static void
 rule_allowed(int round)
 {
-	const struct mask_state m = { { C(CORE_Y, 0) }, 1, 0 };
+	const struct mask_state m = { .set = { C(CORE_Y, 0) }, .nset = 1 };
 	cpu_set_t allowed = set_of(4, C(CORE_H, 0), C(CORE_H, 1),
 				   C(CORE_Z, 0), C(CORE_Z, 1));
 	cpu_set_t y = core_set(CORE_Y);
@@ -391,7 +403,8 @@ rule_allowed(int round)
 static void
 rule_walk(int round)
 {
-	const struct mask_state m = { { C(CORE_Z, 0), C(CORE_Y, 0) }, 2, 0 };
+	const struct mask_state m = { .set = { C(CORE_Z, 0), C(CORE_Y, 0) },
+				      .nset = 2 };
 	cpu_set_t allowed = set_of(3, C(CORE_H, 1), C(CORE_Y, 0), C(CORE_Y, 1));
 	cpu_set_t z = core_set(CORE_Z);
 	struct round r;
@@ -412,7 +425,8 @@ rule_walk(int round)
 static void
 rule_probe(int round)
 {
-	const struct mask_state m = { { C(CORE_H, 0), C(CORE_Y, 0) }, 2, 0 };
+	const struct mask_state m = { .set = { C(CORE_H, 0), C(CORE_Y, 0) },
+				      .nset = 2 };
 	cpu_set_t allowed = set_of(3, C(CORE_H, 1), C(CORE_Y, 0), C(CORE_Y, 1));
 	cpu_set_t y = core_set(CORE_Y);
 	struct round r;
@@ -433,7 +447,7 @@ rule_probe(int round)
 static void
 rule_idle(int round)
 {
-	const struct mask_state m = { { C(CORE_Y, 0) }, 1, 0 };
+	const struct mask_state m = { .set = { C(CORE_Y, 0) }, .nset = 1 };
 	cpu_set_t allowed = set_of(3, C(CORE_H, 1), C(CORE_Y, 0), C(CORE_Y, 1));
 	cpu_set_t x = set_of(1, C(CORE_H, 1));
 	struct round r;
@@ -456,7 +470,8 @@ rule_idle(int round)
 static void
 rule_flag(int round)
 {
-	const struct mask_state m = { { C(CORE_Z, 0) }, 1, 1 };
+	const struct mask_state m = { .set = { C(CORE_Z, 0) }, .nset = 1,
+				      .flag = 1 };
 	cpu_set_t allowed = set_of(3, C(CORE_H, 1), C(CORE_Z, 0), C(CORE_Z, 1));
 	cpu_set_t others;
 	struct round r;
@@ -475,6 +490,54 @@ rule_flag(int round)
 		judge(r.h.has_idle_cores == 1,
 		      "a walk that found no idle core cleared has_idle_cores "
 		      "while a core was idle", C(CORE_Y, 0));
+}
+
+/* budget: hogs on H's and Z's first CPUs; Z's bits set (stale) and Y's,
+ * both cores allowed.  The wakee slept on H's second CPU, beside its hog:
+ * kept aside, then the walk from it meets Z first (its first CPU busy:
+ * one probe, the core dropped) and Y next (two probes).  nr_idle_scan 2
+ * must stop before Y is claimed, 3 must claim it.  Judged when Y kept
+ * still (but for the wakee, where it ran there) and the budget the hook
+ * set was still there after the wake-up (the LLC's periodic balance
+ * rewrites it).  Each budget needs its own share of judged rounds: 3
+ * shows that the scenario reaches Y at all. */
+static void
+rule_budget(int round)
+{
+	static int judged_at[2];
+	const int scan = 2 + (round & 1);
+	const struct mask_state m = { .set = { C(CORE_Z, 0), C(CORE_Y, 0) },
+				      .nset = 2, .scan = scan };
+	cpu_set_t allowed = set_of(5, C(CORE_H, 1), C(CORE_Z, 0), C(CORE_Z, 1),
+				   C(CORE_Y, 0), C(CORE_Y, 1));
+	cpu_set_t y = core_set(CORE_Y);
+	struct round r;
+
+	if (!round) {
+		hog(C(CORE_H, 0), 0);
+		hog(C(CORE_Z, 0), 0);
+		judged_at[0] = judged_at[1] = 0;
+	}
+	r = wake_round(C(CORE_H, 1), &allowed, &m);
+	CPU_CLR(r.ran_on, &y);
+	if (r.h.nr_idle_scan == scan && quiet(&r.c0, &r.c1, &y)) {
+		judged_at[scan - 2]++;
+		if (scan == 2)
+			judge(r.ran_on == C(CORE_H, 1) &&
+			      core_in(&r.h.mask, CORE_Y),
+			      "nr_idle_scan 2: the walk claimed the idle core "
+			      "behind a stale one (the budget is spent per CPU "
+			      "probed)", r.ran_on);
+		else	/* its bits come back when the wakee sleeps there */
+			judge(core_of[r.ran_on] == CORE_Y,
+			      "nr_idle_scan 3: the idle core behind a stale one "
+			      "was not claimed", r.ran_on);
+	}
+	if (round == ROUNDS - 1 && (judged_at[0] < MIN_JUDGED / 2 ||
+				    judged_at[1] < MIN_JUDGED / 2))
+		fail("budget: %d and %d rounds judged with nr_idle_scan 2 and "
+		     "3, want %d each", judged_at[0], judged_at[1],
+		     MIN_JUDGED / 2);
 }
 
 /*
@@ -561,7 +624,7 @@ main(int argc, char **argv)
 	} rules[] = {
 		{ "allowed", rule_allowed }, { "walk", rule_walk },
 		{ "probe", rule_probe }, { "idle", rule_idle },
-		{ "flag", rule_flag },
+		{ "flag", rule_flag }, { "budget", rule_budget },
 	};
 	const char *which = argc > 1 ? argv[1] : "";
 	pthread_t wakee;
@@ -577,6 +640,10 @@ main(int argc, char **argv)
 	write_file("/proc/sys/kernel/sched_schedstats", "1");
 	set_sis_core(1);
 	pin_self(NULL, C(CORE_MAIN, 0));
+	printf("sis_rules: %d tasks, the IRQs and the unbound workqueues "
+	       "kept on CPU %d\n", strays_to(C(CORE_MAIN, 0)),
+	       C(CORE_MAIN, 0));
+	atexit(strays_back);	/* fail() too: the next test runs unbound */
 	hog(C(CORE_MAIN, 1), 0);
 	if (pthread_create(&wakee, NULL, wakee_main, NULL))
 		fail("pthread_create");
