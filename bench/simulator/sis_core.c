@@ -118,19 +118,37 @@ read_mask(struct sis_core_wake *w)
 }
 
 /*
+ * The PUs of @pu's core in CPU-number order, as for_each_cpu() walks
+ * cpu_smt_mask(): dense indices follow the topology, not the OS numbers.
+ * Returns how many.
+ */
+static int
+core_by_number(const struct sim *s, int pu, int out[VP_MAX_SMT])
+{
+	const struct vp_core *k = core_of(s, pu);
+	int i, j, sb;
+
+	for (i = 0; i < k->npus; i++) {
+		sb = k->first_pu + i;
+		for (j = i; j > 0 &&
+		    s->t->pu[out[j - 1]].os_index > s->t->pu[sb].os_index; j--)
+			out[j] = out[j - 1];
+		out[j] = sb;
+	}
+	return k->npus;
+}
+
+/*
  * sis_core_claim(): test_and_clear of the core's first sibling (lowest
  * CPU number, cpumask_first(cpu_smt_mask())), then the other bits.
  */
 static bool
 claim(struct sis_core_wake *w, int pu)
 {
-	const struct vp_core *k = core_of(w->s, pu);
-	int sb, first = k->first_pu;
+	int sib[VP_MAX_SMT];
 
-	for (sb = k->first_pu; sb < k->first_pu + k->npus; sb++)
-		if (w->s->t->pu[sb].os_index < w->s->t->pu[first].os_index)
-			first = sb;
-	if (!cpuset_test(&w->s->sis_idle_cores, first))
+	core_by_number(w->s, pu, sib);
+	if (!cpuset_test(&w->s->sis_idle_cores, sib[0]))
 		return false;
 	core_set(w->s, pu, false);
 	w->s->sis_writes++;
@@ -146,23 +164,12 @@ claim(struct sis_core_wake *w, int pu)
 static bool
 probe_core(struct sis_core_wake *w, int pu, int *nr)
 {
-	const struct vp_topo *t = w->s->t;
-	const struct vp_core *k = core_of(w->s, pu);
-	int sb, next, done = 0, last = -1;
+	int sib[VP_MAX_SMT], i, n = core_by_number(w->s, pu, sib);
 
-	/* the core's PUs by OS number, as for_each_cpu(cpu_smt_mask()) */
-	while (done < k->npus) {
-		next = VP_PU_NONE;
-		for (sb = k->first_pu; sb < k->first_pu + k->npus; sb++)
-			if ((int)t->pu[sb].os_index > last &&
-			    (next == VP_PU_NONE ||
-			    t->pu[sb].os_index < t->pu[next].os_index))
-				next = sb;
-		last = (int)t->pu[next].os_index;
-		done++;
+	for (i = 0; i < n; i++) {
 		if (--*nr < 0)
 			return false;
-		if (!w->probe(w->ctx, next)) {
+		if (!w->probe(w->ctx, sib[i])) {
 			if (core_set(w->s, pu, false))
 				w->s->sis_writes++;
 			return false;
