@@ -33,8 +33,7 @@
  * first judged round that breaks it, and also when fewer than MIN_JUDGED
  * of ROUNDS rounds (BUDGET_ROUNDS for budget) could be judged
  * (kvm-patches/mutants never counts that second kind of failure as a
- * kill).  "sis_rules RULE" runs one rule,
- * none runs all but span.
+ * kill).  "sis_rules RULE" runs one rule, none runs all but span.
  * Last line: "sis_rules: PASS" or "sis_rules: FAIL <rule>: <why>".
  * Needs 4 cores of 2 threads; the main thread runs on core 0's first CPU,
  * a hog on its sibling, so core 0 never enters the mask.
@@ -553,8 +552,8 @@ rule_budget(int round)
 			      "nr_idle_scan 3: the idle core behind a stale one "
 			      "was not claimed", r.ran_on);
 	}
-	if (round == BUDGET_ROUNDS - 1 && (judged_at[0] < MIN_JUDGED / 2 ||
-				    judged_at[1] < MIN_JUDGED / 2))
+	if (round == BUDGET_ROUNDS - 1 &&
+	    (judged_at[0] < MIN_JUDGED / 2 || judged_at[1] < MIN_JUDGED / 2))
 		fail("budget: %d and %d rounds judged with nr_idle_scan 2 and "
 		     "3, want %d each", judged_at[0], judged_at[1],
 		     MIN_JUDGED / 2);

@@ -9,4 +9,4 @@ check-integration: $(B)/vcpuplaced $(B)/rename_thread
 # gives a QEMU thread a name QEMU never wrote (the thread-name tests)
 $(B)/rename_thread: tests/integration/rename_thread.c
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -o $@ $<
+	$(CC) $(VP_CFLAGS) $(CFLAGS) -o $@ $<

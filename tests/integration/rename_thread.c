@@ -15,7 +15,9 @@
  *
  * Exit 0 when the thread's prctl returned 0; 1 with the reason otherwise.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>

@@ -1186,10 +1186,11 @@ def vcpu_tid(st, name, vcpu):
 
 def test_thread_names(ctx):
     """Thread names QEMU did not write.  A non-vCPU thread of a VM's QEMU
-    renamed "CPU 0/TCG" (from inside QEMU, by an injected prctl): the daemon says
-    it cannot tell which thread is vCPU 0, counts it, takes no thread for
-    it (tid 0), and leaves the impostor's affinity alone; vCPU 0's real thread
-    renamed away: the daemon says vCPU 0 has no thread.  Names restored:
+    renamed "CPU 0/TCG" (from inside QEMU, by an injected prctl): the
+    daemon says it cannot tell which thread is vCPU 0, counts it, takes
+    no thread for it (tid 0), and leaves the impostor's affinity alone;
+    vCPU 0's real thread renamed away: the daemon says vCPU 0 has no
+    thread.  Names restored:
     the real thread again.  The other VM stays where it was and the
     socket answers throughout."""
     ctx.need_daemon()
