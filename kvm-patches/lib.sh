@@ -246,11 +246,24 @@ kp_test_initramfs() {
 # report of 2 in 15 patched and 0 in 15 stock boots: no scheduler code
 # has run then.
 kp_test_boot() {
-	KP_QEMU_CPU=max,la57=off \
+	KP_QEMU_CPU="${KP_TEST_CPU:-max,la57=off}" \
 	KP_QEMU_APPEND="panic_on_warn=1 kasan.fault=panic $2" \
 		kp_qemu "$1" "$KP_BUILD/initramfs.cpio.gz" "$3" \
 		"${KP_QEMU_TIMEOUT:-1500}"
 	tr -d '\r' <"$3" >"$3.txt"
+}
+
+# kp_test_boot_cluster BZIMAGE APPEND CONSOLE: kp_test_boot on the
+# cluster machine (kp_cluster_qemu): two clusters of two cores of two
+# threads in one LLC, an Intel vendor so that Linux reads the L2's
+# sharing.
+kp_test_boot_cluster() {
+	local bin
+
+	bin=$(kp_cluster_qemu)
+	KP_QEMU_BIN="$bin" KP_QEMU_ARGS="$(kp_cluster_qemu_args "$bin")" \
+	KP_TEST_CPU=max,la57=off,vendor=GenuineIntel \
+		kp_test_boot "$@"
 }
 
 # kp_test_verdict CONSOLE.txt TEST...: prints what failed (tests without
@@ -295,6 +308,91 @@ kp_objects_for() {
 	done | sort -u
 }
 
+# kp_apt_fetch CACHE SUITE PKG...: download PKG... (.debs, nothing
+# installed) from Debian's SUITE into CACHE/debs, with apt's state kept
+# under CACHE/apt.  A host's apt sources are not ours to change, and a
+# Debian 12 host does not list trixie-backports or, by default, its own
+# backports: apt runs with a private sources list, lists and archive
+# directory (Dir::Etc::sourcelist, Dir::Etc::sourceparts=-,
+# Dir::State::Lists, Dir::Cache), the archive URI borrowed from the
+# host's own Debian entry, and the Release file checked against
+# debian-archive-keyring (signed-by), as apt always does.
+# Shared with tests/scx/debian-kernel.sh.
+kp_apt_fetch() {
+	local cache="$1" suite="$2" uri codename apt_opts
+	shift 2
+
+	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' |
+		awk -v c="$codename" '$2 == c { print $1; exit }')
+	[ -n "$uri" ] || kp_die "no Debian archive in the host's apt sources"
+	mkdir -p "$cache/apt/lists/partial" "$cache/apt/cache/archives/partial" \
+		"$cache/debs"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+		"$uri $suite main" >"$cache/apt/sources.list"
+	# Dir::State::status=/dev/null: the host's installed packages are not
+	# this tree's; the lists lock is the private one, not the host's
+	apt_opts=(-o Dir::Etc::sourcelist="$cache/apt/sources.list"
+		-o Dir::Etc::sourceparts=- -o Dir::State::Lists="$cache/apt/lists"
+		-o Dir::Cache="$cache/apt/cache" -o Dir::State::status=/dev/null
+		-o APT::Architecture=amd64 -o APT::Sandbox::User=root)
+	kp_log "fetching $* from $suite (private apt state: $cache/apt)"
+	apt-get "${apt_opts[@]}" -qq update
+	(cd "$cache/debs" && apt-get "${apt_opts[@]}" -qq download "$@")
+}
+
+# kp_cluster_qemu: print the path of a qemu-system-x86_64 that can give an
+# x86 guest clusters: two or more cores under one L2 inside the LLC,
+# which Linux on x86 makes its CLS domain (cpu_l2c_shared_mask()).  QEMU
+# 9.2 added "-machine smp-cache" for that; Debian 12's QEMU 7.2 keeps L2
+# per core.  The host's QEMU if it has smp-cache (Debian 13's 10.0), else
+# the same major version from the host's backports, unpacked once into a
+# cache (VP_QEMU_CACHE, default /var/cache/vcpuplace/qemu-cluster) and
+# run from there: its libraries are the host release's, its firmware is
+# in its own share/qemu (kp_cluster_qemu_args passes -L).
+KP_QEMU_CACHE="${VP_QEMU_CACHE:-/var/cache/vcpuplace/qemu-cluster}"
+kp_cluster_qemu() {
+	local codename d
+
+	if qemu-system-x86_64 -machine q35,help 2>/dev/null | grep -q smp-cache; then
+		command -v qemu-system-x86_64
+		return 0
+	fi
+	mkdir -p "$KP_QEMU_CACHE"
+	(
+		flock 9
+		[ -f "$KP_QEMU_CACHE/done" ] && exit 0
+		codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+		rm -rf "$KP_QEMU_CACHE/debs" "$KP_QEMU_CACHE/root"
+		kp_apt_fetch "$KP_QEMU_CACHE" "$codename-backports" \
+			qemu-system-x86 qemu-system-common qemu-system-data >&2
+		for d in "$KP_QEMU_CACHE"/debs/*.deb; do
+			dpkg-deb -x "$d" "$KP_QEMU_CACHE/root"
+		done
+		"$KP_QEMU_CACHE/root/usr/bin/qemu-system-x86_64" -machine q35,help |
+			grep -q smp-cache || kp_die "$codename-backports' QEMU has no smp-cache"
+		dpkg-deb --showformat='${Package} ${Version}\n' -W \
+			"$KP_QEMU_CACHE"/debs/qemu-system-x86_*.deb >"$KP_QEMU_CACHE/done"
+	) 9>"$KP_QEMU_CACHE/.lock" || exit 1
+	echo "$KP_QEMU_CACHE/root/usr/bin/qemu-system-x86_64"
+}
+
+# kp_cluster_qemu_args QEMU: the machine options of the cluster boot for
+# that binary: 4 cores x 2 threads as two modules (Linux's clusters) of
+# two cores, L2 shared per module, L3 per socket; an Intel vendor, since
+# Linux reads the L2's sharing from CPUID leaf 4 only on Intel
+# (init_intel_cacheinfo() sets l2c_id).  qboot, not SeaBIOS: SeaBIOS's
+# CPUID 0x1f loop stops QEMU 10.0.2 at an assertion in
+# encode_topo_cpuid1f() once modules > 1; Linux's own loop does not.
+kp_cluster_qemu_args() {
+	local share
+
+	share="$(dirname "$(dirname "$1")")/share/qemu"
+	echo "-L $share -bios qboot.rom" \
+		"-machine q35,smp-cache.0.cache=l2,smp-cache.0.topology=module" \
+		"-smp 8,sockets=1,modules=2,cores=2,threads=2"
+}
+
 # kp_initramfs ROOT OUT INIT: pack ROOT, plus busybox-static and INIT as
 # /init, into the gzipped newc cpio OUT.  The caller puts its test
 # programs under ROOT first (static binaries: there is no libc in there).
@@ -311,9 +409,10 @@ kp_initramfs() {
 # kp_qemu BZIMAGE INITRD CONSOLE_LOG TIMEOUT_S: boot under QEMU TCG, 2 GiB,
 # the console into CONSOLE_LOG; the guest's /init powers it off.
 # KP_QEMU_APPEND adds to the kernel command line, KP_QEMU_CPU sets -cpu
-# (default max).  The
-# topology comes from VP_QEMU_SMP (default 4 cores x 2 threads, one
-# socket), so other shapes can be tried without editing files.
+# (default max), KP_QEMU_BIN the binary.  The topology comes from
+# VP_QEMU_SMP (default 4 cores x 2 threads, one socket), so other shapes
+# can be tried without editing files; KP_QEMU_ARGS, if set, replaces -smp
+# with its own machine options (the cluster boot's).
 # thread=single: with multi-threaded TCG the guest oopsed twice on "int3"
 # right when a scheduler feature switch patched kernel text (a text-poke
 # breakpoint executed after its removal: cross-vCPU code modification).
@@ -326,10 +425,11 @@ kp_initramfs() {
 # emulated one, which works; skipping the check makes the boot
 # independent of load (many cloud images' command lines carry it).
 kp_qemu() {
-	timeout "$4" qemu-system-x86_64 \
+	# shellcheck disable=SC2086 # KP_QEMU_ARGS: words, from kp_cluster_qemu_args
+	timeout "$4" "${KP_QEMU_BIN:-qemu-system-x86_64}" \
 		-accel tcg,thread="${KP_TCG_THREAD:-single}" \
 		-cpu "${KP_QEMU_CPU:-max}" \
-		-smp "${VP_QEMU_SMP:-8,sockets=1,cores=4,threads=2}" \
+		${KP_QEMU_ARGS:--smp ${VP_QEMU_SMP:-8,sockets=1,cores=4,threads=2}} \
 		-m 2G -nographic -no-reboot \
 		-kernel "$1" -initrd "$2" \
 		-append "console=ttyS0 panic=-1 oops=panic loglevel=4 no_timer_check ${KP_QEMU_APPEND:-}" \

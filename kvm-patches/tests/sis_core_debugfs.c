@@ -12,6 +12,8 @@
  *           "flag V"   has_idle_cores = V
  *           "scan N"   nr_idle_scan = N (SIS_UTIL's budget, until the next
  *                      periodic balance of the LLC domain rewrites it)
+ *           "claim N"  claim CPU N's core as a wake-up would; -EBUSY if the
+ *                      claim fails
  * The boot tests (tests/sis_rules.c) build a mask state with it, wake a
  * task, and read what the wake-up left.
  */
@@ -66,6 +68,9 @@ static ssize_t sis_core_dbg_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(sd->shared->has_idle_cores, !!n);
 	else if (sscanf(buf, "scan %d", &n) == 1 && n >= 0)
 		WRITE_ONCE(sd->shared->nr_idle_scan, n);
+	else if (sscanf(buf, "claim %d", &n) == 1 && n >= 0 && n < nr_cpu_ids &&
+		 cpu_online(n))
+		ret = sis_core_claim(sd, idle, n) ? ret : -EBUSY;
 	else
 		ret = -EINVAL;
 	rcu_read_unlock();

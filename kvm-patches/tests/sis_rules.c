@@ -19,10 +19,20 @@
  *            2, a stale core met first (1 probe) leaves too little to
  *            probe both threads of the idle core behind it; with 3 that
  *            core is claimed
+ *   busy     a core whose CPU leaves idle loses its bits (the idle-exit
+ *            hook), though no wake-up claimed or probed it
+ *   claim    a claim takes the core's bits, and a second claim of the same
+ *            core fails (through the hook's "claim N", which calls the
+ *            patch's claim helper itself: the race of two wakers on two
+ *            CPUs cannot be timed under TCG, see the rule)
  *   span     (run alone, "sis_rules span", in a boot with
  *            isolcpus=domain,N on one thread of a core) the mask holds no
  *            bit of a CPU outside the LLC domain, and the core's other
  *            thread still gets its bit
+ *   cluster  (run alone, "sis_rules cluster", in a boot whose LLC holds two
+ *            clusters of two cores, cores 0-1 and 2-3) the walk claims an
+ *            idle core of the target's cluster before one of the other
+ *            cluster that comes first in CPU order
  *
  * Time never decides a verdict.  A round is judged only when the CPUs its
  * verdict rests on did not switch tasks between the setup and the reading
@@ -33,7 +43,8 @@
  * first judged round that breaks it, and also when fewer than MIN_JUDGED
  * of ROUNDS rounds (BUDGET_ROUNDS for budget) could be judged
  * (kvm-patches/mutants never counts that second kind of failure as a
- * kill).  "sis_rules RULE" runs one rule, none runs all but span.
+ * kill).  "sis_rules RULE" runs one rule, none runs all but span and
+ * cluster.
  * Last line: "sis_rules: PASS" or "sis_rules: FAIL <rule>: <why>".
  * Needs 4 cores of 2 threads; the main thread runs on core 0's first CPU,
  * a hog on its sibling, so core 0 never enters the mask.
@@ -111,6 +122,24 @@ hook_write(const char *fmt, int arg)
 	write_file(HOOK, line);
 }
 
+/* "claim N" through the hook: 1 if the claim took the core, 0 if not. */
+static int
+hook_claim(int cpu)
+{
+	char line[32];
+	int fd, ok;
+
+	snprintf(line, sizeof(line), "claim %d", cpu);
+	fd = open(HOOK, O_WRONLY);
+	if (fd < 0)
+		fail("%s: %s: %s", rule, HOOK, strerror(errno));
+	ok = write(fd, line, strlen(line)) == (ssize_t)strlen(line);
+	if (!ok && errno != EBUSY)
+		fail("%s: %s: %s: %s", rule, HOOK, line, strerror(errno));
+	close(fd);
+	return ok;
+}
+
 /* sched_count of every CPU, from /proc/schedstat. */
 struct counts {
 	unsigned long long n[MAX_CPUS];
@@ -157,6 +186,7 @@ static int nhogs;
 
 struct hog_arg {
 	int cpu, sched_idle;
+	atomic_int there;	/* it runs on @cpu, pinned */
 };
 
 static void *
@@ -169,19 +199,43 @@ hog_main(void *arg)
 	if (h->sched_idle && sched_setscheduler(0, SCHED_IDLE, &sp))
 		fail("%s: SCHED_IDLE: %s", rule, strerror(errno));
 	while (!atomic_load(&hogs_stop))
-		;
+		atomic_store(&h->there, sched_getcpu() == h->cpu);
 	return NULL;
 }
 
+/*
+ * A new thread first runs where fork balancing put it, maybe on a CPU a
+ * rule wants idle, and only then pins itself: hog() returns once the hog
+ * runs on its own CPU, so that no round starts with it elsewhere.
+ */
 static void
 hog(int cpu, int sched_idle)
 {
 	static struct hog_arg args[MAX_CPUS];
+	struct hog_arg *h = &args[nhogs];
 
-	args[nhogs] = (struct hog_arg){ cpu, sched_idle };
-	if (pthread_create(&hog_th[nhogs], NULL, hog_main, &args[nhogs]))
+	h->cpu = cpu;
+	h->sched_idle = sched_idle;
+	atomic_store(&h->there, 0);
+	if (pthread_create(&hog_th[nhogs], NULL, hog_main, h))
 		fail("pthread_create");
 	nhogs++;
+	while (!atomic_load(&h->there))
+		sleep_ms(1);
+}
+
+/* A hog that says when it runs on its CPU: busy's, started each round. */
+static atomic_int spinner_cpu = -1, spinner_stop;
+
+static void *
+spinner_main(void *arg)
+{
+	int cpu = *(int *)arg;
+
+	pin_self(NULL, cpu);
+	while (!atomic_load(&spinner_stop))
+		atomic_store(&spinner_cpu, sched_getcpu());
+	return NULL;
 }
 
 static void
@@ -213,12 +267,29 @@ static struct {
 	int ran_on;
 } wk;
 
+/*
+ * The wakee's wait has no timeout (await_turn()'s would do): a timeout
+ * wakes it on its own, on a CPU of the scheduler's choosing, between the
+ * main thread's reading of where it sleeps and the wake-up under test, or
+ * while the mask is half built.  The main thread sets wk.stop and passes
+ * the turn to end it.
+ */
+static int
+wakee_wait(void)
+{
+	int t;
+
+	while ((t = atomic_load(&wk.turn)) != 1)
+		futex(&wk.turn, FUTEX_WAIT_PRIVATE, t, NULL);
+	return atomic_load(&wk.stop) ? -1 : 0;
+}
+
 static void *
 wakee_main(void *arg)
 {
 	(void)arg;
 	atomic_store(&wk.tid, (int)syscall(SYS_gettid));
-	while (await_turn(&wk.turn, 1, &wk.stop) >= 0) {
+	while (wakee_wait() >= 0) {
 		wk.ran_on = sched_getcpu();
 		if (wk.prepare) {
 			pin_self(NULL, wk.sleep_cpu);
@@ -560,6 +631,146 @@ rule_budget(int round)
 }
 
 /*
+ * busy: Y idle, its bits set by the hook, then a hog started on Y's first
+ * CPU.  Once the hog runs there, Y must have lost its bits: that CPU left
+ * idle.  Nothing else takes them here: the hog reaches Y by its own
+ * affinity change, not through select_idle_sibling(), and no other task
+ * may run on Y.  Judged when Y kept still from the set to the hog's start,
+ * so that the bits were there to lose.
+ */
+static void
+rule_busy(int round)
+{
+	cpu_set_t y = core_set(CORE_Y);
+	int cpu = C(CORE_Y, 0);
+	struct counts c0, c1;
+	pthread_t th;
+	struct hook h;
+
+	(void)round;
+	c0 = sched_counts();
+	hook_write("clear", 0);
+	hook_write("set %d", cpu);
+	h = hook_read();
+	c1 = sched_counts();
+	atomic_store(&spinner_cpu, -1);
+	atomic_store(&spinner_stop, 0);
+	if (pthread_create(&th, NULL, spinner_main, &cpu))
+		fail("pthread_create");
+	while (atomic_load(&spinner_cpu) != cpu)
+		sleep_ms(1);
+	if (core_in(&h.mask, CORE_Y) && quiet(&c0, &c1, &y)) {
+		h = hook_read();
+		judge(!CPU_ISSET(C(CORE_Y, 0), &h.mask) &&
+		      !CPU_ISSET(C(CORE_Y, 1), &h.mask),
+		      "a core kept its bits while one of its CPUs ran a task",
+		      cpu);
+	}
+	atomic_store(&spinner_stop, 1);
+	pthread_join(th, NULL);
+}
+
+/*
+ * claim: Y idle, its bits set; two claims of Y through the hook.  The
+ * first must take the core (true, and the bits gone), the second must
+ * fail.  Judged when Y kept still from the set to the last claim (an idle
+ * entry there could set the bits again).  This tests what a claim leaves
+ * behind, as two wake-ups one after the other would see it; that two
+ * claims on two CPUs at once cannot both win rests on the claim being one
+ * atomic test-and-clear of one bit, which single-threaded TCG cannot race.
+ */
+static void
+rule_claim(int round)
+{
+	cpu_set_t y = core_set(CORE_Y);
+	int first, second;
+	struct counts c0, c1;
+	struct hook h;
+
+	(void)round;
+	c0 = sched_counts();
+	hook_write("clear", 0);
+	hook_write("set %d", C(CORE_Y, 0));
+	first = hook_claim(C(CORE_Y, 1));
+	h = hook_read();
+	second = hook_claim(C(CORE_Y, 0));
+	c1 = sched_counts();
+	if (!quiet(&c0, &c1, &y))
+		return;
+	if (!first)
+		judge(0, "a claim of a whole idle core in the mask failed",
+		      C(CORE_Y, 1));
+	else if (CPU_ISSET(C(CORE_Y, 0), &h.mask) ||
+		 CPU_ISSET(C(CORE_Y, 1), &h.mask))
+		judge(0, "a claimed core kept its bits", C(CORE_Y, 0));
+	else
+		judge(!second, "a core was claimed twice", C(CORE_Y, 0));
+}
+
+/*
+ * cluster: the LLC holds two clusters, cores MAIN and H in one, Z and Y in
+ * the other.  A hog on Y's first CPU; the wakee slept on Y's second, may
+ * run there or on H or Z; H and Z idle with their bits set.  The walk
+ * starts after the target, Y's second CPU, the last of the LLC, so in CPU
+ * order H comes first; in the target's cluster first, Z does.  The wakee
+ * must run on Z.  Judged when H and Z kept still but for the wakee, so
+ * that both were there to take, and the wakee left Y: with a budget under
+ * 2 (the hook sets 8, the LLC's balance may have rewritten it) no core is
+ * claimed, whichever the order.
+ */
+static void
+rule_cluster(int round)
+{
+	const struct mask_state m = { .set = { C(CORE_H, 0), C(CORE_Z, 0) },
+				      .nset = 2, .scan = 8 };
+	cpu_set_t allowed = set_of(5, C(CORE_Y, 1), C(CORE_H, 0), C(CORE_H, 1),
+				   C(CORE_Z, 0), C(CORE_Z, 1));
+	cpu_set_t hz = set_of(4, C(CORE_H, 0), C(CORE_H, 1),
+			      C(CORE_Z, 0), C(CORE_Z, 1));
+	struct round r;
+
+	if (!round)
+		hog(C(CORE_Y, 0), 0);
+	r = wake_round(C(CORE_Y, 1), &allowed, &m);
+	CPU_CLR(r.ran_on, &hz);
+	/* on Y: the budget, rewritten since, was too small to claim a core */
+	if (!r.asleep_where_set || r.ran_on == C(CORE_Y, 1) ||
+	    !quiet(&r.c0, &r.c1, &hz))
+		return;
+	judge(core_of[r.ran_on] == CORE_Z,
+	      "the walk did not take the idle core of the target's cluster "
+	      "first", r.ran_on);
+}
+
+/* The cluster of each CPU, as the first CPU of its cluster_cpus_list. */
+static int
+cluster_of(int cpu)
+{
+	char path[96], buf[64];
+	int first;
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/topology/cluster_cpus_list",
+		 cpu);
+	read_file(path, buf, sizeof(buf));
+	if (sscanf(buf, "%d", &first) != 1)
+		fail("cluster: %s: %s", path, buf);
+	return first;
+}
+
+static void
+check_clusters(void)
+{
+	int a = cluster_of(C(CORE_MAIN, 0)), b = cluster_of(C(CORE_Z, 0));
+
+	if (cluster_of(C(CORE_H, 0)) != a || cluster_of(C(CORE_Y, 0)) != b ||
+	    a == b)
+		fail("cluster: want cores 0-1 and 2-3 in two clusters of one "
+		     "LLC (QEMU -smp ...,modules=2 with L2 per module)");
+	printf("sis_rules: clusters from CPU %d and CPU %d\n", a, b);
+}
+
+/*
  * span: CPU @iso is outside every domain (isolcpus=domain,@iso), its
  * sibling is in the LLC.  The sibling runs the wakee, which then sleeps:
  * the core turns whole idle.  The mask must never hold @iso, and holds the
@@ -648,6 +859,8 @@ main(int argc, char **argv)
 		{ "idle", rule_idle, ROUNDS },
 		{ "flag", rule_flag, ROUNDS },
 		{ "budget", rule_budget, BUDGET_ROUNDS },
+		{ "busy", rule_busy, ROUNDS },
+		{ "claim", rule_claim, ROUNDS },
 	};
 	const char *which = argc > 1 ? argv[1] : "";
 	pthread_t wakee;
@@ -676,6 +889,9 @@ main(int argc, char **argv)
 	if (!strcmp(which, "span")) {
 		find_isolated();
 		run_rule("span", rule_span, ROUNDS);
+	} else if (!strcmp(which, "cluster")) {
+		check_clusters();
+		run_rule("cluster", rule_cluster, ROUNDS);
 	} else {
 		for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 			if (*which && strcmp(which, rules[i].name))

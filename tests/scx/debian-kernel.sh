@@ -11,13 +11,10 @@
 #   debian-kernel.sh all    fetch and unpack (nothing if already done)
 #
 # Debian 12 hosts do not list trixie-backports, and the host's apt
-# sources are not ours to change: apt runs with a private sources list,
-# lists and archive directory under the cache (Dir::Etc::sourcelist,
-# Dir::Etc::sourceparts=-, Dir::State::Lists, Dir::Cache), the archive
-# URI borrowed from the host's own Debian entry, and the Release file
-# checked against debian-archive-keyring (Signed-By), as apt always does.
-# `apt-get download` fetches the .debs without installing anything, and
-# `dpkg-deb -x` unpacks them into the cache.
+# sources are not ours to change: kp_apt_fetch (kvm-patches/lib.sh) runs
+# apt with a private sources list and state under the cache and
+# downloads the .debs without installing anything; `dpkg-deb -x` unpacks
+# them into the cache.
 #
 # linux-image-* is a metapackage of the same version: linux-binary-*
 # holds the vmlinuz, linux-modules-* the modules (kvm.ko.xz ...),
@@ -44,32 +41,8 @@ DEB_PKGS=(linux-image-$DEB_RELEASE linux-binary-$DEB_RELEASE
 DEB_MODULES=(kvm kvm-amd)
 C="${VP_DEB_KERNEL_CACHE:-/var/cache/vcpuplace/debian-kernel/$DEB_RELEASE}"
 
-# The URI of the host's Debian archive (main suite), from apt itself.
-host_debian_uri() {
-	local codename
-
-	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
-	apt-get indextargets --format '$(REPO_URI) $(RELEASE)' |
-		awk -v c="$codename" '$2 == c { print $1; exit }'
-}
-
 fetch() {
-	local uri apt_opts
-
-	uri=$(host_debian_uri)
-	[ -n "$uri" ] || kp_die "no Debian archive in the host's apt sources"
-	mkdir -p "$C/apt/lists/partial" "$C/apt/cache/archives/partial" "$C/debs"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
-		"$uri $DEB_SUITE main" >"$C/apt/sources.list"
-	# Dir::State::status=/dev/null: the host's installed packages are not
-	# this tree's; the lists lock is the private one, not the host's
-	apt_opts=(-o Dir::Etc::sourcelist="$C/apt/sources.list"
-		-o Dir::Etc::sourceparts=- -o Dir::State::Lists="$C/apt/lists"
-		-o Dir::Cache="$C/apt/cache" -o Dir::State::status=/dev/null
-		-o APT::Architecture=amd64 -o APT::Sandbox::User=root)
-	kp_log "fetching ${DEB_PKGS[*]} from $DEB_SUITE (private apt state: $C/apt)"
-	apt-get "${apt_opts[@]}" -qq update
-	(cd "$C/debs" && apt-get "${apt_opts[@]}" -qq download "${DEB_PKGS[@]}")
+	kp_apt_fetch "$C" "$DEB_SUITE" "${DEB_PKGS[@]}"
 }
 
 unpack() {
