@@ -14,33 +14,40 @@
 #include "host/domain.h"
 #include "host/nova_xml.h"
 #include "host/policy_xml.h"
+#include "host/virt_link.h"
 
-int
+void
 domain_info(virDomainPtr dom, struct vp_dom_info *ret)
 {
 	virDomainInfo info;
 	const char *name;
 
+	ret->err = 0;
 	if (virDomainGetInfo(dom, &info) < 0 || info.nrVirtCpu < 1 ||
 	    !(name = virDomainGetName(dom)) ||
-	    virDomainGetUUID(dom, ret->uuid) < 0)
-		return -ENOENT;		/* vanished meanwhile */
-	if (strlen(name) >= sizeof(ret->name))
-		return -ENAMETOOLONG;
-	snprintf(ret->name, sizeof(ret->name), "%s", name);
-	ret->nvcpus = (int)info.nrVirtCpu;
-	return 0;
+	    virDomainGetUUID(dom, ret->uuid) < 0 ||
+	    virDomainGetUUIDString(dom, ret->uuid_str) < 0)
+		ret->err = -ENOENT;	/* vanished meanwhile */
+	else if (strlen(name) >= sizeof(ret->name))
+		ret->err = -ENAMETOOLONG;
+	else
+		snprintf(ret->name, sizeof(ret->name), "%s", name);
+	ret->nvcpus = ret->err ? 0 : (int)info.nrVirtCpu;
 }
 
 int
-domain_vcpu_affinity(virDomainPtr dom, const struct vp_topo *t, int n,
-    struct vp_cpuset *ret_aff, int *ret_current)
+domain_vcpu_affinity(struct vp_virt *v, const unsigned char *uuid,
+    const struct vp_topo *t, int n, struct vp_cpuset *ret_aff,
+    int *ret_current)
 {
 	int maplen = VIR_CPU_MAPLEN(t->os_limit), got, k;
+	virDomainPtr dom = virt_domain(v, uuid);
 	unsigned int os;
 	unsigned char *maps;
 	virVcpuInfoPtr info;
 
+	if (!dom)
+		return -ENOENT;
 	maps = calloc(n, maplen);
 	info = calloc(n, sizeof(*info));
 	if (!maps || !info) {
@@ -74,11 +81,15 @@ domain_vcpu_affinity(virDomainPtr dom, const struct vp_topo *t, int n,
 }
 
 int
-domain_policy_read(virDomainPtr dom, bool live, char **ret_xml)
+domain_policy_read(struct vp_virt *v, const unsigned char *uuid, bool live,
+    char **ret_xml)
 {
+	virDomainPtr dom = virt_domain(v, uuid);
 	virErrorPtr e;
 	char *xml;
 
+	if (!dom)
+		return -ENOENT;
 	xml = virDomainGetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT,
 	    VP_POLICY_NS, live ? VIR_DOMAIN_AFFECT_LIVE :
 	    VIR_DOMAIN_AFFECT_CURRENT);
@@ -92,13 +103,17 @@ domain_policy_read(virDomainPtr dom, bool live, char **ret_xml)
 }
 
 int
-domain_nova_read(virDomainPtr dom, char **ret_xml)
+domain_nova_read(struct vp_virt *v, const unsigned char *uuid,
+    char **ret_xml)
 {
 	static const char *const ns[] = { NOVA_NS_1_1, NOVA_NS_1_0 };
+	virDomainPtr dom = virt_domain(v, uuid);
 	virErrorPtr e;
 	char *xml;
 	size_t i;
 
+	if (!dom)
+		return -ENOENT;
 	/* Nova writes one of them: 1.1 today, 1.0 in older releases */
 	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
 		xml = virDomainGetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT,
@@ -115,11 +130,16 @@ domain_nova_read(virDomainPtr dom, char **ret_xml)
 }
 
 int
-domain_cputune(virDomainPtr dom, struct vp_cputune *ret)
+domain_cputune(struct vp_virt *v, const unsigned char *uuid,
+    struct vp_cputune *ret)
 {
-	char *xml = virDomainGetXMLDesc(dom, 0);
+	virDomainPtr dom = virt_domain(v, uuid);
+	char *xml;
 	int r;
 
+	if (!dom)
+		return -ENOENT;
+	xml = virDomainGetXMLDesc(dom, 0);
 	if (!xml)
 		return -EIO;
 	r = cputune_parse(xml, strlen(xml), ret);
@@ -128,12 +148,15 @@ domain_cputune(virDomainPtr dom, struct vp_cputune *ret)
 }
 
 int
-domain_policy_write(virDomainPtr dom, const char *xml,
-    unsigned int *ret_where)
+domain_policy_write(struct vp_virt *v, const unsigned char *uuid,
+    const char *xml, unsigned int *ret_where)
 {
+	virDomainPtr dom = virt_domain(v, uuid);
 	unsigned int flags = 0, where = 0;
 	int active, persistent;
 
+	if (!dom)
+		return -ENOENT;
 	active = virDomainIsActive(dom);
 	persistent = virDomainIsPersistent(dom);
 	if (active < 0 || persistent < 0)
@@ -193,15 +216,18 @@ to_cpumap(const struct vp_topo *t, const struct vp_cpuset *s,
 }
 
 enum vp_apply
-domain_pin_vcpu(virDomainPtr dom, const struct vp_topo *t, int k,
-    const struct vp_cpuset *set)
+domain_pin_vcpu(struct vp_virt *v, const unsigned char *uuid,
+    const struct vp_topo *t, int k, const struct vp_cpuset *set)
 {
 	int maplen = VIR_CPU_MAPLEN(t->os_limit);
 	unsigned char map[VIR_CPU_MAPLEN(VP_MAX_OS_INDEX)];
+	virDomainPtr dom;
 
 	virResetLastError();	/* a refusal of ours is not libvirt's */
 	if (k < 0 || !to_cpumap(t, set, map, maplen))
 		return VP_APPLY_REFUSED;
+	if (!(dom = virt_domain(v, uuid)))
+		return classify();
 	if (virDomainPinVcpuFlags(dom, (unsigned int)k, map, maplen,
 	    VIR_DOMAIN_AFFECT_LIVE) < 0)
 		return classify();
@@ -209,15 +235,18 @@ domain_pin_vcpu(virDomainPtr dom, const struct vp_topo *t, int k,
 }
 
 enum vp_apply
-domain_pin_emulator(virDomainPtr dom, const struct vp_topo *t,
-    const struct vp_cpuset *set)
+domain_pin_emulator(struct vp_virt *v, const unsigned char *uuid,
+    const struct vp_topo *t, const struct vp_cpuset *set)
 {
 	int maplen = VIR_CPU_MAPLEN(t->os_limit);
 	unsigned char map[VIR_CPU_MAPLEN(VP_MAX_OS_INDEX)];
+	virDomainPtr dom;
 
 	virResetLastError();
 	if (!to_cpumap(t, set, map, maplen))
 		return VP_APPLY_REFUSED;
+	if (!(dom = virt_domain(v, uuid)))
+		return classify();
 	if (virDomainPinEmulator(dom, map, maplen, VIR_DOMAIN_AFFECT_LIVE) < 0)
 		return classify();
 	return VP_APPLY_APPLIED;

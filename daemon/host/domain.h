@@ -4,62 +4,57 @@
  * PU indices (core/vcpuplace.h); the OS numbering libvirt speaks is
  * converted here and nowhere else.
  *
+ * A domain is named by its UUID on a connection (host/virt.h): the
+ * handle is looked up here, or kept from the last listing, and never
+ * handed out.  A UUID that names no domain is -ENOENT (VP_APPLY_GONE for
+ * a pin).
+ *
  * Never logs.  Failures come back as -errno or an enum vp_apply;
  * virt_error() (host/virt.h) has libvirt's words for them.
  */
 #ifndef VP_DOMAIN_H
 #define VP_DOMAIN_H
 
-#include <libvirt/libvirt.h>
-
 #include "core/vcpuplace.h"
-
-struct vp_dom_info {
-	char name[256];
-	unsigned char uuid[VIR_UUID_BUFLEN];
-	int nvcpus;		/* live, >= 1 */
-};
-
-/*
- * Fills *ret; -ENOENT when the domain has gone meanwhile, -ENAMETOOLONG
- * (uuid filled) when its name does not fit name[]: a truncated name
- * could be another VM's.
- */
-int domain_info(virDomainPtr dom, struct vp_dom_info *ret) VP_MUST_CHECK;
+#include "host/virt.h"
 
 /*
  * The live affinity of vCPUs 0..@n-1 into ret_aff[n] and the PU each
  * last ran on into ret_current[n] (VP_PU_NONE when libvirt does not
- * say).  -EIO, or -ENOMEM; the arrays are untouched on failure.
+ * say).  -EIO, -ENOENT or -ENOMEM; the arrays are untouched on failure.
  */
-int domain_vcpu_affinity(virDomainPtr dom, const struct vp_topo *t, int n,
-    struct vp_cpuset *ret_aff, int *ret_current) VP_MUST_CHECK;
+int domain_vcpu_affinity(struct vp_virt *v, const unsigned char *uuid,
+    const struct vp_topo *t, int n, struct vp_cpuset *ret_aff,
+    int *ret_current) VP_MUST_CHECK;
 
 /*
  * The vcpuplace metadata element (VP_POLICY_NS) as text, *ret_xml
  * malloc'd.  @live: of the running domain, else of what is current
  * (live when running, the persistent config otherwise).  Returns 0,
- * -ENODATA when the domain has none, -EIO for any other failure (a
- * passing one must not be taken for "no metadata").
+ * -ENODATA when the domain has none, -ENOENT when there is no such
+ * domain, -EIO for any other failure (a passing one must not be taken
+ * for "no metadata").
  */
-int domain_policy_read(virDomainPtr dom, bool live, char **ret_xml)
-	VP_MUST_CHECK;
+int domain_policy_read(struct vp_virt *v, const unsigned char *uuid,
+    bool live, char **ret_xml) VP_MUST_CHECK;
 
 /*
  * OpenStack Nova's own metadata element (<nova:instance>, namespace
  * NOVA_NS_1_1 or NOVA_NS_1_0, host/nova_xml.h) of the running domain as
  * text, *ret_xml malloc'd: 0, -ENODATA when it has none (not a Nova
- * instance), -EIO for any other failure.
+ * instance), -ENOENT (no such domain), -EIO for any other failure.
  */
-int domain_nova_read(virDomainPtr dom, char **ret_xml) VP_MUST_CHECK;
+int domain_nova_read(struct vp_virt *v, const unsigned char *uuid,
+    char **ret_xml) VP_MUST_CHECK;
 
 /*
  * The domain's CPU quotas from its live XML's <cputune>
  * (host/cputune.h).  -EIO when libvirt does not give the XML, -EINVAL
- * when the XML cannot be read, -ENOMEM; *ret untouched then.
+ * when the XML cannot be read, -ENOENT, -ENOMEM; *ret untouched then.
  */
 struct vp_cputune;
-int domain_cputune(virDomainPtr dom, struct vp_cputune *ret) VP_MUST_CHECK;
+int domain_cputune(struct vp_virt *v, const unsigned char *uuid,
+    struct vp_cputune *ret) VP_MUST_CHECK;
 
 /* Where domain_policy_write() wrote. */
 #define VP_WROTE_LIVE	1u
@@ -72,8 +67,8 @@ int domain_cputune(virDomainPtr dom, struct vp_cputune *ret) VP_MUST_CHECK;
  * Returns 0 with *ret_where a mask of VP_WROTE_*, -ENOENT when the
  * domain is neither running nor defined, -EIO when libvirt refuses.
  */
-int domain_policy_write(virDomainPtr dom, const char *xml,
-    unsigned int *ret_where) VP_MUST_CHECK;
+int domain_policy_write(struct vp_virt *v, const unsigned char *uuid,
+    const char *xml, unsigned int *ret_where) VP_MUST_CHECK;
 
 /* The outcome of a pin, every libvirt failure sorted into one of these. */
 enum vp_apply {
@@ -88,10 +83,11 @@ enum vp_apply {
  * Pins vCPU @k live to @set.  An empty set, or one holding a PU that is
  * not online in @t, is never written: VP_APPLY_REFUSED.
  */
-enum vp_apply domain_pin_vcpu(virDomainPtr dom, const struct vp_topo *t,
-    int k, const struct vp_cpuset *set);
+enum vp_apply domain_pin_vcpu(struct vp_virt *v, const unsigned char *uuid,
+    const struct vp_topo *t, int k, const struct vp_cpuset *set);
 /* The same for the emulator threads (QEMU's main loop, I/O). */
-enum vp_apply domain_pin_emulator(virDomainPtr dom, const struct vp_topo *t,
+enum vp_apply domain_pin_emulator(struct vp_virt *v,
+    const unsigned char *uuid, const struct vp_topo *t,
     const struct vp_cpuset *set);
 
 #endif /* VP_DOMAIN_H */

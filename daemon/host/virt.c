@@ -1,8 +1,8 @@
 /*
- * virt.c - see virt.h.  The close callback and the domain events only
- * store into atomics and write to the eventfd: they run on libvirt's
- * event thread, while everything else of the daemon runs on the loop
- * thread.
+ * virt.c - see virt.h and virt_link.h.  The close callback and the
+ * domain events only store into atomics and write to the eventfd: they
+ * run on libvirt's event thread, while everything else of the daemon
+ * (the domain handles kept here among it) runs on the loop thread.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,7 +16,30 @@
 
 #include "host/clock.h"
 #include "host/privs.h"
-#include "host/virt.h"
+#include "host/virt_link.h"
+
+_Static_assert(VP_UUID_LEN == VIR_UUID_BUFLEN, "libvirt's UUID size");
+_Static_assert(VP_UUID_STRING_LEN == VIR_UUID_STRING_BUFLEN,
+    "libvirt's UUID text size");
+
+/* A domain handle the connection keeps, by UUID. */
+struct virt_dom {
+	unsigned char uuid[VIR_UUID_BUFLEN];
+	virDomainPtr dom;	/* owned */
+};
+
+struct virt_link {
+	virConnectPtr conn;	/* owned */
+	int cb_lifecycle, cb_metadata;	/* -1: not registered */
+	bool close_cb;		/* on_close() registered */
+	/*
+	 * The handles of the last listing and of lookups since, so that a
+	 * domain_*() call by UUID costs no lookup: replaced by each
+	 * listing, freed with the connection.
+	 */
+	struct virt_dom *dom;	/* [ndom], room for cap */
+	int ndom, cap;
+};
 
 static void
 silent_error(void *opaque, virErrorPtr err)
@@ -114,8 +137,21 @@ virt_mark_dirty(struct vp_virt *v, uint64_t t)
 
 	/* only the oldest time pending is kept: a coalesced round answers
 	 * that one last */
-	atomic_compare_exchange_strong(&v->event_ns, &zero, t);
+	if (t)
+		atomic_compare_exchange_strong(&v->event_ns, &zero, t);
 	atomic_store(&v->dirty, true);
+}
+
+bool
+virt_dirty(const struct vp_virt *v)
+{
+	return atomic_load(&v->dirty);
+}
+
+void
+virt_clear_dirty(struct vp_virt *v)
+{
+	atomic_store(&v->dirty, false);
 }
 
 static void
@@ -176,7 +212,7 @@ queue_metadata(struct vp_virt *v, const unsigned char *uuid)
 }
 
 int
-virt_metadata_take(struct vp_virt *v, unsigned char ret[][VIR_UUID_BUFLEN])
+virt_metadata_take(struct vp_virt *v, unsigned char ret[][VP_UUID_LEN])
 {
 	int n;
 
@@ -224,61 +260,211 @@ on_metadata(virConnectPtr conn, virDomainPtr dom, int type,
 	wake_loop(v);
 }
 
+/* Frees the kept domain handles. */
+static void
+drop_domains(struct virt_link *l)
+{
+	int i;
+
+	for (i = 0; i < l->ndom; i++)
+		virDomainFree(l->dom[i].dom);
+	free(l->dom);
+	l->dom = NULL;
+	l->ndom = l->cap = 0;
+}
+
+/* Keeps @dom (taken: freed here on failure); -ENOMEM. */
+static int
+keep_domain(struct virt_link *l, virDomainPtr dom)
+{
+	struct virt_dom *grown;
+	int cap;
+
+	if (l->ndom == l->cap) {
+		cap = l->cap ? l->cap * 2 : 16;
+		grown = realloc(l->dom, (size_t)cap * sizeof(*grown));
+		if (!grown) {
+			virDomainFree(dom);
+			return -ENOMEM;
+		}
+		l->dom = grown;
+		l->cap = cap;
+	}
+	if (virDomainGetUUID(dom, l->dom[l->ndom].uuid) < 0) {
+		virDomainFree(dom);	/* a handle without a UUID: unusable */
+		return -ENOENT;
+	}
+	l->dom[l->ndom++].dom = dom;
+	return 0;
+}
+
 void
 virt_close(struct vp_virt *v)
 {
-	if (!v->conn)
+	struct virt_link *l = v->link;
+
+	if (!l)
 		return;
-	if (v->cb_lifecycle >= 0)
-		virConnectDomainEventDeregisterAny(v->conn, v->cb_lifecycle);
-	if (v->cb_metadata >= 0)
-		virConnectDomainEventDeregisterAny(v->conn, v->cb_metadata);
-	virConnectUnregisterCloseCallback(v->conn, on_close);
-	virConnectClose(v->conn);
-	v->conn = NULL;
-	v->cb_lifecycle = v->cb_metadata = -1;
+	if (l->cb_lifecycle >= 0)
+		virConnectDomainEventDeregisterAny(l->conn, l->cb_lifecycle);
+	if (l->cb_metadata >= 0)
+		virConnectDomainEventDeregisterAny(l->conn, l->cb_metadata);
+	if (l->close_cb)
+		virConnectUnregisterCloseCallback(l->conn, on_close);
+	drop_domains(l);
+	virConnectClose(l->conn);
+	free(l);
+	v->link = NULL;
+}
+
+/* Connects to @uri, no callback registered yet (virt_open()'s first half). */
+static int
+connect_to(struct vp_virt *v, const char *uri, bool read_only)
+{
+	struct virt_link *l;
+
+	virSetErrorFunc(NULL, silent_error);	/* per thread: this one too */
+	virt_close(v);
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->cb_lifecycle = l->cb_metadata = -1;
+	l->conn = read_only ? virConnectOpenReadOnly(uri) :
+	    virConnectOpen(uri);
+	if (!l->conn) {
+		free(l);
+		return -ECONNREFUSED;
+	}
+	v->link = l;
+	atomic_store(&v->lost, false);
+	return 0;
 }
 
 int
 virt_open(struct vp_virt *v, const char *uri)
 {
-	virSetErrorFunc(NULL, silent_error);	/* per thread: this one too */
-	virt_close(v);
-	v->conn = virConnectOpen(uri);
-	if (!v->conn)
-		return -ECONNREFUSED;
-	atomic_store(&v->lost, false);
-	virConnectRegisterCloseCallback(v->conn, on_close, v, NULL);
-	v->cb_lifecycle = virConnectDomainEventRegisterAny(v->conn, NULL,
+	struct virt_link *l;
+	int r = connect_to(v, uri, false);
+
+	if (r < 0)
+		return r;
+	l = v->link;
+	l->close_cb = virConnectRegisterCloseCallback(l->conn, on_close, v,
+	    NULL) == 0;
+	l->cb_lifecycle = virConnectDomainEventRegisterAny(l->conn, NULL,
 	    VIR_DOMAIN_EVENT_ID_LIFECYCLE,
 	    VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), v, NULL);
-	v->cb_metadata = virConnectDomainEventRegisterAny(v->conn, NULL,
+	l->cb_metadata = virConnectDomainEventRegisterAny(l->conn, NULL,
 	    VIR_DOMAIN_EVENT_ID_METADATA_CHANGE,
 	    VIR_DOMAIN_EVENT_CALLBACK(on_metadata), v, NULL);
 	atomic_store(&v->dirty, true);
 	return 0;
 }
 
+int
+virt_open_once(struct vp_virt *v, const char *uri, bool read_only)
+{
+	return connect_to(v, uri, read_only);
+}
+
 bool
 virt_connected(const struct vp_virt *v)
 {
-	return v->conn && !atomic_load(&v->lost);
+	return v->link && !atomic_load(&v->lost);
+}
+
+bool
+virt_lost(const struct vp_virt *v)
+{
+	return v->link && atomic_load(&v->lost);
+}
+
+virConnectPtr
+virt_conn(const struct vp_virt *v)
+{
+	return v->link ? v->link->conn : NULL;
 }
 
 int
-virt_list_running(struct vp_virt *v, virDomainPtr **ret_doms)
+virt_list_running(struct vp_virt *v, struct vp_dom_info **ret_infos)
 {
 	virDomainPtr *doms = NULL;
-	int n;
+	struct vp_dom_info *infos;
+	struct virt_link *l = v->link;
+	int n, i, r;
 
-	n = virConnectListAllDomains(v->conn, &doms,
+	if (!l)
+		return -EIO;
+	n = virConnectListAllDomains(l->conn, &doms,
 	    VIR_CONNECT_LIST_DOMAINS_ACTIVE);
 	if (n < 0) {
 		atomic_store(&v->lost, true);
 		return -EIO;
 	}
-	*ret_doms = doms;
+	infos = calloc(n ? n : 1, sizeof(*infos));
+	if (!infos) {
+		for (i = 0; i < n; i++)
+			virDomainFree(doms[i]);
+		free(doms);
+		return -ENOMEM;
+	}
+	/* the listing replaces what was kept: a domain gone is forgotten */
+	drop_domains(l);
+	for (i = 0; i < n; i++) {
+		domain_info(doms[i], &infos[i]);
+		r = keep_domain(l, doms[i]);	/* takes doms[i] */
+		if (r == -ENOMEM) {
+			while (++i < n)
+				virDomainFree(doms[i]);
+			free(doms);
+			free(infos);
+			return -ENOMEM;
+		}
+		if (r < 0)
+			infos[i].err = -ENOENT;	/* vanished meanwhile */
+	}
+	free(doms);
+	*ret_infos = infos;
 	return n;
+}
+
+virDomainPtr
+virt_domain(struct vp_virt *v, const unsigned char *uuid)
+{
+	struct virt_link *l = v->link;
+	virDomainPtr dom;
+	int i;
+
+	if (!l)
+		return NULL;
+	for (i = 0; i < l->ndom; i++)
+		if (!memcmp(l->dom[i].uuid, uuid, VIR_UUID_BUFLEN))
+			return l->dom[i].dom;
+	dom = virDomainLookupByUUID(l->conn, uuid);
+	if (!dom || keep_domain(l, dom) < 0)
+		return NULL;
+	return dom;
+}
+
+int
+virt_lookup(struct vp_virt *v, const char *name_or_uuid,
+    unsigned char ret_uuid[VP_UUID_LEN])
+{
+	struct virt_link *l = v->link;
+	virDomainPtr dom;
+	int r;
+
+	if (!l)
+		return -ENOENT;
+	dom = virDomainLookupByName(l->conn, name_or_uuid);
+	if (!dom)
+		dom = virDomainLookupByUUIDString(l->conn, name_or_uuid);
+	if (!dom)
+		return -ENOENT;
+	if ((r = keep_domain(l, dom)) < 0)
+		return r;
+	memcpy(ret_uuid, l->dom[l->ndom - 1].uuid, VP_UUID_LEN);
+	return 0;
 }
 
 const char *

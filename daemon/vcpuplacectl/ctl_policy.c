@@ -7,30 +7,20 @@
  *
  * The text is checked against the profiles and policy.rng before it is
  * written, so the daemon never meets metadata this tool produced and
- * cannot read.
+ * cannot read.  libvirt is reached through the daemon's own adapter
+ * (host/virt.h, host/domain.h), the same calls its "policy" command
+ * makes.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <libvirt/libvirt.h>
-#include <libvirt/virterror.h>
-
 #include "vcpuplacectl/ctl.h"
 #include "host/defaults.h"
 #include "host/domain.h"
 #include "host/policy_xml.h"
 #include "host/virt.h"
-
-
-/* libvirt prints every error by default; we print our own, once. */
-static void
-virt_quiet(void *ud, virErrorPtr e)
-{
-	(void)ud;
-	(void)e;
-}
 
 static void
 print_policy(const struct vp_policy *p)
@@ -44,38 +34,38 @@ print_policy(const struct vp_policy *p)
 	printf("emulator: %s\n", policy_emulator_name(p->emulator));
 }
 
-static virDomainPtr
-lookup(virConnectPtr conn, const char *vm)
+/* The domain @vm names (its name or UUID) into @ret_uuid; -ENOENT said. */
+static int
+lookup(struct vp_virt *v, const char *vm, unsigned char *ret_uuid)
 {
-	virDomainPtr dom = virDomainLookupByName(conn, vm);
+	int r = virt_lookup(v, vm, ret_uuid);
 
-	if (!dom)
-		dom = virDomainLookupByUUIDString(conn, vm);
-	if (!dom)
+	if (r == -ENOENT)
 		fprintf(stderr, "vcpuplacectl: VM '%s': no such domain\n", vm);
-	return dom;
+	else if (r < 0)
+		fprintf(stderr, "vcpuplacectl: VM '%s': %s\n", vm,
+		    strerror(-r));
+	return r;
 }
 
 static int
-policy_get(virConnectPtr conn, const struct vp_profiles *profs,
+policy_get(struct vp_virt *v, const struct vp_profiles *profs,
     const char *vm)
 {
 	char err[512], profile[VP_PROFILE_NAME_MAX], *xml = NULL;
+	unsigned char uuid[VP_UUID_LEN];
 	struct vp_policy pol;
-	virDomainPtr dom;
 	int r;
 
-	dom = lookup(conn, vm);
-	if (!dom)
+	if (lookup(v, vm, uuid) < 0)
 		return 1;
 	/* current: the live config when running, else the persistent */
-	r = domain_policy_read(dom, false, &xml);
-	if (r == -EIO)
+	r = domain_policy_read(v, uuid, false, &xml);
+	if (r < 0 && r != -ENODATA) {
 		fprintf(stderr, "vcpuplacectl: VM '%s': cannot read "
 		    "metadata: %s\n", vm, virt_error());
-	virDomainFree(dom);
-	if (r == -EIO)
 		return 1;
+	}
 	if (r == -ENODATA) {
 		printf("no vcpuplace metadata: host default (balanced)\n");
 		print_policy(profiles_get(profs, "balanced"));
@@ -105,11 +95,11 @@ policy_get(virConnectPtr conn, const struct vp_profiles *profs,
 }
 
 static int
-policy_set(virConnectPtr conn, const struct vp_profiles *profs,
+policy_set(struct vp_virt *v, const struct vp_profiles *profs,
     const char *vm, const char *profile, char *const *ov, int n)
 {
+	unsigned char uuid[VP_UUID_LEN];
 	unsigned int where = 0;
-	virDomainPtr dom;
 	char err[512], *xml;
 	int r;
 
@@ -119,13 +109,12 @@ policy_set(virConnectPtr conn, const struct vp_profiles *profs,
 		    r == -EINVAL ? err : strerror(-r));
 		return 1;
 	}
-	dom = lookup(conn, vm);
-	if (!dom) {
+	if (lookup(v, vm, uuid) < 0) {
 		free(xml);
 		return 1;
 	}
 	/* the one set-policy path, the daemon's "policy" command's too */
-	r = domain_policy_write(dom, xml, &where);
+	r = domain_policy_write(v, uuid, xml, &where);
 	if (r == -ENOENT)
 		fprintf(stderr, "vcpuplacectl: VM '%s': neither running nor "
 		    "defined\n", vm);
@@ -137,7 +126,6 @@ policy_set(virConnectPtr conn, const struct vp_profiles *profs,
 		    where & VP_WROTE_LIVE ? "live" : "",
 		    where == (VP_WROTE_LIVE | VP_WROTE_CONFIG) ? " and " : "",
 		    where & VP_WROTE_CONFIG ? "persistent config" : "");
-	virDomainFree(dom);
 	free(xml);
 	return r < 0;
 }
@@ -148,8 +136,8 @@ static int
 run(const struct ctl_opts *o, bool set, int argc, char **argv)
 {
 	const char *uri = o->uri, *dir = o->policy_dir;
+	struct vp_virt v = VP_VIRT_INIT;
 	struct vp_profiles *profs = NULL;
-	virConnectPtr conn;
 	char err[4096];
 	int r;
 
@@ -159,20 +147,20 @@ run(const struct ctl_opts *o, bool set, int argc, char **argv)
 		    strerror(-r), err);
 		return 1;
 	}
-	virSetErrorFunc(NULL, virt_quiet);
-	conn = set ? virConnectOpen(uri) : virConnectOpenReadOnly(uri);
-	if (!conn) {
+	/* only set writes: get connects read-only */
+	r = virt_open_once(&v, uri, !set);
+	if (r < 0) {
 		fprintf(stderr, "vcpuplacectl: cannot connect to %s: %s\n", uri,
-		    virt_error());
+		    r == -ECONNREFUSED ? virt_error() : strerror(-r));
 		profiles_free(profs);
 		return 1;
 	}
 	if (set)
-		r = policy_set(conn, profs, argv[0], argv[1], argv + 2,
+		r = policy_set(&v, profs, argv[0], argv[1], argv + 2,
 		    argc - 2);
 	else
-		r = policy_get(conn, profs, argv[0]);
-	virConnectClose(conn);
+		r = policy_get(&v, profs, argv[0]);
+	virt_close(&v);
 	profiles_free(profs);
 	return r;
 }

@@ -45,7 +45,7 @@ pin_vcpu(struct vp_daemon *d, struct vp_vm *vm, int k)
 		return cpuset_empty(&v->planned) ||
 		    !cpuset_subset(&v->planned, &d->topo->all) ?
 		    VP_APPLY_REFUSED : VP_APPLY_APPLIED;
-	return domain_pin_vcpu(vm->dom, d->topo, k, &v->planned);
+	return domain_pin_vcpu(&d->virt, vm->uuid, d->topo, k, &v->planned);
 }
 
 /* The emulator thread's set, from the policy's emulator field. */
@@ -78,7 +78,7 @@ pin_emulator(struct vp_daemon *d, struct vp_vm *vm)
 	if (cpuset_equal(&want, &vm->emulator))
 		return;
 	if (!d->dry_run)
-		a = domain_pin_emulator(vm->dom, d->topo, &want);
+		a = domain_pin_emulator(&d->virt, vm->uuid, d->topo, &want);
 	if (a == VP_APPLY_RETRY)
 		d->c.libvirt_errors++;
 	if (a == VP_APPLY_APPLIED)
@@ -91,7 +91,7 @@ note_failure(struct vp_daemon *d, struct vp_vm *vm, int k, enum vp_apply a)
 {
 	if (a == VP_APPLY_GONE) {
 		d->c.vanished++;
-		atomic_store(&d->virt.dirty, true);
+		virt_mark_dirty(&d->virt, 0);	/* the refresh drops it */
 		return;
 	}
 	d->c.pins_failed++;

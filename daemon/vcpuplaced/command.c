@@ -280,14 +280,14 @@ run_policy(struct vp_daemon *d, const struct vp_request *q, FILE *f)
 		return answer_error(f, VP_REJ_ARGS, "policy %s: %s", vm->name,
 		    err);
 	}
-	r = domain_policy_write(vm->dom, xml, &where);
+	r = domain_policy_write(&d->virt, vm->uuid, xml, &where);
 	free(xml);
 	if (r < 0) {
 		d->c.libvirt_errors++;
 		return answer_error(f, VP_REJ_ARGS, "policy %s: libvirt "
 		    "refused the metadata: %s", vm->name, virt_error());
 	}
-	atomic_store(&d->virt.dirty, true);
+	virt_mark_dirty(&d->virt, 0);
 	log_msg(LOG_NOTICE, "VM %s: policy set to profile %s over the "
 	    "socket", vm->name, q->profile);
 	fprintf(f, "ok: %s: profile %s\n", vm->name, q->profile);

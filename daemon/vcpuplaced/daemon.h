@@ -21,8 +21,6 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include <libvirt/libvirt.h>
-
 #include "host/clock.h"
 #include "host/log.h"
 #include "host/schedfeat.h"
@@ -65,8 +63,9 @@ struct vp_vcpu {
 
 struct vp_vm {
 	char name[256];
-	unsigned char uuid[VIR_UUID_BUFLEN];
-	virDomainPtr dom;		/* owned reference */
+	/* the VM's handle on the connection (host/domain.h takes it) */
+	unsigned char uuid[VP_UUID_LEN];
+	char uuid_str[VP_UUID_STRING_LEN];	/* libvirt's text of it */
 	int pid;			/* QEMU process, 0 unknown */
 	char profile[VP_PROFILE_NAME_MAX];
 	struct vp_policy policy;
@@ -491,7 +490,7 @@ int inventory_refresh(struct vp_daemon *d);
  * Returns how many known VMs were read.
  */
 int inventory_reread_policies(struct vp_daemon *d,
-    unsigned char uuids[][VIR_UUID_BUFLEN], int n);
+    unsigned char uuids[][VP_UUID_LEN], int n);
 /*
  * Records that the host refuses what @vm asked for, for @cause
  * (VP_REFUSED_*), because @why; "" clears it.  Logs and counts only when

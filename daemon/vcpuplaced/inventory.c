@@ -36,7 +36,7 @@ inventory_connect(struct vp_daemon *d)
 {
 	if (virt_connected(&d->virt))
 		return 0;
-	if (d->virt.conn) {
+	if (virt_lost(&d->virt)) {
 		log_msg(LOG_WARNING, "lost connection to %s, reconnecting",
 		    d->uri);
 		virt_close(&d->virt);
@@ -62,8 +62,6 @@ inventory_connect(struct vp_daemon *d)
 static void
 free_vm(struct vp_vm *vm)
 {
-	if (vm->dom)
-		virDomainFree(vm->dom);
 	free(vm->vcpu);
 	memset(vm, 0, sizeof(*vm));
 }
@@ -82,15 +80,15 @@ inventory_free(struct vp_daemon *d)
 
 /* Live affinity and current PU of every vCPU, in the model's indices. */
 static int
-read_affinity(const struct vp_daemon *d, struct vp_vm *vm)
+read_affinity(struct vp_daemon *d, struct vp_vm *vm)
 {
 	struct vp_cpuset *aff = calloc(vm->nvcpus, sizeof(*aff));
 	int *cur = calloc(vm->nvcpus, sizeof(*cur));
 	int k, r = -ENOMEM;
 
 	if (aff && cur &&
-	    (r = domain_vcpu_affinity(vm->dom, d->topo, vm->nvcpus, aff,
-	    cur)) == 0)
+	    (r = domain_vcpu_affinity(&d->virt, vm->uuid, d->topo,
+	    vm->nvcpus, aff, cur)) == 0)
 		for (k = 0; k < vm->nvcpus; k++) {
 			vm->vcpu[k].affinity = aff[k];
 			vm->vcpu[k].current = cur[k];
@@ -140,20 +138,25 @@ inventory_note_refused(struct vp_daemon *d, struct vp_vm *vm, int cause,
 }
 
 /* choose_policy()'s readers: the running domain's elements */
+struct live_reader {
+	struct vp_virt *virt;
+	const unsigned char *uuid;
+};
+
 static int
 live_policy(void *ctx, char **ret_xml)
 {
-	const struct vp_vm *vm = ctx;
+	const struct live_reader *lr = ctx;
 
-	return domain_policy_read(vm->dom, true, ret_xml);
+	return domain_policy_read(lr->virt, lr->uuid, true, ret_xml);
 }
 
 static int
 live_nova(void *ctx, char **ret_xml)
 {
-	const struct vp_vm *vm = ctx;
+	const struct live_reader *lr = ctx;
 
-	return domain_nova_read(vm->dom, ret_xml);
+	return domain_nova_read(lr->virt, lr->uuid, ret_xml);
 }
 
 /* Says once that the VM's Nova element cannot be read, and counts it. */
@@ -201,18 +204,17 @@ note_invalid(struct vp_daemon *d, struct vp_vm *vm, const char *why)
 static void
 read_policy(struct vp_daemon *d, struct vp_vm *vm)
 {
-	char uuid[VIR_UUID_STRING_BUFLEN];
+	struct live_reader lr = { .virt = &d->virt, .uuid = vm->uuid };
+	/* libvirt's own text of the UUID, lower-case hex as grants.xml
+	 * keys it */
 	struct vp_choose_vm in = {
-		.uuid = uuid, .name = vm->name, .nvcpus = vm->nvcpus,
+		.uuid = vm->uuid_str, .name = vm->name, .nvcpus = vm->nvcpus,
 		.trust_metadata = d->trust_metadata,
-		.rd = { .policy = live_policy, .nova = live_nova, .ctx = vm },
+		.rd = { .policy = live_policy, .nova = live_nova, .ctx = &lr },
 	};
 	struct vp_choice c;
 	int r;
 
-	/* libvirt's own text of it, lower-case hex as grants.xml keys it */
-	if (virDomainGetUUIDString(vm->dom, uuid) < 0)
-		uuid[0] = '\0';	/* matches no grant */
 	r = choose_policy(d->profiles, &in, &c);
 	if (r == -EINVAL) {
 		vm->granted = false;
@@ -246,7 +248,7 @@ read_cputune(struct vp_daemon *d, struct vp_vm *vm)
 
 	if (d->scx.opt == VP_SX_OPT_OFF)
 		return;
-	if (domain_cputune(vm->dom, &c) < 0) {
+	if (domain_cputune(&d->virt, vm->uuid, &c) < 0) {
 		d->c.libvirt_errors++;
 		return;
 	}
@@ -271,7 +273,7 @@ find_vm(struct vp_daemon *d, const unsigned char *uuid)
 	int i;
 
 	for (i = 0; i < d->nvms; i++)
-		if (!memcmp(d->vm[i].uuid, uuid, VIR_UUID_BUFLEN))
+		if (!memcmp(d->vm[i].uuid, uuid, VP_UUID_LEN))
 			return &d->vm[i];
 	return NULL;
 }
@@ -375,10 +377,10 @@ read_tids(struct vp_daemon *d, struct vp_vm *vm)
 	free(tids);
 }
 
-/* Fills @vm for @dom (taking it), carrying over what @old knew. */
+/* Fills @vm for the domain of @info, carrying over what @old knew. */
 static int
-describe_vm(struct vp_daemon *d, virDomainPtr dom,
-    const struct vp_dom_info *info, struct vp_vm *old, struct vp_vm *vm)
+describe_vm(struct vp_daemon *d, const struct vp_dom_info *info,
+    struct vp_vm *old, struct vp_vm *vm)
 {
 	int pid = qemu_pid(NULL, info->name);
 	/*
@@ -392,17 +394,14 @@ describe_vm(struct vp_daemon *d, virDomainPtr dom,
 	if (carried) {
 		*vm = *old;		/* keeps cooldowns and pending moves */
 		memset(old, 0, sizeof(*old));
-		virDomainFree(vm->dom);
 	} else {
 		if (old)
 			free_vm(old);
-		if (new_vm(vm, info->nvcpus) < 0) {
-			virDomainFree(dom);
+		if (new_vm(vm, info->nvcpus) < 0)
 			return -ENOMEM;
-		}
 	}
-	vm->dom = dom;
 	memcpy(vm->uuid, info->uuid, sizeof(vm->uuid));
+	snprintf(vm->uuid_str, sizeof(vm->uuid_str), "%s", info->uuid_str);
 	snprintf(vm->name, sizeof(vm->name), "%s", info->name);
 	vm->pid = pid;
 	read_policy(d, vm);
@@ -416,7 +415,7 @@ describe_vm(struct vp_daemon *d, virDomainPtr dom,
 
 /* Who a plan entry was for: enough to find the VM again after a refresh. */
 struct plan_vm_id {
-	unsigned char uuid[VIR_UUID_BUFLEN];
+	unsigned char uuid[VP_UUID_LEN];
 	int nvcpus;		/* 0: none */
 };
 
@@ -439,7 +438,7 @@ note_plan_vms(const struct vp_daemon *d)
 	for (i = 0; ids && i < d->plan_n; i++)
 		if (d->plan_idx[i] >= 0) {
 			memcpy(ids[i].uuid, d->vm[d->plan_idx[i]].uuid,
-			    VIR_UUID_BUFLEN);
+			    VP_UUID_LEN);
 			ids[i].nvcpus = d->vm[d->plan_idx[i]].nvcpus;
 		}
 	return ids;
@@ -454,7 +453,7 @@ remap_plan(struct vp_daemon *d, const struct plan_vm_id *ids,
 	for (i = 0; i < d->plan_n; i++) {
 		d->plan_idx[i] = -1;
 		for (j = 0; ids && ids[i].nvcpus && j < nvms; j++)
-			if (!memcmp(vms[j].uuid, ids[i].uuid, VIR_UUID_BUFLEN) &&
+			if (!memcmp(vms[j].uuid, ids[i].uuid, VP_UUID_LEN) &&
 			    vms[j].nvcpus == ids[i].nvcpus) {
 				d->plan_idx[i] = j;
 				break;
@@ -468,32 +467,29 @@ remap_plan(struct vp_daemon *d, const struct plan_vm_id *ids,
  * number of such domains grows, not at every refresh.
  */
 static void
-note_long_name(struct vp_daemon *d, virDomainPtr dom, int nth)
+note_long_name(struct vp_daemon *d, const struct vp_dom_info *info, int nth)
 {
-	char uuid[VIR_UUID_STRING_BUFLEN] = "?";
-
 	if (nth <= d->long_names)
 		return;
 	d->c.name_errors++;
-	virDomainGetUUIDString(dom, uuid);
 	log_msg(LOG_ERR, "domain %s: name longer than %zu bytes, which "
-	    "vcpuplaced cannot hold: VM left alone", uuid,
-	    sizeof(((struct vp_dom_info *)0)->name) - 1);
+	    "vcpuplaced cannot hold: VM left alone", info->uuid_str,
+	    sizeof(info->name) - 1);
 }
 
 int
 inventory_refresh(struct vp_daemon *d)
 {
-	virDomainPtr *doms = NULL;
+	struct vp_dom_info *infos = NULL;
 	struct plan_vm_id *ids;
 	struct vp_vm *vms;
 	int n, i, nvms = 0, nlong = 0;
 
-	atomic_store(&d->virt.dirty, false);
+	virt_clear_dirty(&d->virt);
 	/* after the flag: an event from now on makes another refresh */
 	d->event_ns = virt_event_take(&d->virt);
 	d->c.refreshes++;
-	n = virt_list_running(&d->virt, &doms);
+	n = virt_list_running(&d->virt, &infos);
 	if (n < 0) {
 		d->c.libvirt_errors++;
 		return n;
@@ -501,31 +497,24 @@ inventory_refresh(struct vp_daemon *d)
 	vms = calloc(n ? n : 1, sizeof(*vms));
 	ids = note_plan_vms(d);
 	if (!vms || !ids) {
-		for (i = 0; i < n; i++)
-			virDomainFree(doms[i]);
-		free(doms);
+		free(infos);
 		free(vms);
 		free(ids);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
-		struct vp_dom_info info;
-		int r = domain_info(doms[i], &info);
-
-		if (r == -ENAMETOOLONG)
-			note_long_name(d, doms[i], ++nlong);
-		if (r < 0) {
-			virDomainFree(doms[i]);		/* vanished meanwhile */
-			continue;
-		}
-		if (describe_vm(d, doms[i], &info, find_vm(d, info.uuid),
+		if (infos[i].err == -ENAMETOOLONG)
+			note_long_name(d, &infos[i], ++nlong);
+		if (infos[i].err < 0)
+			continue;		/* vanished meanwhile */
+		if (describe_vm(d, &infos[i], find_vm(d, infos[i].uuid),
 		    &vms[nvms]) < 0) {
-			free_vm(&vms[nvms]);	/* frees doms[i] too */
+			free_vm(&vms[nvms]);
 			continue;
 		}
 		nvms++;
 	}
-	free(doms);
+	free(infos);
 	d->long_names = nlong;
 	remap_plan(d, ids, vms, nvms);
 	free(ids);
@@ -538,7 +527,7 @@ inventory_refresh(struct vp_daemon *d)
 
 int
 inventory_reread_policies(struct vp_daemon *d,
-    unsigned char uuids[][VIR_UUID_BUFLEN], int n)
+    unsigned char uuids[][VP_UUID_LEN], int n)
 {
 	int i, nread = 0;
 
@@ -547,7 +536,7 @@ inventory_reread_policies(struct vp_daemon *d,
 		struct vp_vm *vm = find_vm(d, uuids[i]);
 
 		if (!vm) {
-			atomic_store(&d->virt.dirty, true);
+			virt_mark_dirty(&d->virt, 0);
 			continue;
 		}
 		read_policy(d, vm);

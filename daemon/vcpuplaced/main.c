@@ -399,15 +399,15 @@ static void
 event_round(struct vp_daemon *d)
 {
 	uint64_t t0 = clock_now_ns(), cpu0 = clock_thread_cpu_ns(), cpu;
-	unsigned char md[VP_VIRT_MD_MAX][VIR_UUID_BUFLEN];
+	unsigned char md[VP_VIRT_MD_MAX][VP_UUID_LEN];
 	int nmd = virt_metadata_take(&d->virt, md), nread = 0;
 
 	if (!virt_connected(&d->virt))
 		return;
 	/* a metadata change re-reads its own VM; anything else, them all */
-	if (nmd && !atomic_load(&d->virt.dirty))
+	if (nmd && !virt_dirty(&d->virt))
 		nread = inventory_reread_policies(d, md, nmd);
-	if (atomic_load(&d->virt.dirty)) {
+	if (virt_dirty(&d->virt)) {
 		if (refresh(d) < 0)
 			return;
 	} else if (!nread) {
@@ -429,7 +429,7 @@ tick(struct vp_daemon *d)
 {
 	uint64_t t0 = clock_now_ns();
 
-	if (inventory_connect(d) == 0 && (atomic_load(&d->virt.dirty) ||
+	if (inventory_connect(d) == 0 && (virt_dirty(&d->virt) ||
 	    d->c.ticks % FULL_REFRESH_TICKS == 0))
 		refresh(d);
 	server_run_queued(d);

@@ -165,6 +165,6 @@ reload_all(struct vp_daemon *d)
 	d->c.reloads++;
 	d->c.reload_errors += !ok;
 	d->c.reload_failed = !ok;
-	atomic_store(&d->virt.dirty, true);	/* reread the VMs' live state */
+	virt_mark_dirty(&d->virt, 0);	/* reread the VMs' live state */
 	d->inventory_gen++;
 }

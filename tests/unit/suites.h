@@ -45,5 +45,6 @@ Suite *atomicfile_suite(void);
 Suite *procstat_suite(void);
 Suite *privs_suite(void);
 Suite *privileges_suite(void);
+Suite *virt_suite(void);
 
 #endif /* SUITES_H */

@@ -11,6 +11,7 @@
 
 #include <check.h>
 
+#include "host/virt_link.h"
 #include "vcpuplaced/daemon.h"
 #include "../suites.h"
 #include "../testutil.h"
@@ -52,7 +53,7 @@ start_vm(struct vp_daemon *d, const char *name)
 	snprintf(xml, sizeof(xml), "<domain type='test'><name>%s</name>"
 	    "<memory>8192</memory><vcpu>1</vcpu><os><type>hvm</type></os>"
 	    "</domain>", name);
-	dom = virDomainCreateXML(d->virt.conn, xml, 0);
+	dom = virDomainCreateXML(virt_conn(&d->virt), xml, 0);
 	ck_assert_msg(dom != NULL, "cannot start %s: %s", name, virt_error());
 	return dom;
 }
@@ -88,8 +89,8 @@ START_TEST(test_refresh_reads_quota)
 	virDomainPtr dom;
 
 	setup(&d);
-	dom = virDomainCreateXML(d.virt.conn, "<domain type='test'><name>"
-	    "capped</name><memory>8192</memory><vcpu>1</vcpu><cputune>"
+	dom = virDomainCreateXML(virt_conn(&d.virt), "<domain type='test'>"
+	    "<name>capped</name><memory>8192</memory><vcpu>1</vcpu><cputune>"
 	    "<period>100000</period><quota>50000</quota></cputune><os><type>"
 	    "hvm</type></os></domain>", 0);
 	ck_assert_msg(dom != NULL, "%s", virt_error());
@@ -137,7 +138,7 @@ START_TEST(test_plan_follows_vms_across_refresh)
 	}
 	ck_assert_int_ge(planned_test, 0);
 	/* the planned "test" goes away: its entry points at no VM */
-	test = virDomainLookupByName(d.virt.conn, "test");
+	test = virDomainLookupByName(virt_conn(&d.virt), "test");
 	ck_assert_int_eq(virDomainDestroy(test), 0);
 	virDomainFree(test);
 	ck_assert_int_eq(inventory_refresh(&d), 0);
@@ -182,7 +183,7 @@ start_with(struct vp_daemon *d, const char *name, const char *uuid,
 	    "<memory>8192</memory><vcpu>2</vcpu><metadata>%s</metadata>"
 	    "<os><type>hvm</type></os></domain>", name, uuid ? "<uuid>" : "",
 	    uuid ? uuid : "", uuid ? "</uuid>" : "", meta);
-	dom = virDomainCreateXML(d->virt.conn, xml, 0);
+	dom = virDomainCreateXML(virt_conn(&d->virt), xml, 0);
 	ck_assert_msg(dom != NULL, "cannot start %s: %s", name, virt_error());
 	return dom;
 }
