@@ -218,7 +218,8 @@ check-fresh:
 	sh tests/fresh/run.sh $(SUITE)
 
 # The layers as the linker sees them: the core pure (libc only, no I/O),
-# adapters that neither log nor reach up, main.o imported by nothing.
+# adapters that neither log nor reach up, main.o imported by nothing,
+# libvirt referenced by its adapter alone.
 check-layering: $(B)/libvpcore.a $(B)/libvphost.a $(B)/libvpservice.a \
 		$(B)/vcpuplacectl $(B)/vcpuplaced
 	sh tests/layering.sh $(B)

@@ -9,7 +9,11 @@
 #                  service or the CLI, and never log (only log.o defines
 #                  log_msg, and no other adapter calls it);
 #   vcpuplaced/    the service: nothing in it needs main.o, which defines
-#                  only main(), so the service links into the unit tests.
+#                  only main(), so the service links into the unit tests;
+#   libvirt        only its adapter (host/virt.c, domain.c, domxml.c,
+#                  policy_xml.c) references a libvirt symbol or includes a
+#                  libvirt header: the service, the CLI, main.o and every
+#                  other object name a domain by its UUID (host/virt.h).
 #
 #   layering.sh BUILD_DIR      (after `make`: its archives and main.o)
 set -eu
@@ -83,9 +87,38 @@ if [ "$main_defs" != "main" ]; then
 	fail=1
 fi
 
+# 4. libvirt behind its adapter.  libvirt's symbols are vir + a capital
+# (virDomainFree, virConnectOpen); the adapter's own are virt_*.
+virt_ok=" virt.o domain.o domxml.o policy_xml.o "
+out=$(nm -A --undefined-only "$b/libvpcore.a" "$b/libvphost.a" \
+	"$b/libvpservice.a" "$b/daemon/vcpuplaced/main.o" \
+	"$b"/daemon/vcpuplacectl/*.o 2>/dev/null | awk -F: -v ok="$virt_ok" '
+	NF < 2 { next }
+	{ n = split($NF, w, " "); s = w[n]; o = $(NF - 1) }
+	s !~ /^vir[A-Z]/ { next }
+	$1 ~ /libvphost\.a$/ && index(ok, " " o " ") { next }
+	{ print "  " s " in " o }')
+if [ -n "$out" ]; then
+	echo "layering: objects outside the libvirt adapter reference libvirt:" >&2
+	echo "$out" >&2
+	fail=1
+fi
+# its types too, which nm cannot see: no libvirt header, and not the
+# adapter's own side of it (host/virt_link.h), outside the adapter
+inc=$(grep -Hn '^#include.*\(<libvirt/\|"host/virt_link\.h"\)' \
+	"$src"/core/*.[ch] "$src"/host/*.[ch] "$src"/vcpuplaced/*.[ch] \
+	"$src"/vcpuplacectl/*.[ch] | grep -Ev \
+	'^[^:]*/host/(virt|virt_link|domain|domxml|policy_xml)\.[ch]:' || true)
+if [ -n "$inc" ]; then
+	echo "layering: a file outside the libvirt adapter includes libvirt:" >&2
+	echo "$inc" >&2
+	fail=1
+fi
+
 if [ "$fail" != 0 ]; then
 	echo "layering: FAIL" >&2
 	exit 1
 fi
 echo "layering: core pure ($(defined "$b/libvpcore.a" | grep -c .) symbols)," \
-    "adapters apart, main.o imported by nothing: PASS"
+    "adapters apart, main.o imported by nothing, libvirt behind its" \
+    "adapter: PASS"
