@@ -17,7 +17,8 @@
  *
  * The load: one thread per core plus one, unpinned, each sleeping SLEEP_US
  * and then working WORK_US in a loop: the wake-up rate is set by the
- * sleeps, not by the placements.  Runs of RUN_S: off, on, on, off.
+ * sleeps, not by the placements.  Runs of RUN_S or more (until
+ * MIN_PLACEMENTS: run_until()): off, on, on, off.
  * Fails if a run has fewer than MIN_PLACEMENTS placements, or if with
  * SIS_CORE off __update_busy_core() or a mask write was called at all:
  * the feature off must cost no hook call.  Everything else is reported.
@@ -31,6 +32,7 @@
 #define WARM_MS		300
 #define RUN_S		5
 #define MIN_PLACEMENTS	1000
+#define CAP_S		(10 * RUN_S)	/* run_until() */
 
 static const char *const funcs[] = {
 	"select_task_rq_fair", "available_idle_cpu", "__update_idle_core",
@@ -85,6 +87,17 @@ counts(uint64_t *c)
 		c[i] = present[i] ? kprobe_hits(funcs[i]) : 0;
 }
 
+/* run_until()'s test: MIN_PLACEMENTS since the counts at @arg. */
+static int
+enough_placements(void *arg)
+{
+	const uint64_t *c0 = arg;
+	uint64_t c[NFUNCS];
+
+	counts(c);
+	return c[PLACE] - c0[PLACE] >= MIN_PLACEMENTS;
+}
+
 struct result {
 	double wakeups_s, probes, in, out, writes;	/* per placement */
 	uint64_t placements, out_calls, write_calls;
@@ -107,7 +120,7 @@ run(int on)
 	sleep_ms(WARM_MS);
 	counts(c0);
 	t0 = now_ns();
-	sleep_ms(RUN_S * 1000);
+	run_until(RUN_S, CAP_S, enough_placements, c0);
 	counts(c1);
 	t1 = now_ns();
 	atomic_store(&stop, 1);

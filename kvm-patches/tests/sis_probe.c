@@ -15,7 +15,8 @@
  * kprobe events count calls of available_idle_cpu(), the probe of one
  * CPU, and of select_task_rq_fair(), one placement, and apart the probes
  * of the ticker's core made from other CPUs ("far" probes: the ticker's
- * own idle entries look at its sibling, in both modes).  Runs of RUN_S: off, on, on, off.
+ * own idle entries look at its sibling, in both modes).  Runs of RUN_S or
+ * more (until MIN_PLACEMENTS: run_until()): off, on, on, off.
  * Fails (last line "sis_probe: FAIL <why>") if a run has fewer than
  * MIN_PLACEMENTS placements; if the mean probes per placement with
  * SIS_CORE on exceed those with it off by more than SLACK_PCT %, about
@@ -33,6 +34,7 @@
 #define WARM_MS		500
 #define RUN_S		8
 #define MIN_PLACEMENTS	1000
+#define CAP_S		(10 * RUN_S)	/* run_until() */
 /*
  * Two runs of one mode in one boot have differed by up to 19 % (the
  * ticker and TCG's round robin make the mix of wake-up paths vary), and
@@ -97,6 +99,15 @@ struct result {
 	double per, far_per;
 };
 
+/* run_until()'s test: MIN_PLACEMENTS since the count at @arg. */
+static int
+enough_placements(void *arg)
+{
+	const struct probe_count *c0 = arg;
+
+	return probe_count().placements - c0->placements >= MIN_PLACEMENTS;
+}
+
 static struct result
 run(int on)
 {
@@ -127,7 +138,7 @@ run(int on)
 	sleep_ms(WARM_MS);
 	far_probes_reset();
 	c0 = probe_count();
-	sleep_ms(RUN_S * 1000);
+	run_until(RUN_S, CAP_S, enough_placements, &c0);
 	c1 = probe_count();
 	far = far_probes();
 	atomic_store(&stop, 1);

@@ -13,7 +13,8 @@
  * while a whole core was idle?  Only real wake-ups count: a futex wait
  * that slept and was woken.
  *
- * Runs of RUN_S, in this order: 2 hogs off, on; 3 hogs on, off.  Each run
+ * Runs of RUN_S or more (until MIN_WAKES are judged: run_until()), in this
+ * order: 2 hogs off, on; 3 hogs on, off.  Each run
  * also counts idle probes per placement (kprobes on available_idle_cpu()
  * and select_task_rq_fair()), reported only.
  *
@@ -35,6 +36,7 @@
 #define WARM_MS		500
 #define RUN_S		15
 #define MIN_WAKES	1000
+#define CAP_S		(10 * RUN_S)	/* run_until() */
 /*
  * The baseline is judged where the problem shows most: 2 hogs.  With 3
  * hogs, 5 busy threads on 4 cores, a whole core is idle at fewer
@@ -241,6 +243,14 @@ lat_p50_us(void)
 	return LAT_BUCKETS * 10;
 }
 
+/* run_until()'s test: MIN_WAKES judged wake-ups in this run. */
+static int
+enough_judged(void *arg)
+{
+	(void)arg;
+	return atomic_load(&n_judged) >= MIN_WAKES;
+}
+
 static struct result
 run(int hogs, int on)
 {
@@ -277,7 +287,7 @@ run(int hogs, int on)
 	sleep_ms(WARM_MS);
 	c0 = probe_count();
 	atomic_store(&counting, 1);
-	sleep_ms(RUN_S * 1000);
+	run_until(RUN_S, CAP_S, enough_judged, NULL);
 	atomic_store(&counting, 0);
 	c1 = probe_count();
 	atomic_store(&stop, 1);
