@@ -63,7 +63,8 @@
 #define SCX_SLICE_MIN_NS	1000000ULL
 /*
  * SIS_CACHE's bound as the daemon writes it: VP_SX_SHORT_SLEEP_NS of
- * daemon/vcpuplaced/daemon.h (50 us; that header drags in libvirt).
+ * daemon/vcpuplaced/daemon.h (50 us; the simulator takes nothing from
+ * the service).
  */
 #define SCX_SHORT_SLEEP_NS	50000ULL
 
