@@ -66,6 +66,12 @@ struct vp_msg_hdr {
  * the 208 KiB a Unix socket buffers by default (net.core.wmem_default).
  */
 #define VP_MSG_TEXT_MAX		(64 * 1024)	/* policy_xml.c's bound */
+/*
+ * A longer text is cut to this many bytes (and its NUL): still over the
+ * bound, so the parser refuses it as too large ("larger than 64 KiB"),
+ * as it would the whole.
+ */
+#define VP_MSG_TEXT_CUT		(VP_MSG_TEXT_MAX + 1)
 #define VP_MSG_MAX		(VP_MSG_TEXT_MAX + 1024)
 /* bytes of one CPU map: VIR_CPU_MAPLEN(VP_MAX_OS_INDEX) */
 #define VP_MSG_MAPLEN_MAX	(VP_MAX_OS_INDEX / 8)

@@ -226,13 +226,21 @@ START_TEST(test_unterminated_text)
 	t.err = 0;
 	len = build(b, VP_MSG_INV_TEXT, 0, &t, sizeof(t), NULL, 0);
 	ck_assert_int_eq(virt_msg_check(b, len, VP_MSG_TO_LOOP), -EBADMSG);
-	/* a text past the bound */
-	len = build(b, VP_MSG_POLICY_WRITE, VP_MSG_TEXT_MAX + 2, &pw,
-	    sizeof(pw), b + 4096, 16);
-	set_len(b, sizeof(struct vp_msg_hdr) + sizeof(pw) +
-	    VP_MSG_TEXT_MAX + 2);
-	ck_assert_int_eq(virt_msg_check(b, sizeof(struct vp_msg_hdr) +
-	    sizeof(pw) + VP_MSG_TEXT_MAX + 2, VP_MSG_TO_WORKER), -EBADMSG);
+	/* a text past the bound: one byte past its cut, and at it */
+	len = build(b, VP_MSG_POLICY_WRITE, VP_MSG_TEXT_CUT + 2, &pw,
+	    sizeof(pw), NULL, 0);
+	memset(b + len, 'x', VP_MSG_TEXT_CUT + 1);
+	b[len + VP_MSG_TEXT_CUT + 1] = '\0';
+	len += VP_MSG_TEXT_CUT + 2;
+	set_len(b, len);
+	ck_assert_int_eq(virt_msg_check(b, len, VP_MSG_TO_WORKER), -EBADMSG);
+	len = build(b, VP_MSG_POLICY_WRITE, VP_MSG_TEXT_CUT + 1, &pw,
+	    sizeof(pw), NULL, 0);
+	memset(b + len, 'x', VP_MSG_TEXT_CUT);
+	b[len + VP_MSG_TEXT_CUT] = '\0';
+	len += VP_MSG_TEXT_CUT + 1;
+	set_len(b, len);
+	ck_assert_int_eq(virt_msg_check(b, len, VP_MSG_TO_WORKER), 0);
 	/* fixed name fields: no NUL in them */
 	memset(st.why, 'x', sizeof(st.why));
 	len = build(b, VP_MSG_STATE, 0, &st, sizeof(st), NULL, 0);
