@@ -404,10 +404,16 @@ event_round(struct vp_daemon *d)
 			virt_mark_dirty(&d->virt, 0);
 		return;
 	}
-	/* a metadata change re-reads its own VM; anything else, them all */
-	if (nmd && !virt_dirty(&d->virt))
+	/*
+	 * A metadata change re-reads its own VM; anything else, them all.
+	 * So does a metadata change while a host rule reads Nova's element,
+	 * which a REREAD does not carry (a VM whose own policy went may fall
+	 * to such a rule).
+	 */
+	if (nmd && !virt_dirty(&d->virt) &&
+	    !profiles_rules_read_nova(d->profiles))
 		(void)libvirt_reread(d, md, nmd);
-	else if (virt_dirty(&d->virt))
+	else if (nmd || virt_dirty(&d->virt))
 		(void)libvirt_refresh(d, true);
 }
 
