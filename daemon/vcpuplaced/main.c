@@ -596,9 +596,10 @@ main(int argc, char **argv)
 	/*
 	 * The first inventory before the first tick, as when the tick read
 	 * it itself: the first answers on the socket know the VMs.  At most
-	 * START_WAIT_MS, before the loop starts; never again.
+	 * START_WAIT_MS, before the loop starts; never again, and not after
+	 * setup() waited that long already (a read still out).
 	 */
-	if (!libvirt_connected(&d) &&
+	if (!libvirt_connected(&d) && !libvirt_reading(&d) &&
 	    inventory_connect_within(&d, START_WAIT_MS) == 0)
 		hotplug_track(&d);
 	next = clock_now_ns();
