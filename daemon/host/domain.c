@@ -36,46 +36,69 @@ domain_info(virDomainPtr dom, struct vp_dom_info *ret)
 }
 
 int
-domain_vcpu_affinity(struct vp_virt *v, const unsigned char *uuid,
-    const struct vp_topo *t, int n, struct vp_cpuset *ret_aff,
-    int *ret_current)
+domain_maplen(const struct vp_topo *t)
 {
-	int maplen = VIR_CPU_MAPLEN(t->os_limit), got, k;
-	virDomainPtr dom = virt_domain(v, uuid);
+	return VIR_CPU_MAPLEN(t->os_limit);
+}
+
+bool
+domain_map_of_set(const struct vp_topo *t, const struct vp_cpuset *s,
+    unsigned char *map, int maplen)
+{
+	int pu;
+
+	if (cpuset_empty(s) || !cpuset_subset(s, &t->all))
+		return false;
+	memset(map, 0, maplen);
+	cpuset_for_each(pu, s, t->npus)
+		if (t->pu[pu].os_index / 8 < (unsigned int)maplen)
+			VIR_USE_CPU(map, t->pu[pu].os_index);
+	return true;
+}
+
+void
+domain_set_of_map(const struct vp_topo *t, const unsigned char *map,
+    int maplen, struct vp_cpuset *ret)
+{
 	unsigned int os;
-	unsigned char *maps;
+
+	cpuset_zero(ret);
+	for (os = 0; os < t->os_limit && os / 8 < (unsigned int)maplen;
+	    os++)
+		if (VIR_CPU_USED(map, os))
+			cpuset_set(ret, topo_pu_of_os(t, os));
+}
+
+int
+domain_pu_of_cpu(const struct vp_topo *t, int cpu)
+{
+	return cpu >= 0 && (unsigned int)cpu < t->os_limit ?
+	    topo_pu_of_os(t, (unsigned int)cpu) : VP_PU_NONE;
+}
+
+int
+domain_vcpu_maps(struct vp_virt *v, const unsigned char *uuid, int n,
+    int maplen, unsigned char *ret_maps, int *ret_cpu)
+{
+	virDomainPtr dom = virt_domain(v, uuid);
 	virVcpuInfoPtr info;
+	int k;
 
 	if (!dom)
 		return -ENOENT;
-	maps = calloc(n, maplen);
-	info = calloc(n, sizeof(*info));
-	if (!maps || !info) {
-		free(maps);
-		free(info);
+	if (!(info = calloc(n, sizeof(*info))))
 		return -ENOMEM;
-	}
-	got = virDomainGetVcpuPinInfo(dom, n, maps, maplen,
-	    VIR_DOMAIN_AFFECT_LIVE);
-	if (got < n) {
-		free(maps);
+	if (virDomainGetVcpuPinInfo(dom, n, ret_maps, maplen,
+	    VIR_DOMAIN_AFFECT_LIVE) < n) {
 		free(info);
 		return -EIO;
 	}
-	for (k = 0; k < n; k++) {
-		cpuset_zero(&ret_aff[k]);
-		for (os = 0; os < t->os_limit; os++)
-			if (VIR_CPU_USABLE(maps, maplen, k, os))
-				cpuset_set(&ret_aff[k], topo_pu_of_os(t, os));
-		ret_current[k] = VP_PU_NONE;
-	}
+	for (k = 0; k < n; k++)
+		ret_cpu[k] = -1;
 	/* where each last ran: a hint for status, not worth failing over */
 	if (virDomainGetVcpus(dom, info, n, NULL, 0) == n)
 		for (k = 0; k < n; k++)
-			ret_current[k] = info[k].cpu >= 0 ?
-			    topo_pu_of_os(t, (unsigned int)info[k].cpu) :
-			    VP_PU_NONE;
-	free(maps);
+			ret_cpu[k] = info[k].cpu >= 0 ? info[k].cpu : -1;
 	free(info);
 	return 0;
 }
@@ -200,54 +223,74 @@ classify(void)
 	}
 }
 
-/* The OS-numbered bitmap libvirt takes; false for a set we never pin. */
+/* A map with no CPU in it is never written. */
 static bool
-to_cpumap(const struct vp_topo *t, const struct vp_cpuset *s,
-    unsigned char *map, int maplen)
+map_empty(const unsigned char *map, int maplen)
 {
-	int pu;
+	int i;
 
-	if (cpuset_empty(s) || !cpuset_subset(s, &t->all))
-		return false;
-	memset(map, 0, maplen);
-	cpuset_for_each(pu, s, t->npus)
-		VIR_USE_CPU(map, t->pu[pu].os_index);
+	for (i = 0; i < maplen; i++)
+		if (map[i])
+			return false;
 	return true;
 }
 
 enum vp_apply
-domain_pin_vcpu(struct vp_virt *v, const unsigned char *uuid,
-    const struct vp_topo *t, int k, const struct vp_cpuset *set)
+domain_pin_vcpu_map(struct vp_virt *v, const unsigned char *uuid, int k,
+    const unsigned char *map, int maplen)
 {
-	int maplen = VIR_CPU_MAPLEN(t->os_limit);
-	unsigned char map[VIR_CPU_MAPLEN(VP_MAX_OS_INDEX)];
 	virDomainPtr dom;
 
 	virResetLastError();	/* a refusal of ours is not libvirt's */
-	if (k < 0 || !to_cpumap(t, set, map, maplen))
+	if (k < 0 || maplen < 1 || map_empty(map, maplen))
 		return VP_APPLY_REFUSED;
 	if (!(dom = virt_domain(v, uuid)))
 		return classify();
-	if (virDomainPinVcpuFlags(dom, (unsigned int)k, map, maplen,
+	if (virDomainPinVcpuFlags(dom, (unsigned int)k, (unsigned char *)map,
+	    maplen, VIR_DOMAIN_AFFECT_LIVE) < 0)
+		return classify();
+	return VP_APPLY_APPLIED;
+}
+
+enum vp_apply
+domain_pin_emulator_map(struct vp_virt *v, const unsigned char *uuid,
+    const unsigned char *map, int maplen)
+{
+	virDomainPtr dom;
+
+	virResetLastError();
+	if (maplen < 1 || map_empty(map, maplen))
+		return VP_APPLY_REFUSED;
+	if (!(dom = virt_domain(v, uuid)))
+		return classify();
+	if (virDomainPinEmulator(dom, (unsigned char *)map, maplen,
 	    VIR_DOMAIN_AFFECT_LIVE) < 0)
 		return classify();
 	return VP_APPLY_APPLIED;
 }
 
 enum vp_apply
+domain_pin_vcpu(struct vp_virt *v, const unsigned char *uuid,
+    const struct vp_topo *t, int k, const struct vp_cpuset *set)
+{
+	unsigned char map[VIR_CPU_MAPLEN(VP_MAX_OS_INDEX)];
+	int maplen = domain_maplen(t);
+
+	virResetLastError();
+	if (!domain_map_of_set(t, set, map, maplen))
+		return VP_APPLY_REFUSED;
+	return domain_pin_vcpu_map(v, uuid, k, map, maplen);
+}
+
+enum vp_apply
 domain_pin_emulator(struct vp_virt *v, const unsigned char *uuid,
     const struct vp_topo *t, const struct vp_cpuset *set)
 {
-	int maplen = VIR_CPU_MAPLEN(t->os_limit);
 	unsigned char map[VIR_CPU_MAPLEN(VP_MAX_OS_INDEX)];
-	virDomainPtr dom;
+	int maplen = domain_maplen(t);
 
 	virResetLastError();
-	if (!to_cpumap(t, set, map, maplen))
+	if (!domain_map_of_set(t, set, map, maplen))
 		return VP_APPLY_REFUSED;
-	if (!(dom = virt_domain(v, uuid)))
-		return classify();
-	if (virDomainPinEmulator(dom, map, maplen, VIR_DOMAIN_AFFECT_LIVE) < 0)
-		return classify();
-	return VP_APPLY_APPLIED;
+	return domain_pin_emulator_map(v, uuid, map, maplen);
 }

@@ -19,13 +19,32 @@
 #include "host/virt.h"
 
 /*
- * The live affinity of vCPUs 0..@n-1 into ret_aff[n] and the PU each
- * last ran on into ret_current[n] (VP_PU_NONE when libvirt does not
- * say).  -EIO, -ENOENT or -ENOMEM; the arrays are untouched on failure.
+ * CPU sets as libvirt speaks them: OS-numbered bitmaps of maplen bytes
+ * (VIR_CPU_MAPLEN), the form in which they cross to the libvirt worker
+ * (host/virt_msg.h).  These four are pure: the conversions to and from
+ * the model's PU indices, here and nowhere else.
  */
-int domain_vcpu_affinity(struct vp_virt *v, const unsigned char *uuid,
-    const struct vp_topo *t, int n, struct vp_cpuset *ret_aff,
-    int *ret_current) VP_MUST_CHECK;
+/* The bytes of a map that holds every OS CPU of @t. */
+int domain_maplen(const struct vp_topo *t);
+/*
+ * @s as a map into @map (@maplen bytes); false, @map untouched, for a
+ * set never pinned: empty, or holding a PU not online in @t.
+ */
+bool domain_map_of_set(const struct vp_topo *t, const struct vp_cpuset *s,
+    unsigned char *map, int maplen);
+/* The PUs of @t that @map (@maplen bytes) holds. */
+void domain_set_of_map(const struct vp_topo *t, const unsigned char *map,
+    int maplen, struct vp_cpuset *ret);
+/* The PU of OS CPU @cpu, VP_PU_NONE for -1 or one @t does not have. */
+int domain_pu_of_cpu(const struct vp_topo *t, int cpu);
+
+/*
+ * The live affinity of vCPUs 0..@n-1 as maps into ret_maps (@n times
+ * @maplen bytes) and the OS CPU each last ran on into ret_cpu[n] (-1
+ * when libvirt does not say).  -EIO, -ENOENT or -ENOMEM.
+ */
+int domain_vcpu_maps(struct vp_virt *v, const unsigned char *uuid, int n,
+    int maplen, unsigned char *ret_maps, int *ret_cpu) VP_MUST_CHECK;
 
 /*
  * The vcpuplace metadata element (VP_POLICY_NS) as text, *ret_xml
@@ -79,6 +98,15 @@ enum vp_apply {
 	VP_APPLY_REFUSED,	/* libvirt or we will never take this set */
 };
 
+/*
+ * Pins vCPU @k live to the OS CPUs of @map (@maplen bytes).  An empty
+ * map is never written: VP_APPLY_REFUSED.
+ */
+enum vp_apply domain_pin_vcpu_map(struct vp_virt *v,
+    const unsigned char *uuid, int k, const unsigned char *map, int maplen);
+/* The same for the emulator threads (QEMU's main loop, I/O). */
+enum vp_apply domain_pin_emulator_map(struct vp_virt *v,
+    const unsigned char *uuid, const unsigned char *map, int maplen);
 /*
  * Pins vCPU @k live to @set.  An empty set, or one holding a PU that is
  * not online in @t, is never written: VP_APPLY_REFUSED.

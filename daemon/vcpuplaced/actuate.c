@@ -1,11 +1,14 @@
 /*
  * actuate.c - applies the moves tick_plan() chose: live vCPU pins and
- * emulator pins (host/domain.h, so `virsh vcpupin` shows the truth), and
- * core-scheduling cookies where the kernel has them (host/coresched.h).
+ * emulator pins (sent to the libvirt worker as one APPLY, so `virsh
+ * vcpupin` shows the truth), and core-scheduling cookies where the
+ * kernel has them (host/coresched.h).
  *
- * It writes only deltas; the adapter refuses an empty or offline set and
- * sorts every libvirt failure into an enum vp_apply.  Here each outcome
- * is counted and, when it is a failure, logged once.
+ * It writes only deltas and never sends an empty or offline set (rule
+ * 9); the worker sorts every libvirt failure into an enum vp_apply, and
+ * here each outcome is counted when it comes back and, when it is a
+ * failure, logged once.  A vCPU's affinity is the one asked for only
+ * once the worker says it was applied.
  */
 #include <errno.h>
 #include <string.h>
@@ -34,18 +37,37 @@ give_cookie(struct vp_daemon *d, struct vp_vm *vm)
 	vm->cookie_done = true;	/* once: a failure will not mend itself */
 }
 
-static enum vp_apply
-pin_vcpu(struct vp_daemon *d, struct vp_vm *vm, int k)
+/* Room for one more pin in the APPLY being built. */
+static bool
+batch_room(const struct vp_daemon *d, int npins)
 {
-	struct vp_vcpu *v = &vm->vcpu[k];
+	size_t item = sizeof(struct vp_msg_pin) +
+	    (size_t)domain_maplen(d->topo);
 
-	if (cpuset_equal(&v->planned, &v->affinity))
-		return VP_APPLY_UNCHANGED;
-	if (d->dry_run)		/* plan and count, as if it had been pinned */
-		return cpuset_empty(&v->planned) ||
-		    !cpuset_subset(&v->planned, &d->topo->all) ?
-		    VP_APPLY_REFUSED : VP_APPLY_APPLIED;
-	return domain_pin_vcpu(&d->virt, vm->uuid, d->topo, k, &v->planned);
+	return npins < VP_MSG_PINS_MAX && sizeof(struct vp_msg_hdr) +
+	    sizeof(struct vp_msg_maps) + (npins + 1) * item <= VP_MSG_MAX;
+}
+
+/* Adds a pin of @vm to the batch: vCPU @k, or VP_MSG_EMULATOR. */
+static void
+batch_add(struct vp_daemon *d, struct vp_vm *vm, int k,
+    const struct vp_cpuset *set, int *npins)
+{
+	struct vp_lv_pin *p = &d->lv.pin[(*npins)++];
+
+	memcpy(p->uuid, vm->uuid, VP_UUID_LEN);
+	p->pid = vm->pid;
+	p->vcpu = k;
+	p->set = *set;
+	p->home = k >= 0 ? vm->vcpu[k].home : VP_PU_NONE;
+	p->reason = k >= 0 ? vm->vcpu[k].reason : 0;
+}
+
+/* A set never sent: empty, or holding a PU not online (rule 9). */
+static bool
+refused_set(const struct vp_daemon *d, const struct vp_cpuset *set)
+{
+	return cpuset_empty(set) || !cpuset_subset(set, &d->topo->all);
 }
 
 /* The emulator thread's set, from the policy's emulator field. */
@@ -68,26 +90,10 @@ emulator_set(const struct vp_daemon *d, const struct vp_vm *vm,
 		cpuset_andnot(ret, &d->topo->all, &d->reserved);
 }
 
-static void
-pin_emulator(struct vp_daemon *d, struct vp_vm *vm)
-{
-	struct vp_cpuset want;
-	enum vp_apply a = VP_APPLY_APPLIED;
-
-	emulator_set(d, vm, &want);
-	if (cpuset_equal(&want, &vm->emulator))
-		return;
-	if (!d->dry_run)
-		a = domain_pin_emulator(&d->virt, vm->uuid, d->topo, &want);
-	if (a == VP_APPLY_RETRY)
-		d->c.libvirt_errors++;
-	if (a == VP_APPLY_APPLIED)
-		vm->emulator = want;
-}
-
 /* Logs and counts one failed pin; a vanished VM is not an error. */
 static void
-note_failure(struct vp_daemon *d, struct vp_vm *vm, int k, enum vp_apply a)
+note_failure(struct vp_daemon *d, struct vp_vm *vm, int k, enum vp_apply a,
+    const char *why)
 {
 	if (a == VP_APPLY_GONE) {
 		d->c.vanished++;
@@ -99,43 +105,109 @@ note_failure(struct vp_daemon *d, struct vp_vm *vm, int k, enum vp_apply a)
 		d->c.libvirt_errors++;
 	log_msg(LOG_WARNING, "VM %s vCPU %d: pin %s: %s", vm->name, k,
 	    a == VP_APPLY_REFUSED ? "refused" : "failed, retrying",
-	    d->dry_run ? "invalid CPU set" :
-	    virt_error_or("empty or offline CPU set"));
+	    why && *why ? why : "empty or offline CPU set");
 }
 
-/* Pins what tick_plan() marked in one VM; false when the VM has gone. */
-static bool
-apply_vm(struct vp_daemon *d, struct vp_vm *vm, int *pins)
+/* A pin made (or a dry run's, as if made). */
+static void
+pinned(struct vp_daemon *d, struct vp_vcpu *v, const struct vp_cpuset *set,
+    int home, enum vp_reason reason)
 {
-	bool moved = false;
-	int k;
+	v->affinity = *set;
+	v->placed_home = home;
+	v->last_move_ns = clock_now_ns();
+	v->pending_ticks = 0;
+	d->c.moves[reason]++;
+}
+
+/* A dry run plans and counts, as if it had pinned. */
+static int
+apply_dry(struct vp_daemon *d, struct vp_vm *vm)
+{
+	struct vp_cpuset want;
+	int k, pins = 0;
 
 	for (k = 0; k < vm->nvcpus; k++) {
 		struct vp_vcpu *v = &vm->vcpu[k];
-		enum vp_apply a;
 
 		if (!v->move)
 			continue;
 		v->move = false;
-		a = pin_vcpu(d, vm, k);
-		if (a == VP_APPLY_APPLIED) {
-			v->affinity = v->planned;
-			v->placed_home = v->home;
-			v->last_move_ns = clock_now_ns();
-			v->pending_ticks = 0;
-			d->c.moves[v->reason]++;
-			(*pins)++;
-			moved = true;
-		} else if (a != VP_APPLY_UNCHANGED) {
-			note_failure(d, vm, k, a);
-			if (a == VP_APPLY_GONE)
-				return false;
+		if (cpuset_equal(&v->planned, &v->affinity))
+			continue;
+		if (refused_set(d, &v->planned)) {
+			note_failure(d, vm, k, VP_APPLY_REFUSED,
+			    "invalid CPU set");
+			continue;
 		}
+		pinned(d, v, &v->planned, v->home, v->reason);
+		pins++;
+	}
+	if (pins || cpuset_empty(&vm->emulator)) {
+		emulator_set(d, vm, &want);
+		vm->emulator = want;
+	}
+	return pins;
+}
+
+/*
+ * Adds what tick_plan() marked in one VM to the batch; a vCPU whose pin
+ * is in flight waits for its answer.  A set the adapter would refuse is
+ * refused here (rule 9), never sent.
+ */
+static void
+batch_vm(struct vp_daemon *d, struct vp_vm *vm, int *npins)
+{
+	struct vp_cpuset want;
+	bool moved = false;
+	int k;
+
+	for (k = 0; k < vm->nvcpus && batch_room(d, *npins); k++) {
+		struct vp_vcpu *v = &vm->vcpu[k];
+
+		if (!v->move || v->inflight)
+			continue;
+		v->move = false;
+		if (cpuset_equal(&v->planned, &v->affinity))
+			continue;
+		if (refused_set(d, &v->planned)) {
+			note_failure(d, vm, k, VP_APPLY_REFUSED, NULL);
+			continue;
+		}
+		batch_add(d, vm, k, &v->planned, npins);
+		v->inflight = true;
+		moved = true;
 	}
 	/* the emulator follows its vCPUs: recompute only when they move */
-	if (moved || cpuset_empty(&vm->emulator))
-		pin_emulator(d, vm);
-	return true;
+	if (!(moved || cpuset_empty(&vm->emulator)) || vm->emulator_inflight ||
+	    !batch_room(d, *npins))
+		return;
+	emulator_set(d, vm, &want);
+	if (cpuset_equal(&want, &vm->emulator) || refused_set(d, &want))
+		return;
+	batch_add(d, vm, VP_MSG_EMULATOR, &want, npins);
+	vm->emulator_inflight = true;
+}
+
+/* The batch could not be sent: its moves wait for the next round. */
+static void
+batch_undo(struct vp_daemon *d, int npins)
+{
+	int i;
+
+	for (i = 0; i < npins; i++) {
+		const struct vp_lv_pin *p = &d->lv.pin[i];
+		struct vp_vm *vm = inventory_vm_by_uuid(d, p->uuid);
+
+		if (!vm)
+			continue;
+		if (p->vcpu == VP_MSG_EMULATOR) {
+			vm->emulator_inflight = false;
+		} else {
+			vm->vcpu[p->vcpu].inflight = false;
+			vm->vcpu[p->vcpu].move = true;
+		}
+	}
 }
 
 int
@@ -143,11 +215,69 @@ actuate_apply(struct vp_daemon *d)
 {
 	int i, pins = 0;
 
+	if (!libvirt_connected(d) || (!d->dry_run && libvirt_applying(d)))
+		return 0;	/* the moves wait, marked, for the answer */
 	for (i = 0; i < d->nvms; i++) {
 		struct vp_vm *vm = &d->vm[i];
 
-		if (vm_managed(vm) && apply_vm(d, vm, &pins))
-			give_cookie(d, vm);
+		if (!vm_managed(vm))
+			continue;
+		if (d->dry_run)
+			pins += apply_dry(d, vm);
+		else
+			batch_vm(d, vm, &d->lv.npins);
+		give_cookie(d, vm);
+	}
+	if (!d->dry_run && d->lv.npins &&
+	    libvirt_apply(d, d->lv.npins) < 0) {
+		batch_undo(d, d->lv.npins);
+		d->lv.npins = 0;
 	}
 	return pins;
+}
+
+void
+actuate_result(struct vp_daemon *d, const struct vp_lv_pin *p,
+    enum vp_apply a, const char *why)
+{
+	struct vp_vm *vm = inventory_vm_by_uuid(d, p->uuid);
+	struct vp_vcpu *v;
+
+	/* gone meanwhile, or another run of it: not its vCPUs any more */
+	if (!vm || vm->pid != p->pid || p->vcpu >= vm->nvcpus)
+		return;
+	if (p->vcpu == VP_MSG_EMULATOR) {
+		vm->emulator_inflight = false;
+		if (a == VP_APPLY_RETRY)
+			d->c.libvirt_errors++;
+		if (a == VP_APPLY_APPLIED)
+			vm->emulator = p->set;
+		return;
+	}
+	v = &vm->vcpu[p->vcpu];
+	v->inflight = false;
+	if (a == VP_APPLY_APPLIED) {
+		pinned(d, v, &p->set, p->home, p->reason);
+		d->status_dirty = true;
+	} else if (a != VP_APPLY_UNCHANGED) {
+		note_failure(d, vm, p->vcpu, a, why);
+	}
+}
+
+void
+actuate_note_latency(struct vp_daemon *d, uint64_t t0)
+{
+	int i, k;
+
+	for (i = 0; d->event_ns && i < d->nvms; i++) {
+		uint64_t last = 0;
+
+		for (k = 0; k < d->vm[i].nvcpus; k++)
+			if (d->vm[i].vcpu[k].last_move_ns >= t0 &&
+			    d->vm[i].vcpu[k].last_move_ns > last)
+				last = d->vm[i].vcpu[k].last_move_ns;
+		if (last > d->event_ns)
+			metrics_observe_latency(d, last - d->event_ns);
+	}
+	d->event_ns = 0;	/* one round answers an event */
 }

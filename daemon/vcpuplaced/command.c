@@ -255,18 +255,20 @@ answer_error(FILE *f, int why, const char *fmt, ...)
 
 /*
  * The VM's metadata is where its policy lives, so this writes it there
- * (host/domain.h: live, and to the config of a persistent VM) and lets
- * the metadata event re-place the VM, exactly as `virsh metadata` would.
+ * (through the libvirt worker: live, and to the config of a persistent
+ * VM) and lets the metadata event re-place the VM, exactly as `virsh
+ * metadata` would.  The answer comes with the worker's
+ * (command_policy_done()); the loop does not wait for it.
  */
 static int
 run_policy(struct vp_daemon *d, const struct vp_request *q, FILE *f)
 {
 	char err[512], *xml = NULL, *ov[VP_CMD_OVERRIDES_MAX];
-	unsigned int where;
 	struct vp_vm *vm;
+	uint32_t seq;
 	int i, r;
 
-	if (!virt_connected(&d->virt))
+	if (!libvirt_connected(d))
 		return answer_error(f, VP_REJ_ARGS, "policy: not connected to "
 		    "libvirt (%s), try again", d->uri);
 	if (!(vm = inventory_vm_by_name(d, q->vm)))
@@ -280,18 +282,37 @@ run_policy(struct vp_daemon *d, const struct vp_request *q, FILE *f)
 		return answer_error(f, VP_REJ_ARGS, "policy %s: %s", vm->name,
 		    err);
 	}
-	r = domain_policy_write(&d->virt, vm->uuid, xml, &where);
+	r = libvirt_policy_write(d, vm->uuid, xml, &seq);
 	free(xml);
-	if (r < 0) {
-		d->c.libvirt_errors++;
+	if (r < 0)
+		return answer_error(f, VP_REJ_ARGS, "policy %s: %s, try "
+		    "again", vm->name, r == -EBUSY || r == -EAGAIN ?
+		    "libvirt is busy with earlier requests" : strerror(-r));
+	return VP_CMD_LATER;
+}
+
+int
+command_policy_done(struct vp_daemon *d, const struct vp_request *q,
+    const struct vp_msg_result *res, FILE *f)
+{
+	(void)d;
+	if (res->result < 0)
 		return answer_error(f, VP_REJ_ARGS, "policy %s: libvirt "
-		    "refused the metadata: %s", vm->name, virt_error());
-	}
-	virt_mark_dirty(&d->virt, 0);
+		    "refused the metadata: %s", q->vm, res->why);
 	log_msg(LOG_NOTICE, "VM %s: policy set to profile %s over the "
-	    "socket", vm->name, q->profile);
-	fprintf(f, "ok: %s: profile %s\n", vm->name, q->profile);
+	    "socket", q->vm, q->profile);
+	fprintf(f, "ok: %s: profile %s\n", q->vm, q->profile);
 	return 0;
+}
+
+int
+command_policy_late(struct vp_daemon *d, const struct vp_request *q,
+    FILE *f)
+{
+	(void)d;
+	return answer_error(f, VP_REJ_ARGS, "policy %s: libvirt is not "
+	    "answering (%u s); the write may still be made, see the log",
+	    q->vm, VP_LIBVIRT_POLICY_WAIT_MS / 1000);
 }
 
 /*

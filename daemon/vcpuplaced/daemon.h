@@ -4,17 +4,22 @@
  * The adapters it drives (daemon/host/) have headers and state of their
  * own and never see this struct.
  *
- * The tick reads like the design (main.c's tick()): inventory_connect(),
- * then inventory_refresh() and hotplug_track() when libvirt said the
- * inventory changed or every FULL_REFRESH_TICKS; server_run_queued();
- * load_update(); unless paused, tick_plan() and actuate_apply();
- * schedext_tick(); privileges_settle(); status_write() when something
- * changed, and once a second.  A libvirt event runs a shorter round
- * between ticks (main.c's event_round(): tick_plan_urgent()).
+ * The tick reads like the design (main.c's tick()): libvirt_tick() asks
+ * the libvirt worker for a refresh when libvirt said the inventory
+ * changed, or every FULL_REFRESH_TICKS; server_run_queued();
+ * load_update(); unless paused, tick_plan() and actuate_apply() (which
+ * sends the pins to the worker); schedext_tick(); privileges_settle();
+ * status_write() when something changed, and once a second.  A libvirt
+ * event asks for a refresh between ticks (main.c's event_round()), and
+ * the worker's answers run a shorter round when they come (main.c's
+ * answers_round(): inventory_adopt(), hotplug_track(),
+ * tick_plan_urgent(), actuate_apply()).  The loop never waits on
+ * libvirt (doc/libvirt-worker.md).
  */
 #ifndef DAEMON_H
 #define DAEMON_H
 
+#include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -25,6 +30,9 @@
 #include "host/log.h"
 #include "host/schedfeat.h"
 #include "host/virt.h"
+#include "host/domain.h"
+#include "host/virt_msg.h"
+#include "host/virt_worker.h"
 #include "host/policy_xml.h"
 #include "host/choose.h"
 #include "host/isolation.h"
@@ -50,6 +58,7 @@ struct vp_vcpu {
 	struct vp_cpuset planned;	/* what the plan wants */
 	int pending_ticks;		/* ticks the plan has differed */
 	bool move;			/* tick_plan() wants planned applied */
+	bool inflight;			/* a pin sent, not yet answered */
 	uint64_t last_move_ns;		/* monotonic, for the cooldown */
 	enum vp_reason reason;		/* why its last move */
 	uint64_t run_ns, wait_ns;	/* schedstat, cumulative */
@@ -94,6 +103,7 @@ struct vp_vm {
 	int nvcpus;
 	struct vp_vcpu *vcpu;		/* [nvcpus] */
 	struct vp_cpuset emulator;	/* last emulator pin we applied */
+	bool emulator_inflight;		/* its pin sent, not yet answered */
 	bool cookie_done;		/* core-sched cookie given to its pid */
 	int thread_problem;		/* VP_THREADS_*, logged when it changes */
 	int thread_problem_seen;	/* what the last refresh found */
@@ -381,6 +391,96 @@ struct vp_ctl {
 	uid_t euid;		/* the daemon's: exempt from the shares */
 };
 
+/*
+ * libvirt.c: the loop's side of the libvirt worker (host/virt_worker.h,
+ * doc/libvirt-worker.md).  The loop sends requests and never waits for
+ * their answers; these say what is outstanding and what came back.
+ */
+/*
+ * A request unanswered this long is a stall: longer than the 1.5 s
+ * libvirtd holds a destroyed TCG guest's domain lock here (doc/daemon.md),
+ * so a normal destroy is not one.
+ */
+#define VP_LIBVIRT_STALL_MS	2000
+/* a socket policy command answers "not answering" after this (10 s) */
+#define VP_LIBVIRT_POLICY_WAIT_MS	10000
+/* requests outstanding at once: a read, an apply, the policy writes */
+#define VP_LV_PENDING_MAX	8
+
+enum vp_lv_kind { VP_LV_REFRESH, VP_LV_REREAD, VP_LV_APPLY, VP_LV_POLICY };
+
+struct vp_lv_pending {
+	uint32_t seq;
+	enum vp_lv_kind kind;
+	uint64_t sent_ns;	/* monotonic */
+};
+
+/* One domain of a snapshot, as the worker read it: plain data. */
+struct vp_snap_dom {
+	struct vp_dom_info info;
+	int policy_err;		/* 0: policy holds the text; -ENODATA, ... */
+	char *policy;		/* owned */
+	int nova_err;		/* the same; -EAGAIN: not read */
+	char *nova;		/* owned */
+	int cputune_err;	/* 0: tune read; -EAGAIN: not read */
+	struct vp_cputune tune;
+	int aff_err;		/* 0 once every vCPU came; -EAGAIN: not read */
+	int naff;		/* vCPUs received */
+	struct vp_cpuset *aff;	/* owned, info.nvcpus of them */
+	int *cur;		/* owned: PU each last ran on */
+};
+
+/* An inventory read, built aside and swapped in whole (rule 10). */
+struct vp_snapshot {
+	struct vp_snap_dom *dom;	/* owned */
+	int n, cap;
+};
+
+/* A pin sent to the worker and not yet answered. */
+struct vp_lv_pin {
+	unsigned char uuid[VP_UUID_LEN];
+	int pid;		/* the run of the VM it was for */
+	int vcpu;		/* VP_MSG_EMULATOR: the emulator */
+	int home;
+	enum vp_reason reason;
+	struct vp_cpuset set;
+};
+
+struct vp_libvirt {
+	struct vp_virt_worker w;
+	bool up;		/* the worker started and not stopped */
+	int fd;			/* the loop's end, when up */
+	uint32_t seq;		/* the last request's */
+	struct vp_lv_pending req[VP_LV_PENDING_MAX];
+	int nreq;
+	unsigned char *buf;	/* one datagram, VP_MSG_MAX bytes */
+	/* the connection, as the worker's last STATE said */
+	bool connected;
+	uint32_t opens;
+	/* the read outstanding, if any */
+	uint32_t read_seq;		/* 0: none */
+	bool read_event;		/* an event round asked it */
+	uint64_t read_event_ns;		/* the oldest event it answers */
+	uint64_t read_sent_ns;
+	int read_err;			/* the snapshot's own, 0 */
+	uint32_t done_seq;		/* the last read that ended */
+	int done_err;			/* and its result */
+	struct vp_snapshot snap;	/* being built */
+	uint64_t snapshot_ns;		/* the last whole one, 0 none */
+	/* the apply outstanding, if any */
+	uint32_t apply_seq;		/* 0: none */
+	uint64_t apply_ns;
+	struct vp_lv_pin pin[VP_MSG_PINS_MAX];
+	int npins;
+	/* a stall, said once when it starts and once when it ends */
+	bool stalled;
+	uint64_t stall_ns;		/* the stalled request's send time */
+	unsigned long stalls, bad_messages, late_answers;
+	uint64_t stop_sent_ns;		/* STOP sent, 0 not */
+	bool bye;			/* the worker said BYE, or is gone */
+	bool abandoned;			/* stopped without BYE: not joined */
+};
+
 struct vp_daemon {
 	/* options */
 	const char *uri;
@@ -411,7 +511,9 @@ struct vp_daemon {
 	struct vp_schedext scx;		/* our BPF scheduler, if loaded */
 
 	/* libvirt */
-	struct vp_virt virt;		/* its flags are set by events */
+	struct vp_virt virt;		/* the worker's; the loop reads only
+					 * the event flags (libvirt.c) */
+	struct vp_libvirt lv;		/* the worker, from the loop's side */
 	bool ever_connected;
 	int long_names;		/* domains skipped by the last refresh */
 	uint64_t reconnect_at_ns;
@@ -444,6 +546,7 @@ struct vp_daemon {
 	sigset_t serve_sigmask;		/* while serving: the loop's signals
 					 * unblocked (main.c) */
 	bool notify;			/* under systemd: sd_notify works */
+	bool ready_told;		/* READY=1 sent (main.c) */
 	uint64_t watchdog_usec;		/* 0: no watchdog */
 	uint64_t watchdog_last_ns;
 	uint64_t event_quiet_until;	/* no event round before (main.c) */
@@ -478,19 +581,33 @@ int load_update(struct vp_daemon *d);
  * time over the time since the last update, not over a nominal tick. */
 int load_update_at(struct vp_daemon *d, uint64_t now_ns);
 
-/* inventory.c: the managed VMs from libvirt's live state; reconnect */
-/* Connects if not connected and the backoff allows; 0 when connected. */
+/* inventory.c: the managed VMs from libvirt's live state */
+/*
+ * Blocking, for start-up and the unit tests only (the loop never waits
+ * on libvirt): starts the worker, and unless connected has it connect
+ * and read the inventory, waiting at most @wait_ms.  0 when connected.
+ */
 int inventory_connect(struct vp_daemon *d);
-/* Rebuilds the VM list from libvirt's live state; -errno on failure. */
+int inventory_connect_within(struct vp_daemon *d, unsigned int wait_ms);
+/*
+ * Blocking too, for the same callers: a whole read, waited for; its
+ * -errno, or 0 with the inventory rebuilt.
+ */
 int inventory_refresh(struct vp_daemon *d);
 /*
- * Reads again the policy of the VMs whose metadata changed (@n UUIDs),
- * and nothing else of them or of any other VM; a UUID not in the list
- * (a VM started since) marks the whole inventory dirty instead.
- * Returns how many known VMs were read.
+ * Rebuilds the VM list from the snapshot @s (the worker's read, taken
+ * as it is: the caller frees it), carrying over what each VM's entry
+ * knew.
  */
-int inventory_reread_policies(struct vp_daemon *d,
-    unsigned char uuids[][VP_UUID_LEN], int n);
+void inventory_adopt(struct vp_daemon *d, const struct vp_snapshot *s);
+/*
+ * Takes again the policy of the VMs whose metadata changed (@s holds
+ * their UUIDs and policy texts), and nothing else of them or of any
+ * other VM; a UUID not in the list (a VM started since) marks the whole
+ * inventory dirty instead.  Returns how many known VMs were read.
+ */
+int inventory_adopt_policies(struct vp_daemon *d,
+    const struct vp_snapshot *s);
 /*
  * Records that the host refuses what @vm asked for, for @cause
  * (VP_REFUSED_*), because @why; "" clears it.  Logs and counts only when
@@ -502,6 +619,9 @@ void inventory_free(struct vp_daemon *d);
 /* The running VM named @name, or NULL. */
 struct vp_vm *inventory_vm_by_name(const struct vp_daemon *d,
     const char *name);
+/* The running VM of @uuid, or NULL. */
+struct vp_vm *inventory_vm_by_uuid(const struct vp_daemon *d,
+    const unsigned char *uuid);
 
 /* tick.c: the planner with hysteresis, cooldown and a move budget */
 void tick_plan(struct vp_daemon *d);
@@ -513,9 +633,69 @@ void tick_plan(struct vp_daemon *d);
 void tick_plan_urgent(struct vp_daemon *d);
 void tick_free(struct vp_daemon *d);
 
-/* actuate.c: live pins through host/domain.h, deltas only */
-/* Applies what tick_plan() decided; returns the pins made. */
+/* actuate.c: live pins through the libvirt worker, deltas only */
+/*
+ * Sends the pins tick_plan() decided to the worker (one APPLY at a time:
+ * while one is out the moves wait); a dry run counts them at once.
+ * Returns the pins made now (a dry run's), 0 otherwise.
+ */
 int actuate_apply(struct vp_daemon *d);
+/* The worker's answer to pin @p: counted, applied to the VM, logged. */
+void actuate_result(struct vp_daemon *d, const struct vp_lv_pin *p,
+    enum vp_apply a, const char *why);
+/*
+ * The placement latency of each VM whose pins since @t0 were made:
+ * from the oldest event the refresh answered (d->event_ns) to its last
+ * pin.  Once per event: it clears d->event_ns.
+ */
+void actuate_note_latency(struct vp_daemon *d, uint64_t t0);
+
+/* libvirt.c: the loop's side of the worker; none of these blocks */
+/* What libvirt_receive() took in (a mask). */
+#define VP_LV_GOT_INVENTORY	1u	/* a snapshot swapped in */
+#define VP_LV_GOT_EVENT		2u	/* ... that an event round asked */
+#define VP_LV_GOT_PINS		4u	/* an APPLY answered */
+#define VP_LV_GOT_POLICIES	8u	/* a REREAD answered */
+/* Starts the worker (once); -errno, logged by the caller. */
+int libvirt_start(struct vp_daemon *d) VP_MUST_CHECK;
+/*
+ * Asks the worker to stop and waits for its BYE at most @wait_ms (a
+ * worker stuck in libvirt cannot be joined: then it is left behind);
+ * frees what the loop's side holds.
+ */
+void libvirt_stop(struct vp_daemon *d, unsigned int wait_ms);
+/* Connected, as the worker last said and libvirt has not said lost. */
+bool libvirt_connected(const struct vp_daemon *d);
+/* A read (REFRESH or REREAD) is outstanding. */
+bool libvirt_reading(const struct vp_daemon *d);
+/* An APPLY is outstanding. */
+bool libvirt_applying(const struct vp_daemon *d);
+/*
+ * Sends a REFRESH (unless a read is outstanding: the dirty flag then
+ * brings one when it ends); @event: an event round asked, which the
+ * answer's round counts and times.  0 sent, -EBUSY, -EAGAIN, -errno.
+ */
+int libvirt_refresh(struct vp_daemon *d, bool event);
+/* The same for the policies of @n domains (REREAD). */
+int libvirt_reread(struct vp_daemon *d, unsigned char uuids[][VP_UUID_LEN],
+    int n);
+/* Sends d->lv.pin[0..npins) as one APPLY: 0, -EBUSY, -errno. */
+int libvirt_apply(struct vp_daemon *d, int npins);
+/* Sends a policy write: 0 with its seq in *ret_seq, or -errno. */
+int libvirt_policy_write(struct vp_daemon *d, const unsigned char *uuid,
+    const char *xml, uint32_t *ret_seq) VP_MUST_CHECK;
+/* The tick's: a read when one is due, a stall noticed. */
+void libvirt_tick(struct vp_daemon *d, bool full);
+/* Takes in every answer waiting on the channel: VP_LV_GOT_* */
+unsigned int libvirt_receive(struct vp_daemon *d);
+/* Blocks until request @seq is answered or @wait_ms pass: tests, start. */
+int libvirt_wait(struct vp_daemon *d, uint32_t seq, unsigned int wait_ms);
+/* For status and metrics: "answering", "waiting", "connecting", ... */
+const char *libvirt_state_name(const struct vp_daemon *d, uint64_t now);
+/* The oldest outstanding request, NULL none. */
+const struct vp_lv_pending *libvirt_oldest(const struct vp_daemon *d);
+const char *libvirt_kind_name(enum vp_lv_kind k);
+void snapshot_free(struct vp_snapshot *s);
 
 /* kernelmode.c: the kernel series' SIS_CORE, read from sched/features */
 /* Reads it under d->debugfs_root; if it is off, says once how to turn it on. */
@@ -699,6 +879,12 @@ void server_close(struct vp_daemon *d);
 void server_serve(struct vp_daemon *d, uint64_t deadline);
 /* Runs the commands queued because they talk to libvirt (the tick's). */
 void server_run_queued(struct vp_daemon *d);
+/*
+ * The worker answered the policy write @seq: its client gets the answer;
+ * false when none waits for it any more.
+ */
+bool server_policy_answered(struct vp_daemon *d, uint32_t seq,
+    const struct vp_msg_result *res);
 
 /* command.c: the commands, parsed into a struct vp_request, then run */
 /*
@@ -717,6 +903,16 @@ bool command_deferred(enum vp_cmd cmd);
  * VP_REJ_* cause after writing one "error: ..." line to @f.
  */
 int command_run(struct vp_daemon *d, const struct vp_request *q, FILE *f);
+/*
+ * command_run() returns this when the answer comes later: the policy
+ * write went to the libvirt worker as request d->lv.seq, and
+ * command_policy_done() writes the answer when it comes back.
+ */
+#define VP_CMD_LATER	(-EINPROGRESS)
+int command_policy_done(struct vp_daemon *d, const struct vp_request *q,
+    const struct vp_msg_result *res, FILE *f);
+int command_policy_late(struct vp_daemon *d, const struct vp_request *q,
+    FILE *f);
 
 /* reload.c: SIGHUP and the "reload" command */
 /* Rereads the policies and the topology, keeping placements. */

@@ -1,62 +1,59 @@
 /*
  * inventory.c - the VMs the daemon manages, rebuilt from libvirt's live
- * state (never from a checkpoint of ours), and the connection kept up
- * with reconnect and backoff.
+ * state (never from a checkpoint of ours).
  *
- * What libvirt says goes through the host adapters (host/virt.h,
- * host/domain.h, host/qemu.h); this file decides what it means for the
- * daemon's state, counts it, and logs it once.
+ * What libvirt says comes as a snapshot of plain data from the libvirt
+ * worker (libvirt.c, host/virt_worker.h), and the QEMU threads from
+ * host/qemu.h; this file decides what it means for the daemon's state,
+ * counts it, and logs it once.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "host/cputune.h"
-#include "host/domain.h"
 #include "host/choose.h"
 #include "host/procstat.h"
 #include "host/qemu.h"
 #include "vcpuplaced/daemon.h"
 
-#define BACKOFF_MIN_MS	250
-#define BACKOFF_MAX_MS	8000	/* a restarting libvirtd is back in ~2 s */
-
-/* Waits out the backoff after a failure: twice as long each time. */
-static void
-backoff(struct vp_daemon *d)
+int
+inventory_connect_within(struct vp_daemon *d, unsigned int wait_ms)
 {
-	d->backoff_ms = d->backoff_ms ? d->backoff_ms * 2 : BACKOFF_MIN_MS;
-	if (d->backoff_ms > BACKOFF_MAX_MS)
-		d->backoff_ms = BACKOFF_MAX_MS;
-	d->reconnect_at_ns = clock_now_ns() + (uint64_t)d->backoff_ms * 1000000;
+	int r;
+
+	if ((r = libvirt_start(d)) < 0)
+		return r;
+	if (libvirt_connected(d))
+		return 0;
+	if (libvirt_reading(d) || (r = libvirt_refresh(d, false)) == 0)
+		(void)libvirt_wait(d, d->lv.read_seq, wait_ms);
+	return libvirt_connected(d) ? 0 : -ECONNREFUSED;
 }
 
 int
 inventory_connect(struct vp_daemon *d)
 {
-	if (virt_connected(&d->virt))
-		return 0;
-	if (virt_lost(&d->virt)) {
-		log_msg(LOG_WARNING, "lost connection to %s, reconnecting",
-		    d->uri);
-		virt_close(&d->virt);
-		d->reconnect_at_ns = clock_now_ns();
-	}
-	if (clock_now_ns() < d->reconnect_at_ns)
-		return -EAGAIN;
-	if (virt_open(&d->virt, d->uri) < 0) {
-		backoff(d);
-		log_msg(LOG_WARNING, "cannot connect to %s: %s; retrying in "
-		    "%u ms", d->uri, virt_error(), d->backoff_ms);
-		return -ECONNREFUSED;
-	}
-	d->backoff_ms = 0;
-	if (d->ever_connected) {
-		d->c.reconnects++;
-		log_msg(LOG_NOTICE, "reconnected to %s", d->uri);
-	}
-	d->ever_connected = true;
-	return 0;
+	/* long enough for a test driver under valgrind */
+	return inventory_connect_within(d, 60000);
+}
+
+int
+inventory_refresh(struct vp_daemon *d)
+{
+	uint32_t seq;
+	int r;
+
+	if (!d->lv.up)
+		return -ENOTCONN;
+	if (libvirt_reading(d))
+		(void)libvirt_wait(d, d->lv.read_seq, 60000);
+	if ((r = libvirt_refresh(d, false)) < 0)
+		return r;
+	seq = d->lv.read_seq;
+	if ((r = libvirt_wait(d, seq, 60000)) < 0)
+		return r;
+	return d->lv.done_seq == seq ? d->lv.done_err : -EIO;
 }
 
 static void
@@ -80,22 +77,17 @@ inventory_free(struct vp_daemon *d)
 
 /* Live affinity and current PU of every vCPU, in the model's indices. */
 static int
-read_affinity(struct vp_daemon *d, struct vp_vm *vm)
+read_affinity(struct vp_vm *vm, const struct vp_snap_dom *sd)
 {
-	struct vp_cpuset *aff = calloc(vm->nvcpus, sizeof(*aff));
-	int *cur = calloc(vm->nvcpus, sizeof(*cur));
-	int k, r = -ENOMEM;
+	int k;
 
-	if (aff && cur &&
-	    (r = domain_vcpu_affinity(&d->virt, vm->uuid, d->topo,
-	    vm->nvcpus, aff, cur)) == 0)
-		for (k = 0; k < vm->nvcpus; k++) {
-			vm->vcpu[k].affinity = aff[k];
-			vm->vcpu[k].current = cur[k];
-		}
-	free(aff);
-	free(cur);
-	return r;
+	if (sd->aff_err < 0)
+		return sd->aff_err;
+	for (k = 0; k < vm->nvcpus; k++) {
+		vm->vcpu[k].affinity = sd->aff[k];
+		vm->vcpu[k].current = sd->cur[k];
+	}
+	return 0;
 }
 
 /*
@@ -137,26 +129,39 @@ inventory_note_refused(struct vp_daemon *d, struct vp_vm *vm, int cause,
 	    "(balanced)", vm->name, why);
 }
 
-/* choose_policy()'s readers: the running domain's elements */
-struct live_reader {
-	struct vp_virt *virt;
-	const unsigned char *uuid;
-};
+/*
+ * choose_policy()'s readers: the elements of the running domain as the
+ * worker read them (an element not read is a passing error).
+ */
+static int
+snap_text(int err, const char *text, char **ret_xml)
+{
+	char *xml;
+
+	if (err == -EAGAIN)
+		return -EIO;
+	if (err < 0)
+		return err;
+	if (!(xml = strdup(text)))
+		return -ENOMEM;
+	*ret_xml = xml;
+	return 0;
+}
 
 static int
 live_policy(void *ctx, char **ret_xml)
 {
-	const struct live_reader *lr = ctx;
+	const struct vp_snap_dom *sd = ctx;
 
-	return domain_policy_read(lr->virt, lr->uuid, true, ret_xml);
+	return snap_text(sd->policy_err, sd->policy, ret_xml);
 }
 
 static int
 live_nova(void *ctx, char **ret_xml)
 {
-	const struct live_reader *lr = ctx;
+	const struct vp_snap_dom *sd = ctx;
 
-	return domain_nova_read(lr->virt, lr->uuid, ret_xml);
+	return snap_text(sd->nova_err, sd->nova, ret_xml);
 }
 
 /* Says once that the VM's Nova element cannot be read, and counts it. */
@@ -202,15 +207,16 @@ note_invalid(struct vp_daemon *d, struct vp_vm *vm, const char *why)
  * grants: the VM gets the host default, never what it asked for.
  */
 static void
-read_policy(struct vp_daemon *d, struct vp_vm *vm)
+read_policy(struct vp_daemon *d, struct vp_vm *vm,
+    const struct vp_snap_dom *sd)
 {
-	struct live_reader lr = { .virt = &d->virt, .uuid = vm->uuid };
 	/* libvirt's own text of the UUID, lower-case hex as grants.xml
 	 * keys it */
 	struct vp_choose_vm in = {
 		.uuid = vm->uuid_str, .name = vm->name, .nvcpus = vm->nvcpus,
 		.trust_metadata = d->trust_metadata,
-		.rd = { .policy = live_policy, .nova = live_nova, .ctx = &lr },
+		.rd = { .policy = live_policy, .nova = live_nova,
+		    .ctx = (void *)sd },
 	};
 	struct vp_choice c;
 	int r;
@@ -242,18 +248,17 @@ read_policy(struct vp_daemon *d, struct vp_vm *vm)
  * was known, counted as libvirt's.
  */
 static void
-read_cputune(struct vp_daemon *d, struct vp_vm *vm)
+read_cputune(struct vp_daemon *d, struct vp_vm *vm,
+    const struct vp_snap_dom *sd)
 {
-	struct vp_cputune c;
-
-	if (d->scx.opt == VP_SX_OPT_OFF)
+	if (d->scx.opt == VP_SX_OPT_OFF || sd->cputune_err == -EAGAIN)
 		return;
-	if (domain_cputune(&d->virt, vm->uuid, &c) < 0) {
+	if (sd->cputune_err < 0) {
 		d->c.libvirt_errors++;
 		return;
 	}
-	vm->quota = cputune_has_quota(&c);
-	cputune_words(&c, vm->quota_words, sizeof(vm->quota_words));
+	vm->quota = cputune_has_quota(&sd->tune);
+	cputune_words(&sd->tune, vm->quota_words, sizeof(vm->quota_words));
 }
 
 struct vp_vm *
@@ -267,8 +272,8 @@ inventory_vm_by_name(const struct vp_daemon *d, const char *name)
 	return NULL;
 }
 
-static struct vp_vm *
-find_vm(struct vp_daemon *d, const unsigned char *uuid)
+struct vp_vm *
+inventory_vm_by_uuid(const struct vp_daemon *d, const unsigned char *uuid)
 {
 	int i;
 
@@ -379,9 +384,10 @@ read_tids(struct vp_daemon *d, struct vp_vm *vm)
 
 /* Fills @vm for the domain of @info, carrying over what @old knew. */
 static int
-describe_vm(struct vp_daemon *d, const struct vp_dom_info *info,
+describe_vm(struct vp_daemon *d, const struct vp_snap_dom *sd,
     struct vp_vm *old, struct vp_vm *vm)
 {
+	const struct vp_dom_info *info = &sd->info;
 	int pid = qemu_pid(NULL, info->name);
 	/*
 	 * The same UUID with another QEMU is a new run of the VM (destroyed
@@ -404,13 +410,13 @@ describe_vm(struct vp_daemon *d, const struct vp_dom_info *info,
 	snprintf(vm->uuid_str, sizeof(vm->uuid_str), "%s", info->uuid_str);
 	snprintf(vm->name, sizeof(vm->name), "%s", info->name);
 	vm->pid = pid;
-	read_policy(d, vm);
-	read_cputune(d, vm);
+	read_policy(d, vm, sd);
+	read_cputune(d, vm, sd);
 	read_tids(d, vm);
 	/* a dry run never pins: keep the affinity it pretended to apply */
 	if (d->dry_run && carried)
 		return 0;
-	return read_affinity(d, vm);
+	return read_affinity(vm, sd);
 }
 
 /* Who a plan entry was for: enough to find the VM again after a refresh. */
@@ -477,44 +483,35 @@ note_long_name(struct vp_daemon *d, const struct vp_dom_info *info, int nth)
 	    sizeof(info->name) - 1);
 }
 
-int
-inventory_refresh(struct vp_daemon *d)
+void
+inventory_adopt(struct vp_daemon *d, const struct vp_snapshot *s)
 {
-	struct vp_dom_info *infos = NULL;
 	struct plan_vm_id *ids;
 	struct vp_vm *vms;
-	int n, i, nvms = 0, nlong = 0;
+	int i, nvms = 0, nlong = 0;
 
-	virt_clear_dirty(&d->virt);
-	/* after the flag: an event from now on makes another refresh */
-	d->event_ns = virt_event_take(&d->virt);
-	d->c.refreshes++;
-	n = virt_list_running(&d->virt, &infos);
-	if (n < 0) {
-		d->c.libvirt_errors++;
-		return n;
-	}
-	vms = calloc(n ? n : 1, sizeof(*vms));
+	vms = calloc(s->n ? s->n : 1, sizeof(*vms));
 	ids = note_plan_vms(d);
 	if (!vms || !ids) {
-		free(infos);
 		free(vms);
 		free(ids);
-		return -ENOMEM;
+		d->c.libvirt_errors++;	/* short of memory: keep the old */
+		return;
 	}
-	for (i = 0; i < n; i++) {
-		if (infos[i].err == -ENAMETOOLONG)
-			note_long_name(d, &infos[i], ++nlong);
-		if (infos[i].err < 0)
+	for (i = 0; i < s->n; i++) {
+		const struct vp_dom_info *info = &s->dom[i].info;
+
+		if (info->err == -ENAMETOOLONG)
+			note_long_name(d, info, ++nlong);
+		if (info->err < 0)
 			continue;		/* vanished meanwhile */
-		if (describe_vm(d, &infos[i], find_vm(d, infos[i].uuid),
-		    &vms[nvms]) < 0) {
+		if (describe_vm(d, &s->dom[i],
+		    inventory_vm_by_uuid(d, info->uuid), &vms[nvms]) < 0) {
 			free_vm(&vms[nvms]);
 			continue;
 		}
 		nvms++;
 	}
-	free(infos);
 	d->long_names = nlong;
 	remap_plan(d, ids, vms, nvms);
 	free(ids);
@@ -522,24 +519,21 @@ inventory_refresh(struct vp_daemon *d)
 	d->vm = vms;
 	d->nvms = nvms;
 	d->inventory_gen++;
-	return 0;
 }
 
 int
-inventory_reread_policies(struct vp_daemon *d,
-    unsigned char uuids[][VP_UUID_LEN], int n)
+inventory_adopt_policies(struct vp_daemon *d, const struct vp_snapshot *s)
 {
 	int i, nread = 0;
 
-	d->event_ns = virt_event_take(&d->virt);
-	for (i = 0; i < n; i++) {
-		struct vp_vm *vm = find_vm(d, uuids[i]);
+	for (i = 0; i < s->n; i++) {
+		struct vp_vm *vm = inventory_vm_by_uuid(d, s->dom[i].info.uuid);
 
 		if (!vm) {
 			virt_mark_dirty(&d->virt, 0);
 			continue;
 		}
-		read_policy(d, vm);
+		read_policy(d, vm, &s->dom[i]);
 		d->c.policy_rereads++;
 		nread++;
 	}

@@ -36,6 +36,18 @@ static volatile sig_atomic_t quit_flag, reload_flag;
 #define FULL_REFRESH_TICKS	40
 
 /*
+ * Start-up waits this long (ms) for libvirt's first inventory where
+ * sched_ext may load; past it the scheduler is decided without the VMs'
+ * quotas, as when libvirtd is down.  10 s: libvirt's own keepalive gives
+ * up on a dead daemon after 30 s (5 probes 5 s apart, plus the call).
+ */
+#define START_WAIT_MS	10000
+
+/* SIGTERM waits this long (ms) for the worker's BYE (a worker stuck in
+ * libvirt cannot be joined, and nothing is lost: pins are live only) */
+#define STOP_WAIT_MS	2000
+
+/*
  * Event rounds are coalesced and bounded.  The eventfd counts events and
  * one read takes them all, so events that arrive while a round runs make
  * one more round, not one each.  And after a round that used T of the
@@ -254,17 +266,6 @@ parse_args(struct vp_daemon *d, int argc, char **argv)
 	return 0;
 }
 
-/* The whole inventory read, then the process-event filter kept to it. */
-static int
-refresh(struct vp_daemon *d)
-{
-	int r = inventory_refresh(d);
-
-	if (r == 0)
-		hotplug_track(d);
-	return r;
-}
-
 /* Startup only: what fails here is fatal, with a message naming it. */
 static int
 setup(struct vp_daemon *d)
@@ -308,6 +309,10 @@ setup(struct vp_daemon *d)
 	if (virt_wake_fd(&d->virt) < 0)
 		log_msg(LOG_WARNING, "eventfd: %s; placing on ticks only",
 		    strerror(errno));
+	if ((r = libvirt_start(d)) < 0) {
+		log_msg(LOG_ERR, "libvirt worker: %s", strerror(-r));
+		return r;
+	}
 	hotplug_open(d);
 	if ((r = server_open(d)) < 0)
 		return r;
@@ -316,11 +321,13 @@ setup(struct vp_daemon *d)
 	 * quotas (auto does not load under one, schedext.c): a daemon
 	 * started on a busy host never loads a scheduler only to unload
 	 * it at its first tick.  Not connected: the first tick tries again.
-	 * Only where it may load: elsewhere start-up does not wait on
-	 * libvirt (a frozen libvirtd holds no start-up line back).
+	 * Only where it may load, and for at most START_WAIT_MS: elsewhere
+	 * start-up does not wait on libvirt (a frozen libvirtd holds no
+	 * start-up line back).
 	 */
-	if (schedext_may_load(d) && inventory_connect(d) == 0)
-		refresh(d);
+	if (schedext_may_load(d) && inventory_connect_within(d,
+	    START_WAIT_MS) == 0)
+		hotplug_track(d);
 	/* after the socket: a second daemon stops there, never loads */
 	if ((r = schedext_start(d)) < 0) {
 		server_close(d);
@@ -343,35 +350,17 @@ setup(struct vp_daemon *d)
 }
 
 /*
- * The placement latency of each VM the round since @t0 pinned: from the
- * receipt of the oldest event its refresh answered (inventory.c took
- * it) to its last pin.  Whether a tick or an event round did it.
+ * The pins the last plan chose: sent to the worker, whose answer counts
+ * them (libvirt.c); a dry run's are counted at once, with their latency
+ * (since @t0).
  */
-static void
-note_latency(struct vp_daemon *d, uint64_t t0)
-{
-	int i, k;
-
-	for (i = 0; d->event_ns && i < d->nvms; i++) {
-		uint64_t last = 0;
-
-		for (k = 0; k < d->vm[i].nvcpus; k++)
-			if (d->vm[i].vcpu[k].last_move_ns >= t0 &&
-			    d->vm[i].vcpu[k].last_move_ns > last)
-				last = d->vm[i].vcpu[k].last_move_ns;
-		if (last > d->event_ns)
-			metrics_observe_latency(d, last - d->event_ns);
-	}
-	d->event_ns = 0;	/* one round answers an event */
-}
-
-/* The pins the last plan chose, and their latency (since @t0). */
 static void
 pin_planned(struct vp_daemon *d, uint64_t t0)
 {
-	if (virt_connected(&d->virt) && actuate_apply(d) > 0)
+	if (actuate_apply(d) > 0)
 		d->status_dirty = true;
-	note_latency(d, t0);
+	if (d->dry_run)
+		actuate_note_latency(d, t0);
 }
 
 /*
@@ -384,44 +373,84 @@ write_status(struct vp_daemon *d, bool due)
 {
 	if (!due && !d->status_dirty && d->status_gen == d->inventory_gen)
 		return;
+	/*
+	 * Pins on their way: the file shows a placement once libvirt took
+	 * it (a new VM is listed placed), unless libvirt stalls on them.
+	 */
+	if (libvirt_applying(d) && clock_now_ns() - d->lv.apply_ns <
+	    (uint64_t)VP_LIBVIRT_STALL_MS * 1000000)
+		return;
 	status_write(d);
 	d->status_dirty = false;
 	d->status_gen = d->inventory_gen;
 }
 
 /*
- * A libvirt event woke the loop: refresh, plan, and make the urgent pins
- * now (a new VM, a new policy, a broken affinity), off the tick, whose
- * cadence does not change.  The load is left to the tick: a sample
- * over a few ms would say nothing.
+ * A libvirt event woke the loop: ask the worker for a refresh (or only
+ * the policies whose metadata changed); answers_round() plans and pins
+ * when the answer comes.  A read already out leaves the dirty flag: the
+ * read after it is sent when it ends.
  */
 static void
 event_round(struct vp_daemon *d)
 {
-	uint64_t t0 = clock_now_ns(), cpu0 = clock_thread_cpu_ns(), cpu;
 	unsigned char md[VP_VIRT_MD_MAX][VP_UUID_LEN];
-	int nmd = virt_metadata_take(&d->virt, md), nread = 0;
+	int nmd = virt_metadata_take(&d->virt, md);
 
-	if (!virt_connected(&d->virt))
+	if (!libvirt_connected(d))
 		return;
-	/* a metadata change re-reads its own VM; anything else, them all */
-	if (nmd && !virt_dirty(&d->virt))
-		nread = inventory_reread_policies(d, md, nmd);
-	if (virt_dirty(&d->virt)) {
-		if (refresh(d) < 0)
-			return;
-	} else if (!nread) {
+	if (libvirt_reading(d)) {
+		if (nmd)	/* their UUIDs are dropped: read them all */
+			virt_mark_dirty(&d->virt, 0);
 		return;
 	}
-	d->c.event_rounds++;
-	if (!d->paused) {
+	/*
+	 * A metadata change re-reads its own VM; anything else, them all.
+	 * So does a metadata change while a host rule reads Nova's element,
+	 * which a REREAD does not carry (a VM whose own policy went may fall
+	 * to such a rule).
+	 */
+	if (nmd && !virt_dirty(&d->virt) &&
+	    !profiles_rules_read_nova(d->profiles))
+		(void)libvirt_reread(d, md, nmd);
+	else if (nmd || virt_dirty(&d->virt))
+		(void)libvirt_refresh(d, true);
+}
+
+/*
+ * The worker answered.  A new inventory is planned at once and its
+ * urgent moves made (a new VM, a new policy, a broken affinity), off the
+ * tick, whose cadence does not change; the load is left to the tick.
+ * Answered pins let the moves that waited for them go.
+ */
+static void
+answers_round(struct vp_daemon *d)
+{
+	uint64_t t0 = clock_now_ns(), cpu0 = clock_thread_cpu_ns(), cpu;
+	unsigned int got = libvirt_receive(d);
+
+	if (got & VP_LV_GOT_INVENTORY)
+		hotplug_track(d);
+	if (got & VP_LV_GOT_EVENT)
+		d->c.event_rounds++;
+	if ((got & (VP_LV_GOT_INVENTORY | VP_LV_GOT_POLICIES |
+	    VP_LV_GOT_PINS)) && !d->paused) {
 		tick_plan_urgent(d);
 		pin_planned(d, t0);
 	}
-	write_status(d, false);
-	cpu = clock_thread_cpu_ns() - cpu0;
-	d->event_quiet_until = clock_now_ns() + (cpu > EVENT_GAP_MIN_NS ?
-	    cpu : EVENT_GAP_MIN_NS);
+	if (got & VP_LV_GOT_EVENT)
+		hotplug_after_round(d, d->lv.read_sent_ns);
+	if (got)
+		write_status(d, false);
+	/* what came meanwhile: the next read now, not at the tick */
+	if (!libvirt_reading(d) && libvirt_connected(d) &&
+	    virt_dirty(&d->virt))
+		(void)libvirt_refresh(d, true);
+	if (got & VP_LV_GOT_EVENT) {
+		cpu = clock_thread_cpu_ns() - cpu0;
+		d->event_quiet_until = clock_now_ns() + (cpu >
+		    EVENT_GAP_MIN_NS ? cpu : EVENT_GAP_MIN_NS);
+	}
 }
 
 static void
@@ -429,9 +458,7 @@ tick(struct vp_daemon *d)
 {
 	uint64_t t0 = clock_now_ns();
 
-	if (inventory_connect(d) == 0 && (virt_dirty(&d->virt) ||
-	    d->c.ticks % FULL_REFRESH_TICKS == 0))
-		refresh(d);
+	libvirt_tick(d, d->c.ticks % FULL_REFRESH_TICKS == 0);
 	server_run_queued(d);
 	load_update(d);
 	/* paused: the inventory and the load stay current, placement holds */
@@ -448,26 +475,47 @@ tick(struct vp_daemon *d)
 }
 
 /*
- * systemd: READY=1 once the first tick ran (the socket answers with real
- * data by then), STATUS= a line for `systemctl status`, and WATCHDOG=1
- * from the tick loop, so a loop that hangs gets the daemon restarted.
+ * Whether start-up is over for systemd: the first inventory read ended
+ * (taken, or failed: libvirtd down), or START_WAIT_MS passed without an
+ * answer (libvirtd stopped).  Before the worker, the first tick read
+ * the inventory itself, so READY=1 came with the VMs known.
+ */
+static bool
+started(const struct vp_daemon *d, uint64_t now)
+{
+	return !d->lv.up || d->lv.done_seq != 0 ||
+	    now - d->started_ns >= (uint64_t)START_WAIT_MS * 1000000;
+}
+
+/*
+ * systemd: READY=1 once started() (the socket answers with real data
+ * by then), STATUS= a line for `systemctl status`, and WATCHDOG=1 from
+ * the tick loop, so a loop that hangs gets the daemon restarted; none
+ * before READY=1, which comes within START_WAIT_MS (10 s), under the
+ * unit's WatchdogSec=30s.
  */
 static void
 notify_tick(struct vp_daemon *d)
 {
 	char msg[256];
 	int i, vcpus = 0;
+	bool first = false;
 	uint64_t now;
 
 	if (!d->notify)
 		return;
 	now = clock_now_ns();
-	if (d->c.ticks == 1 || d->c.ticks % (10000 / d->tick_ms + 1) == 0) {
+	if (!d->ready_told) {
+		if (!started(d, now))
+			return;
+		d->ready_told = first = true;
+	}
+	if (first || d->c.ticks % (10000 / d->tick_ms + 1) == 0) {
 		for (i = 0; i < d->nvms; i++)
 			vcpus += d->vm[i].nvcpus;
 		snprintf(msg, sizeof(msg), "%sSTATUS=%d VMs, %d vCPUs; "
-		    "libvirt %s%s", d->c.ticks == 1 ? "READY=1\n" : "",
-		    d->nvms, vcpus, virt_connected(&d->virt) ?
+		    "libvirt %s%s", first ? "READY=1\n" : "",
+		    d->nvms, vcpus, libvirt_connected(d) ?
 		    "connected" : "disconnected", d->dry_run ? "; dry run" : "");
 		sd_notify(0, msg);
 	}
@@ -503,6 +551,7 @@ serve_until(struct vp_daemon *d, uint64_t next)
 		until = d->event_quiet_until;
 	until = hotplug_deadline(d, until);
 	server_serve(d, until);
+	answers_round(d);
 	if (clock_now_ns() >= d->event_quiet_until) {
 		uint64_t t0 = clock_now_ns();
 		/* both, always: each empties what woke the poll */
@@ -544,6 +593,15 @@ main(int argc, char **argv)
 	d.notify = getenv("NOTIFY_SOCKET") != NULL;
 	if (sd_watchdog_enabled(0, &d.watchdog_usec) <= 0)
 		d.watchdog_usec = 0;
+	/*
+	 * The first inventory before the first tick, as when the tick read
+	 * it itself: the first answers on the socket know the VMs.  At most
+	 * START_WAIT_MS, before the loop starts; never again, and not after
+	 * setup() waited that long already (a read still out).
+	 */
+	if (!libvirt_connected(&d) && !libvirt_reading(&d) &&
+	    inventory_connect_within(&d, START_WAIT_MS) == 0)
+		hotplug_track(&d);
 	next = clock_now_ns();
 	while (!quit_flag) {
 		if (reload_flag || atomic_load(&d.reload_asked)) {
@@ -566,10 +624,13 @@ main(int argc, char **argv)
 	schedext_stop(&d);
 	server_close(&d);
 	hotplug_close(&d);
+	libvirt_stop(&d, STOP_WAIT_MS);
 	tick_free(&d);
 	inventory_free(&d);
-	virt_close(&d.virt);
-	virt_wake_close(&d.virt);
+	if (!d.lv.abandoned) {	/* else the worker may still hold it */
+		virt_close(&d.virt);
+		virt_wake_close(&d.virt);
+	}
 	load_free(&d.load);
 	profiles_free(d.profiles);
 	topo_free(d.topo);

@@ -624,6 +624,29 @@ write_counters(const struct vp_daemon *d, FILE *f)
 	    "32 MiB.", (double)d->ctl.queued);
 }
 
+/* The libvirt worker (doc/libvirt-worker.md): is libvirt answering. */
+static void
+libvirt_metrics(const struct vp_daemon *d, FILE *f)
+{
+	const struct vp_lv_pending *p = libvirt_oldest(d);
+	uint64_t now = clock_now_ns();
+
+	single(f, "vcpuplace_libvirt_answering", "gauge", "1 while libvirt "
+	    "answers: connected, and no request out longer than 2 s.",
+	    !strcmp(libvirt_state_name(d, now), "answering"));
+	single(f, "vcpuplace_libvirt_request_age_seconds", "gauge", "Age of "
+	    "the oldest request to libvirt still unanswered, 0 when none.",
+	    p ? (double)(now - p->sent_ns) / 1e9 : 0);
+	single(f, "vcpuplace_libvirt_stalls_total", "counter", "Requests to "
+	    "libvirt unanswered for 2 s.", (double)d->lv.stalls);
+	single(f, "vcpuplace_libvirt_snapshot_age_seconds", "gauge", "Age of "
+	    "the inventory the plans are made from, -1 before the first.",
+	    d->lv.snapshot_ns ? (double)(now - d->lv.snapshot_ns) / 1e9 : -1);
+	single(f, "vcpuplace_libvirt_bad_messages_total", "counter",
+	    "Messages from the libvirt worker refused by the size checks, "
+	    "or out of place (a bug).", (double)d->lv.bad_messages);
+}
+
 static void
 write_state(const struct vp_daemon *d, FILE *f)
 {
@@ -661,7 +684,8 @@ write_state(const struct vp_daemon *d, FILE *f)
 		fprintf(f, "vcpuplace_feature{name=\"%s\"} %d\n",
 		    features_name(i), d->feat.on[i] ? 1 : 0);
 	single(f, "vcpuplace_libvirt_connected", "gauge", "1 while connected "
-	    "to libvirt.", virt_connected(&d->virt));
+	    "to libvirt.", libvirt_connected(d));
+	libvirt_metrics(d, f);
 	family(f, "vcpuplace_topology_objects", "gauge", "Objects of the "
 	    "host model, by type.");
 	fprintf(f, "vcpuplace_topology_objects{type=\"package\"} %d\n"

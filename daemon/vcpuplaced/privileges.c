@@ -55,6 +55,15 @@ privileges_settle(struct vp_daemon *d)
 		    "could not drop its own: %s (counted in "
 		    "vcpuplace_capability_drop_errors_total)", strerror(-r));
 	}
+	/* and so does the libvirt worker (host/virt_worker.c) */
+	if (d->lv.up && (r = atomic_load(&d->lv.w.privs_err)) < 0 &&
+	    !p->worker_told) {
+		p->worker_told = true;
+		p->errors++;
+		log_msg(LOG_WARNING, "capabilities: the libvirt worker could "
+		    "not drop its own: %s (counted in "
+		    "vcpuplace_capability_drop_errors_total)", strerror(-r));
+	}
 	privileges_wanted(d, want);
 	if (p->settled && !memcmp(want, p->want, sizeof(want)))
 		return;

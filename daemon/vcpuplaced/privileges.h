@@ -22,6 +22,7 @@ struct vp_privileges {
 	int err;			/* its -errno, 0 */
 	unsigned long errors;		/* drops that failed */
 	bool thread_told;		/* the event thread's failure, said */
+	bool worker_told;		/* the libvirt worker's, said */
 	bool bpf_denied;		/* bpf(2) filtered out for good */
 };
 

@@ -15,9 +15,11 @@
  * read (run_into()).
  *
  * A request is parsed (command.c) as soon as its line is in.  A command
- * that would block on libvirt is queued on its client and run by the
- * tick (server_run_queued), which then sends the answer; the socket goes
- * on serving everyone else meanwhile.
+ * that talks to libvirt is queued on its client and run by the tick
+ * (server_run_queued); a policy write then goes to the libvirt worker
+ * and its client waits for the worker's answer (server_policy_answered),
+ * or VP_LIBVIRT_POLICY_WAIT_MS, while the socket goes on serving
+ * everyone else.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +48,8 @@ struct vp_ctl_client {
 	char in[VP_CTL_LINE_MAX];
 	size_t inlen;
 	struct vp_request *queued;	/* waits for the tick, owned */
+	uint32_t wait_seq;	/* its policy write's request, 0 none */
+	uint64_t wait_ns;	/* when that was sent */
 	struct vp_ctl_buf *out;	/* the answer, once the request is run */
 	size_t outoff;
 };
@@ -591,12 +595,88 @@ too_busy(struct vp_daemon *d, const struct vp_ctl_answer *a)
 	return !(cache_fresh(d, a) && a->buf->senders > 0);
 }
 
+/* Starts sending @b (NULL: out of memory) to client @i. */
+static void
+send_answer(struct vp_daemon *d, int i, struct vp_ctl_buf *b, uint64_t now)
+{
+	struct vp_ctl_client *cl = &d->ctl.client[i];
+
+	if (!b) {
+		reject(d, i, VP_REJ_ARGS, "error: out of memory\n");
+		return;
+	}
+	buf_attach(&d->ctl, cl, b);
+	buf_unref(b);		/* the client's reference is the one kept */
+	cl->deadline = now + VP_CTL_WRITE_NS;
+}
+
+/*
+ * The client of @q waits for the worker's answer to request d->lv.seq:
+ * kept queued (poll leaves it alone) with no deadline of its own.
+ */
+static void
+wait_answer(struct vp_daemon *d, int i, const struct vp_request *q,
+    uint64_t now)
+{
+	struct vp_ctl_client *cl = &d->ctl.client[i];
+
+	if (!cl->queued && !(cl->queued = malloc(sizeof(*q)))) {
+		reject(d, i, VP_REJ_ARGS, "error: out of memory\n");
+		return;
+	}
+	if (cl->queued != q)
+		*cl->queued = *q;
+	cl->wait_seq = d->lv.seq;
+	cl->wait_ns = now;
+	cl->deadline = UINT64_MAX;
+}
+
+/* The answer of a waiting client (@res NULL: none came in time), sent. */
+static void
+finish_wait(struct vp_daemon *d, int i, const struct vp_msg_result *res)
+{
+	struct vp_ctl_client *cl = &d->ctl.client[i];
+	struct vp_ctl_buf *b = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r = VP_REJ_ARGS;
+
+	if ((f = open_memstream(&text, &len))) {
+		r = res ? command_policy_done(d, cl->queued, res, f) :
+		    command_policy_late(d, cl->queued, f);
+		if (fclose(f) != 0)
+			free(text);
+		else
+			b = buf_new(text, len);
+	}
+	free(cl->queued);
+	cl->queued = NULL;
+	cl->wait_seq = 0;
+	if (r > 0)
+		d->c.ctl_rejected[r]++;
+	send_answer(d, i, b, clock_now_ns());
+}
+
+bool
+server_policy_answered(struct vp_daemon *d, uint32_t seq,
+    const struct vp_msg_result *res)
+{
+	int i;
+
+	for (i = 0; i < d->ctl.nclients; i++)
+		if (d->ctl.client[i].wait_seq == seq) {
+			finish_wait(d, i, res);
+			return true;
+		}
+	return false;
+}
+
 /* Runs @q into the client's answer buffer, and starts sending it. */
 static void
 run_into(struct vp_daemon *d, int i, const struct vp_request *q,
     uint64_t now)
 {
-	struct vp_ctl_client *cl = &d->ctl.client[i];
 	struct vp_ctl_answer *a = cache_slot(d, q);
 	struct vp_ctl_buf *b = NULL;
 	char *text = NULL, msg[128];
@@ -616,20 +696,18 @@ run_into(struct vp_daemon *d, int i, const struct vp_request *q,
 		b->refs++;
 	} else if ((f = open_memstream(&text, &len))) {
 		r = command_run(d, q, f);
-		if (fclose(f) != 0)
+		if (fclose(f) != 0 || r == VP_CMD_LATER)
 			free(text);
 		else if ((b = buf_new(text, len)) && r == 0 && a)
 			cache_keep(d, a, b);
+		if (r == VP_CMD_LATER) {
+			wait_answer(d, i, q, now);
+			return;
+		}
 		if (r > 0)
 			d->c.ctl_rejected[r]++;
 	}
-	if (!b) {
-		reject(d, i, VP_REJ_ARGS, "error: out of memory\n");
-		return;
-	}
-	buf_attach(&d->ctl, cl, b);
-	buf_unref(b);		/* the client's reference is the one kept */
-	cl->deadline = now + VP_CTL_WRITE_NS;
+	send_answer(d, i, b, now);
 }
 
 /* A whole request line: parse it, then run it now or queue it. */
@@ -684,9 +762,17 @@ server_run_queued(struct vp_daemon *d)
 
 		if (!q)
 			continue;
+		if (c->client[i].wait_seq) {
+			/* the worker's answer comes later, if ever */
+			if (now - c->client[i].wait_ns >=
+			    (uint64_t)VP_LIBVIRT_POLICY_WAIT_MS * 1000000)
+				finish_wait(d, i, NULL);
+			continue;
+		}
 		c->client[i].queued = NULL;
 		run_into(d, i, q, now);
-		free(q);
+		if (c->client[i].queued != q)
+			free(q);
 	}
 }
 
@@ -791,10 +877,10 @@ void
 server_serve(struct vp_daemon *d, uint64_t deadline)
 {
 	struct vp_ctl *c = &d->ctl;
-	struct pollfd pfd[VP_CTL_CLIENTS_MAX + 3];
+	struct pollfd pfd[VP_CTL_CLIENTS_MAX + 4];
 	bool listening, due;
 	uint64_t now;
-	int i, n, r, ms, wake_i = -1, proc_i = -1, listen_i;
+	int i, n, r, ms, wake_i = -1, proc_i = -1, lv_i = -1, listen_i;
 	struct timespec ts;
 
 	for (;;) {
@@ -816,6 +902,12 @@ server_serve(struct vp_daemon *d, uint64_t deadline)
 		if (d->event_poll && d->virt.wake_fd >= 0) {
 			wake_i = n;
 			pfd[n++] = (struct pollfd){ .fd = d->virt.wake_fd,
+			    .events = POLLIN };
+		}
+		/* the libvirt worker answered: back to the loop to take it */
+		if (d->lv.up) {
+			lv_i = n;
+			pfd[n++] = (struct pollfd){ .fd = d->lv.fd,
 			    .events = POLLIN };
 		}
 		/* a process event (a vCPU hot-plugged): the same */
@@ -845,6 +937,7 @@ server_serve(struct vp_daemon *d, uint64_t deadline)
 			accept_clients(d, now);
 		expire(d, now);
 		if (due || (r > 0 && ((wake_i >= 0 && pfd[wake_i].revents) ||
+		    (lv_i >= 0 && pfd[lv_i].revents) ||
 		    (proc_i >= 0 && pfd[proc_i].revents))))
 			return;
 	}

@@ -356,6 +356,34 @@ capabilities_json(const struct vp_daemon *d)
 	return o;
 }
 
+/*
+ * The libvirt worker, as the loop sees it: whether libvirt answers, the
+ * oldest request still out and its age, the age of the inventory the
+ * plans are made from (doc/libvirt-worker.md).
+ */
+static json_object *
+libvirt_json(const struct vp_daemon *d)
+{
+	json_object *o = json_object_new_object();
+	const struct vp_lv_pending *p = libvirt_oldest(d);
+	uint64_t now = clock_now_ns();
+
+	json_object_object_add(o, "state", json_object_new_string(
+	    libvirt_state_name(d, now)));
+	json_object_object_add(o, "request", p ? json_object_new_string(
+	    libvirt_kind_name(p->kind)) : NULL);
+	json_object_object_add(o, "request_seq",
+	    json_object_new_int64(p ? (int64_t)p->seq : 0));
+	json_object_object_add(o, "request_age_ms", json_object_new_int64(
+	    p ? (int64_t)((now - p->sent_ns) / 1000000) : 0));
+	json_object_object_add(o, "snapshot_age_ms", json_object_new_int64(
+	    d->lv.snapshot_ns ? (int64_t)((now - d->lv.snapshot_ns) /
+	    1000000) : -1));
+	json_object_object_add(o, "stalls",
+	    json_object_new_int64((int64_t)d->lv.stalls));
+	return o;
+}
+
 json_object *
 status_json(const struct vp_daemon *d)
 {
@@ -370,7 +398,8 @@ status_json(const struct vp_daemon *d)
 	NUM("tick", d->c.ticks);
 	NUM("tick_ms", d->tick_ms);
 	json_object_object_add(o, "connected", json_object_new_boolean(
-	    virt_connected(&d->virt)));
+	    libvirt_connected(d)));
+	json_object_object_add(o, "libvirt", libvirt_json(d));
 	json_object_object_add(o, "dry_run",
 	    json_object_new_boolean(d->dry_run));
 	json_object_object_add(o, "paused",

@@ -95,8 +95,9 @@ def lab_policies(ctx, name="policies", grants=LAB_GRANTS):
 
 
 class Daemon:
-    def __init__(self, ctx, tag, uri=vmlib.URI, extra=()):
+    def __init__(self, ctx, tag, uri=vmlib.URI, extra=(), env=None):
         self.ctx = ctx
+        self.env = env
         self.status_path = os.path.join(ctx.rundir, tag + ".status.json")
         self.log_path = os.path.join(ctx.rundir, tag + ".stderr")
         self.history_path = os.path.join(ctx.rundir, tag + ".history")
@@ -115,7 +116,8 @@ class Daemon:
     def start(self):
         log = open(self.log_path, "w")
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
-                                     stdout=log, stderr=log, cwd=ROOT)
+                                     stdout=log, stderr=log, cwd=ROOT,
+                                     env=self.env)
         log.close()
         self.ctx.daemons.append(self)
         self.wait(lambda s: s.get("tick", 0) >= 1, WAIT_S, "a first status")
@@ -444,8 +446,8 @@ class Ctx:
         self.vms.append(vm)
         return vm
 
-    def daemon(self, tag="d", uri=vmlib.URI, extra=()):
-        return Daemon(self, tag, uri, extra).start()
+    def daemon(self, tag="d", uri=vmlib.URI, extra=(), env=None):
+        return Daemon(self, tag, uri, extra, env).start()
 
     def teardown(self):
         for d in self.daemons:
@@ -1748,6 +1750,148 @@ def test_qemu_gone(ctx):
     d.stop_clean()
 
 
+def frozen_ask(d, line):
+    """@line on the socket while libvirtd is stopped: the answer, or a
+    failure saying the loop did not answer (it waits on libvirt)."""
+    try:
+        return d.ask(line)
+    except OSError as e:
+        raise Fail("%r not answered while libvirtd is stopped (%s): the "
+                   "loop waits on libvirt" % (line, e))
+
+
+def frozen_status(d):
+    text = frozen_ask(d, "status")
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise Fail("socket status is not JSON: %r" % text[:200])
+
+
+def notify_socket(ctx):
+    """A NOTIFY_SOCKET for the daemon's sd_notify datagrams (as systemd's
+    and tests/socket's test_sd_notify)."""
+    import socket
+    path = os.path.join(ctx.rundir, "notify.sock")
+    ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    ns.bind(path)
+    ns.setblocking(False)
+    return ns, path
+
+
+def notify_read(ns):
+    """Every datagram waiting on @ns, in order."""
+    out = []
+    while True:
+        try:
+            out.append(ns.recv(4096).decode())
+        except BlockingIOError:
+            return out
+
+
+def test_libvirtd_frozen(ctx):
+    """libvirtd stopped (SIGSTOP) under the daemon: the loop goes on, as
+    doc/libvirt-worker.md asks.  Judged by the order of events, never by
+    a duration: (1) two socket statuses about one and the same libvirt
+    request, still unanswered, with ticks between them, and metrics that
+    say libvirt is not answering; (2) a WATCHDOG=1 sent after that, while
+    libvirtd is still stopped; (3) the `resume` sent while it was stopped
+    answered, and (4) once libvirtd is continued (SIGCONT), the vCPU
+    affinity changed behind the paused daemon's back put back, libvirt
+    and the kernel agreeing with the status.  A daemon that calls libvirt
+    on its loop answers no status while the call blocks, so (1) fails."""
+    ctx.need_daemon()
+    ns, path = notify_socket(ctx)
+    env = dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC="2000000")
+    d = ctx.daemon(env=env)
+    a = ctx.vm("frozen", profile="dedicated")
+    e = wait_placed(d, a, profile="dedicated", mode="dedicated")
+    home = e["vcpus"][0]["home"]
+    host = vmlib.host_cpus()
+    check(len(host) > 1, "needs two host CPUs, has %s" % host)
+    # held still, and its vCPU moved away from its home behind its back
+    check(d.ask("pause") == "ok: placement paused\n", "pause refused")
+    d.wait(lambda s: s.get("paused") is True, WAIT_S, "paused")
+    vmlib.set_vcpupin(a.name, 0, host)
+    check(actual(a.name, 1)[0][0] == host, "vcpupin to %s not taken" % host)
+    (stalls0,) = metrics_of(d, "libvirt_stalls_total")
+    lpid = libvirtd_pid()
+    os.kill(lpid, signal.SIGSTOP)
+    try:
+        # a refresh now, not at the 10 s one; and placement resumed
+        check(frozen_ask(d, "reload").startswith("ok:"), "reload refused")
+        check(frozen_ask(d, "resume") == "ok: placement resumed\n",
+              "resume not answered as such")
+        end = time.monotonic() + WAIT_S
+        while True:
+            st = frozen_status(d)
+            lv = st.get("libvirt") or {}
+            if lv.get("state") in ("waiting", "connecting"):
+                break
+            check(time.monotonic() < end, "no status saying libvirt is not "
+                  "answering within %ds: %r" % (WAIT_S, lv))
+            time.sleep(0.05)
+        seq, t0, age0 = lv["request_seq"], st["tick"], lv["request_age_ms"]
+        ctx.note("stalled: request %s at tick %s" % (seq, t0))
+        while True:
+            st = frozen_status(d)
+            lv = st["libvirt"]
+            check(lv.get("request_seq") == seq and lv.get("state") !=
+                  "answering", "request %s answered while libvirtd is "
+                  "stopped: %r" % (seq, lv))
+            if st["tick"] > t0 + 2:
+                break
+            check(time.monotonic() < end, "ticks stopped at %s while "
+                  "libvirtd is stopped" % st["tick"])
+            time.sleep(0.05)
+        check(lv["request_age_ms"] > age0, "request age %s, was %s" % (
+            lv["request_age_ms"], age0))
+        text = frozen_ask(d, "metrics")
+        check(metric(text, "vcpuplace_libvirt_answering") == 0,
+              "metrics say libvirt answers")
+        check((metric(text, "vcpuplace_libvirt_request_age_seconds") or 0)
+              > 0, "no request age in the metrics")
+        stalls = metric(text, "vcpuplace_libvirt_stalls_total")
+        check(stalls == stalls0 + 1, "stalls_total %s, was %s" % (
+            stalls, stalls0))
+        ctl = subprocess.run([os.path.join(os.path.dirname(ctx.binary),
+                                           "vcpuplacectl"), "status",
+                              "--socket", d.sock], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True,
+                             timeout=30)
+        check(ctl.returncode == 0, "vcpuplacectl status while libvirtd is "
+              "stopped: %s" % ctl.stdout[-300:])
+        # the watchdog: a WATCHDOG=1 sent after all that, still stopped
+        notify_read(ns)
+        while "WATCHDOG=1" not in notify_read(ns):
+            check(time.monotonic() < end, "no WATCHDOG=1 while libvirtd "
+                  "is stopped")
+            time.sleep(0.05)
+        st = frozen_status(d)
+        check(st["libvirt"].get("request_seq") == seq, "request %s "
+              "answered while libvirtd is stopped" % seq)
+        # (virsh would wait on libvirtd: the kernel's view only)
+        check(vmlib.thread_affinity(a.name, 0) == host, "the thread's "
+              "affinity changed while libvirtd was stopped")
+    finally:
+        os.kill(lpid, signal.SIGCONT)
+        ns.close()
+    d.wait(lambda s: (s.get("libvirt") or {}).get("state") == "answering",
+           2 * WAIT_S, "libvirt answering again")
+    # the move made while it was stopped is made now
+    e = wait_placed(d, a, profile="dedicated", mode="dedicated")
+    check(vmlib.parse_cpulist(e["vcpus"][0]["allowed"]) != host,
+          "vCPU left on every CPU")
+    ctx.note("placed again at %s (home was %s)" % (e["vcpus"][0]["allowed"],
+                                                    home))
+    log = d.stderr()
+    i = log.find("libvirt not answering the")
+    j = log.find("libvirt answering again")
+    check(0 <= i < j, "log: 'not answering' at %d, 'answering again' at "
+          "%d" % (i, j))
+    d.stop_clean()
+
+
 # ---- hot-plugged vCPUs ---------------------------------------------
 
 def hotplug_vm(ctx, tag, profile):
@@ -1984,7 +2128,7 @@ TESTS = [test_harness, test_place_on_start, test_metadata_change,
          test_odd_names, test_hostile_metadata, test_nova_flavor_rule,
          test_rules_precedence,
          test_max_vcpus,
-         test_qemu_gone, test_hotplug_placement,
+         test_qemu_gone, test_libvirtd_frozen, test_hotplug_placement,
          test_event_filter, test_rename_flood]
 
 

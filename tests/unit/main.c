@@ -55,6 +55,7 @@ int main(void)
 	srunner_add_suite(sr, privs_suite());
 	srunner_add_suite(sr, privileges_suite());
 	srunner_add_suite(sr, virt_suite());
+	srunner_add_suite(sr, virt_msg_suite());
 
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

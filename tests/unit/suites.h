@@ -46,5 +46,6 @@ Suite *procstat_suite(void);
 Suite *privs_suite(void);
 Suite *privileges_suite(void);
 Suite *virt_suite(void);
+Suite *virt_msg_suite(void);
 
 #endif /* SUITES_H */

@@ -37,6 +37,7 @@ static void
 teardown(struct vp_daemon *d)
 {
 	tick_free(d);
+	libvirt_stop(d, 60000);	/* the worker closes the connection */
 	inventory_free(d);
 	virt_close(&d->virt);
 	profiles_free(d->profiles);
