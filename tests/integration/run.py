@@ -1706,8 +1706,9 @@ def test_qemu_gone(ctx):
     loop afterwards.  Whether the daemon's refresh sees the dead QEMU
     while libvirt still lists it (logged as such) depends on which of
     libvirtd's threads runs first after SIGCONT: printed, not asserted.
-    While libvirtd is stopped the daemon's libvirt calls wait for it, and
-    so does its socket (see the note printed)."""
+    While libvirtd is stopped only the daemon's libvirt worker waits for
+    it; the socket's answer is printed here and held by
+    test_libvirtd_frozen."""
     ctx.need_daemon()
     d = ctx.daemon()
     a, b = two_balanced_vms(ctx, d, "fair-gone", "fair-gone-other")
@@ -1721,7 +1722,7 @@ def test_qemu_gone(ctx):
             time.sleep(0.05)
         check(not os.path.exists("/proc/%d" % qpid), "QEMU %d survived "
               "SIGKILL" % qpid)
-        # answered at once unless a refresh is already waiting on libvirtd
+        # answered by the loop; only the libvirt worker waits on libvirtd
         t0 = time.monotonic()
         try:
             st = d.sock_status()
