@@ -59,8 +59,8 @@
  */
 #define SCX_SLICE_NS	20000000ULL
 /* VP_SLICE_MAX and VP_SLICE_MIN of vcpuplace.bpf.c (why: there). */
-#define SCX_SLICE_MAX_NS	5000000ULL
-#define SCX_SLICE_MIN_NS	1000000ULL
+#define SCX_SLICE_MAX_NS	VP_SCX_SLICE_MAX_NS
+#define SCX_SLICE_MIN_NS	VP_SCX_SLICE_MIN_NS
 /*
  * SIS_CACHE's bound as the daemon writes it: VP_SX_SHORT_SLEEP_NS of
  * daemon/vcpuplaced/daemon.h (50 us; the simulator takes nothing from
@@ -99,7 +99,8 @@ struct scx_sim {
 				 * paid by the next thread it consumes */
 	/* whole run, printed at the end when $VP_SIM_SCX_STATS is set */
 	unsigned long n_direct, n_queued, n_kick, n_consume, n_kept,
-	    n_requeue, n_walked, n_queued_pu, n_stolen, n_poll_end;
+	    n_requeue, n_walked, n_queued_pu, n_stolen, n_poll_end,
+	    n_stay_prev;
 };
 
 /* The wake decision's context: the simulator instead of a task. */
@@ -124,6 +125,7 @@ struct scx_sim {
 #define vpw_for(i, from, to)	for ((i) = (from); (i) < (to); (i)++)
 #define vpw_claim_poll(w, cpu)	scx_polling((w)->s, cpu)
 #define vpw_any_idle(w, core)	scx_any_idle((w)->s, (w)->th, core)
+#define vpw_claim_stay(w, cpu)	scx_stay((w)->s, cpu)
 
 static int
 dense(const struct sim *s, __s32 cpu)
@@ -198,6 +200,24 @@ scx_polling(const struct sim *s, __s32 cpu)
 		return false;
 	return s->th[s->pu[pu].cur].polling && !s->pu[pu].inflight &&
 	    !s->pu[pu].nq;
+}
+
+static int dsq_head(const struct scx_sim *x, int q);
+
+/*
+ * STAY_PREV's test of @cpu (the BPF side: its local DSQ and its own
+ * queue are empty): a thread runs there and none waits to run next, on
+ * its runqueue, on its way there, or in the PU's own queue.
+ */
+static bool
+scx_stay(const struct sim *s, __s32 cpu)
+{
+	int pu = dense(s, cpu);
+
+	if (pu == VP_PU_NONE || s->pu[pu].cur < 0)
+		return false;
+	return !s->th[s->pu[pu].cur].polling && !s->pu[pu].inflight &&
+	    !s->pu[pu].nq && dsq_head(s->scx, costs_dsq_pu(s->t, pu)) < 0;
 }
 
 /* vp_cpu_runs: below, once vcpuplace_wake.h has defined the record */
@@ -395,9 +415,15 @@ scx_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 		x->n_queued++;
 	if (why == VP_SCX_V_POLL_END)
 		x->n_poll_end++;
-	if (direct) {
+	if (why == VP_SCX_V_STAY_PREV)
+		x->n_stay_prev++;
+	if (direct)
 		x->n_direct++;
-		/* note_claim(): the run record says who is coming */
+	/*
+	 * note_claim(): the run record says who is coming.  Not STAY_PREV's:
+	 * it waits behind prev's task, whose record it stays.
+	 */
+	if (direct && why != VP_SCX_V_STAY_PREV) {
 		x->runs[pu].since = s->now_ns;
 		x->runs[pu].expect_ns = t->avg_run_ns;
 		x->runs[pu].vcpu = true;
@@ -698,9 +724,10 @@ scx_release(struct sim *s)
 	if (getenv("VP_SIM_SCX_STATS"))
 		fprintf(stderr, "scx: direct %lu queued %lu kick %lu consume "
 		    "%lu kept %lu requeue %lu walked %lu queued_pu %lu "
-		    "stolen %lu poll_end %lu\n", x->n_direct, x->n_queued,
-		    x->n_kick, x->n_consume, x->n_kept, x->n_requeue,
-		    x->n_walked, x->n_queued_pu, x->n_stolen, x->n_poll_end);
+		    "stolen %lu poll_end %lu stay_prev %lu\n", x->n_direct,
+		    x->n_queued, x->n_kick, x->n_consume, x->n_kept,
+		    x->n_requeue, x->n_walked, x->n_queued_pu, x->n_stolen,
+		    x->n_poll_end, x->n_stay_prev);
 	free(x->doms);
 	free(x->runs);
 	free(x->cursor);

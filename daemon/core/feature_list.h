@@ -19,7 +19,7 @@ VP_FEATURE(SMT_PRIO, 1,
 	"a PU whose SMT siblings are busy is worth less (seed 002)")
 VP_FEATURE(FAIL_PRONE, 1,
 	"a PU whose last scan failed also probes SMT siblings next time")
-/* The four below steer only the sched_ext scheduler (daemon/scx/). */
+/* The five below steer only the sched_ext scheduler (daemon/scx/). */
 VP_FEATURE(SOON_IDLE, 1,
 	"of idle PUs next to busy siblings, take the one whose sibling idles soonest")
 VP_FEATURE(HOST_PACK, 1,
@@ -28,3 +28,5 @@ VP_FEATURE(POLL_END, 1,
 	"with nothing idle, wake onto a PU whose vCPU only halt-polls, ending the poll")
 VP_FEATURE(YIELD_TO, 1,
 	"a vCPU's directed yield (KVM's yield_to()) hands its turn to the vCPU of its VM it names")
+VP_FEATURE(STAY_PREV, 1,
+	"with nothing idle nor polling, a vCPU waits on prev if its task should stop within a slice")

@@ -44,6 +44,8 @@ scxfeed_features(const struct vp_features *f)
 		bits |= VP_SCX_FEAT_POLL_END;
 	if (feat(f, YIELD_TO))
 		bits |= VP_SCX_FEAT_YIELD_TO;
+	if (feat(f, STAY_PREV))
+		bits |= VP_SCX_FEAT_STAY_PREV;
 	/* FAIL_PRONE has no BPF side: sched_ext's idle masks are exact */
 	return bits;
 }

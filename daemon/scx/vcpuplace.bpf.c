@@ -188,6 +188,19 @@ static bool claim_poll(s32 cpu)
 	return seen && __sync_val_compare_and_swap(since, seen, 0) == seen;
 }
 
+/*
+ * STAY_PREV's test of @cpu: nothing waits to run there next, in its local
+ * DSQ (6.12 scx_bpf_dsq_nr_queued() reads another CPU's through
+ * SCX_DSQ_LOCAL_ON) nor in its own queue.  Not a claim: two wakers may
+ * both pass it and both wait there, which costs the second one at most
+ * a slice (the rule's bound), never a stall.
+ */
+static bool stay_free(s32 cpu)
+{
+	return scx_bpf_dsq_nr_queued(VP_DSQ_LOCAL_ON | cpu) == 0 &&
+	       scx_bpf_dsq_nr_queued(VP_SCX_DSQ_CPU(cpu)) == 0;
+}
+
 #define VPW_WAKE_CTX \
 	struct task_struct *p; \
 	const struct cpumask *idle;	/* PUs idle now */ \
@@ -207,6 +220,7 @@ static bool claim_poll(s32 cpu)
 #define vpw_any_allowed(w)	bpf_cpumask_any_distribute((w)->p->cpus_ptr)
 #define vpw_for(i, from, to)	bpf_for(i, from, to)
 #define vpw_claim_poll(w, cpu)	claim_poll(cpu)
+#define vpw_claim_stay(w, cpu)	stay_free(cpu)
 #define vpw_any_idle(w, core)	bpf_cpumask_intersects((core) ? \
 					(w)->idle_core : (w)->idle, \
 					(w)->p->cpus_ptr)
@@ -299,8 +313,8 @@ static void stat_inc(enum vp_scx_stat idx)
  * us, and one that needs more goes through the queue at its slice end
  * like any task.
  */
-#define VP_SLICE_MAX		5000000ULL
-#define VP_SLICE_MIN		1000000ULL
+#define VP_SLICE_MAX		VP_SCX_SLICE_MAX_NS
+#define VP_SLICE_MIN		VP_SCX_SLICE_MIN_NS
 #define VP_SLICE_KTHREAD	250000ULL
 
 /*
@@ -439,10 +453,15 @@ static s32 select_vcpu(struct task_struct *p, s32 prev_cpu,
 		 * A claimed halt poll: the task joins that PU's runqueue,
 		 * so single_task_running() fails there and the poll ends
 		 * (kvm_vcpu_can_poll()); the vCPU sleeps and this task runs
-		 * next.  No kick: nothing there is idle.
+		 * next.  STAY_PREV: it waits on prev's runqueue behind the
+		 * task running there, whose run record it leaves alone.  No
+		 * kick: nothing there is idle.
 		 */
-		note_claim(cpu, p, true);
-		if (why == VP_SCX_V_POLL_END)
+		if (why != VP_SCX_V_STAY_PREV)
+			note_claim(cpu, p, true);
+		if (why == VP_SCX_V_STAY_PREV)
+			stat_inc(VP_SCX_WAKE_STAY_PREV);
+		else if (why == VP_SCX_V_POLL_END)
 			stat_inc(VP_SCX_WAKE_POLL_END);
 		else
 			stat_inc(w.sib_busy ? VP_SCX_WAKE_IDLE_PU :

@@ -66,6 +66,8 @@ enum vp_scx_stat {
 				 * yielder's PU from a queue */
 	VP_SCX_CG_UNTRACKED,	/* a cgroup found the cgroup table full:
 				 * its tasks are charged as the root's */
+	VP_SCX_WAKE_STAY_PREV,	/* ... of vCPUs: nothing idle nor polling,
+				 * waits on prev, whose task ends soon */
 	VP_SCX_STAT_NR
 };
 
@@ -74,7 +76,8 @@ enum vp_scx_stat {
 	"wake_idle_pu", "wake_queued", "direct", "queued", "kick_idle", \
 	"kept", "host_packed", "host_moved", "bad_input", "queued_cpu", \
 	"stolen", "slice_cut", "kthread", "lat_preempt", "wake_poll_end", \
-	"halt_seen", "yield_to", "yield_moved", "cg_untracked" }
+	"halt_seen", "yield_to", "yield_moved", "cg_untracked", \
+	"wake_stay_prev" }
 
 /*
  * Per managed vCPU thread, per CPU (vp_vcpu_stats, a per-CPU hash keyed by
@@ -101,13 +104,15 @@ enum vp_scx_vstat {
 	VP_SCX_V_CACHE_HOT,	/* kept its previous PU: a short sleep */
 	VP_SCX_V_PROBES,	/* CPUs looked at to decide (sum) */
 	VP_SCX_V_POLL_END,	/* nothing idle: a PU whose vCPU halt-polled */
+	VP_SCX_V_STAY_PREV,	/* nothing idle: waits on prev, whose task
+				 * should stop within VP_SCX_STAY_PREV_NS */
 	VP_SCX_VSTAT_NR
 };
 
 #define VP_SCX_VSTAT_NAMES { "wakeup", "home", "idle_core", \
 	"idle_sibling", "prev", "queued", "smt_busy", "smt_busy_idle_core", \
 	"migrated", "cross_cluster", "cross_llc", "cache_hot", "probes", \
-	"poll_end" }
+	"poll_end", "stay_prev" }
 
 struct vp_scx_vcpu_stats {
 	__u64 n[VP_SCX_VSTAT_NR];
@@ -167,6 +172,15 @@ struct vp_scx_dom {
 	__s32 cpu[VP_SCX_DOM_CPUS];	/* core by core, scan order */
 };
 
+/*
+ * The slice bounds, ns (why these values: VP_SLICE_MAX in
+ * vcpuplace.bpf.c), here because the wake rules and the simulator need
+ * them too: STAY_PREV waits on prev at most about the shortest slice.
+ */
+#define VP_SCX_SLICE_MAX_NS	5000000ULL
+#define VP_SCX_SLICE_MIN_NS	1000000ULL
+#define VP_SCX_STAY_PREV_NS	VP_SCX_SLICE_MIN_NS
+
 /* Global switches (the .bss's vp_features), one bit per rule. */
 enum vp_scx_feature {
 	VP_SCX_FEAT_HOME	= 1u << 0,	/* rule 1: the home PU if idle */
@@ -182,7 +196,9 @@ enum vp_scx_feature {
 	VP_SCX_FEAT_POLL_END	= 1u << 7,
 	/* a vCPU's yield_to() another vCPU of its VM is honoured */
 	VP_SCX_FEAT_YIELD_TO	= 1u << 8,
-	VP_SCX_FEAT_ALL		= (1u << 9) - 1,
+	/* nothing idle nor polling: wait on prev if its task ends soon */
+	VP_SCX_FEAT_STAY_PREV	= 1u << 9,
+	VP_SCX_FEAT_ALL		= (1u << 10) - 1,
 };
 
 /*

@@ -30,6 +30,10 @@
  *   vpw_claim_poll(w, cpu)       @cpu (>= 0) runs a vCPU that halt-polls,
  *                                and this wake-up now owns the end of
  *                                that poll (no other waker is sent there)
+ *   vpw_claim_stay(w, cpu)       @cpu (>= 0) runs a task and nothing waits
+ *                                to run there next (its local DSQ and its
+ *                                own queue are empty): this wake-up may
+ *                                wait there, first in line
  *   vpw_for(i, from, to)         a bounded loop: bpf_for() in BPF, a plain
  *                                for in C
  *
@@ -435,6 +439,39 @@ static __s32 try_polling(struct wake *w)
 }
 
 /*
+ * Rule 7 (STAY_PREV): nothing idle and no poll to end, so the vCPU must
+ * wait somewhere.  In its LLC's queue it runs on whichever PU frees
+ * first, which is seldom prev: a migration (5.65 us in-LLC on a
+ * g4dn.metal, more in refilled caches; bench/simulator/costs.c) paid by
+ * a vCPU that mostly runs short bursts.  The kernel's CFS keeps such a
+ * wake-up on prev's runqueue instead (select_idle_sibling() returns its
+ * target when nothing idles).  So: when prev's task should stop within
+ * VP_SCX_STAY_PREV_NS by its usual run, the vCPU waits on prev's own
+ * runqueue, behind that task alone.  The bound is the shortest slice
+ * (VP_SLICE_MIN of vcpuplace.bpf.c): a wait a busy PU would impose on
+ * its queue anyway, so a task that runs past its usual burst delays
+ * this one no longer than a slice end would.  A task already past its
+ * usual run is not counted on to stop (a hog's bursts are whole
+ * slices), nor is a PU where someone already waits.
+ */
+static __s32 try_stay_prev(struct wake *w)
+{
+	const struct vp_cpu_run *r;
+	__u64 ran;
+
+	if (!vpw_feat(w, VP_SCX_FEAT_STAY_PREV) || !allowed(w, w->prev))
+		return -1;
+	w->probes++;
+	r = vpw_cpu_run(w, w->prev);
+	if (!r || !r->vcpu)
+		return -1;
+	ran = busy_ran_ns(r, vpw_now(w));
+	if (r->expect_ns <= ran || r->expect_ns - ran > VP_SCX_STAY_PREV_NS)
+		return -1;
+	return vpw_claim_stay(w, w->prev) ? w->prev : -1;
+}
+
+/*
  * Nothing idle: the CPU whose queue the vCPU waits on.  prev, else home,
  * else any PU it may run on (re-pinned while asleep, it may have
  * neither).  Never an invalid CPU: the kernel ejects a scheduler whose
@@ -514,6 +551,12 @@ busy:
 		/* its SMT sibling is unknown: not counted as either */
 		w->sib_busy = false;
 		*why = VP_SCX_V_POLL_END;
+		return cpu;
+	}
+	if ((cpu = try_stay_prev(w)) >= 0) {
+		/* its task runs on: not a claimed PU, no sibling counted */
+		w->sib_busy = false;
+		*why = VP_SCX_V_STAY_PREV;
 		return cpu;
 	}
 	*direct = false;

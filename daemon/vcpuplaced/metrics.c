@@ -329,6 +329,9 @@ static const char *const vstat_help[VP_SCX_VSTAT_NR] = {
 	[VP_SCX_V_POLL_END] = "Wake-ups of the vCPU that found nothing idle "
 	    "and went to a PU whose vCPU halt-polled, ending that poll "
 	    "(sched-ext, POLL_END).",
+	[VP_SCX_V_STAY_PREV] = "Wake-ups of the vCPU that found nothing idle "
+	    "nor polling and waited on its previous PU, whose task was due "
+	    "to stop within the shortest slice (sched-ext, STAY_PREV).",
 };
 
 /* "wakeup" is the count of wake-ups, the others wake_<what>. */
@@ -403,6 +406,9 @@ static const char *const stat_help[VP_SCX_STAT_NR] = {
 	    "their PU, preempting.",
 	[VP_SCX_WAKE_POLL_END] = "vCPU wake-ups that found nothing idle and "
 	    "went to a PU whose vCPU halt-polled, ending its poll (POLL_END).",
+	[VP_SCX_WAKE_STAY_PREV] = "vCPU wake-ups that found nothing idle "
+	    "nor polling and waited on their previous PU, whose task was due "
+	    "to stop within the shortest slice (STAY_PREV).",
 	[VP_SCX_HALT_SEEN] = "vCPU halts the kvm_vcpu_halt() probe saw (0 "
 	    "while the probes are not attached).",
 	[VP_SCX_YIELD_TO] = "Directed yields (KVM's yield_to()) honoured: a "

@@ -55,6 +55,13 @@ mutant test_poll_end "	if (v->near_dom != v->far_dom &&
 	    (cpu = claim_polling_in(w, v->near_dom)) >= 0)" "	if (0)"
 mutant test_poll_end "		if (allowed(w, cpu) && vpw_claim_poll(w, cpu))" \
     "		if (vpw_claim_poll(w, cpu))"
+mutant test_stay_prev "	if ((cpu = try_stay_prev(w)) >= 0) {" \
+    "	if (0 && (cpu = try_stay_prev(w)) >= 0) {"
+mutant test_stay_prev " || r->expect_ns - ran > VP_SCX_STAY_PREV_NS)" ")"
+mutant test_stay_prev "	if (!r || !r->vcpu)" "	if (!r)"
+mutant test_stay_prev "	if (r->expect_ns <= ran ||" "	if ("
+mutant test_stay_prev "	return vpw_claim_stay(w, w->prev) ? w->prev : -1;" \
+    "	return vpw_claim_stay(w, w->prev) || 1 ? w->prev : -1;"
 mutant test_busy_host_no_scan "	if (!vpw_any_idle(w, false))
 		goto busy;" "	if (0)
 		goto busy;"

@@ -23,6 +23,7 @@ struct tctx {
 	struct vp_cpuset busy;		/* not idle (dense) */
 	struct vp_cpuset allowed;	/* the task's affinity (dense) */
 	struct vp_cpuset polling;	/* a vCPU halt-polls there (dense) */
+	struct vp_cpuset waiting;	/* a task waits to run there next */
 	struct vp_scx_pu pus[VP_SCX_MAX_CPUS];
 	struct vp_scx_dom *doms;
 	unsigned int ndoms;
@@ -58,7 +59,9 @@ static bool tany_idle(const struct tctx *c, bool core);
 
 static bool tclaim(struct tctx *c, __s32 cpu);
 static bool tclaim_poll(struct tctx *c, __s32 cpu);
+static bool tclaim_stay(struct tctx *c, __s32 cpu);
 #define vpw_claim_poll(w, cpu)	tclaim_poll((w)->c, cpu)
+#define vpw_claim_stay(w, cpu)	tclaim_stay((w)->c, cpu)
 #define vpw_any_idle(w, core)	tany_idle((w)->c, core)
 
 #include "scx/vcpuplace_wake.h"
@@ -101,6 +104,22 @@ tclaim_poll(struct tctx *c, __s32 cpu)
 	if (pu < 0 || !cpuset_test(&c->polling, pu))
 		return false;
 	cpuset_clear(&c->polling, pu);
+	return true;
+}
+
+/*
+ * Busy, and nobody waits there yet; the wake-up then waits there, as the
+ * BPF side's local DSQ then counts it
+ */
+static bool
+tclaim_stay(struct tctx *c, __s32 cpu)
+{
+	int pu = tdense(c, cpu);
+
+	if (pu < 0 || !cpuset_test(&c->busy, pu) ||
+	    cpuset_test(&c->waiting, pu))
+		return false;
+	cpuset_set(&c->waiting, pu);
 	return true;
 }
 
@@ -536,6 +555,79 @@ START_TEST(test_poll_end)
 END_TEST
 
 /*
+ * 7 (STAY_PREV): nothing idle nor polling, so the vCPU waits on prev's
+ * runqueue when prev's task, a vCPU, should stop within the shortest
+ * slice by its usual run; not behind another waiter, not past a task's
+ * usual run, not behind a host task, not outside the allowed set, and
+ * after the polls of rule 6.
+ */
+START_TEST(test_stay_prev)
+{
+	struct tctx *c = setup();
+	struct vp_scx_vcpu v;
+	enum vp_scx_vstat why;
+	bool direct;
+	int home = pu_of_core(c, 5, 0), prev = pu_of_core(c, 1, 1);
+	int far = pu_of_core(c, 2, 0), pu;
+	struct vp_cpu_run *r = &c->runs[prev];
+
+	entry(c, home, VP_LOC_LLC, &v);
+	/* prev's vCPU has run 10 us of its usual 50 us */
+	r->vcpu = true;
+	r->since = c->now - 10000;
+	r->expect_ns = 50000;
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert(direct);
+	ck_assert_int_eq(why, VP_SCX_V_STAY_PREV);
+	ck_assert_int_eq(pu, prev);
+	/* one waits there now: the next one is queued */
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert(!direct);
+	ck_assert_int_eq(why, VP_SCX_V_QUEUED);
+	cpuset_zero(&c->waiting);
+	/* its task should run on for longer than the bound: queued */
+	r->expect_ns = 10000 + VP_SCX_STAY_PREV_NS + 1;
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_QUEUED);
+	/* exactly the bound still waits there */
+	r->expect_ns = 10000 + VP_SCX_STAY_PREV_NS;
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_STAY_PREV);
+	cpuset_zero(&c->waiting);
+	/* at or past its usual run: no telling when it stops */
+	r->expect_ns = 10000;
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_QUEUED);
+	r->expect_ns = 5000;
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_QUEUED);
+	/* a host task's record: not counted on */
+	r->expect_ns = 50000;
+	r->vcpu = false;
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_QUEUED);
+	r->vcpu = true;
+	/* a poll to end comes first */
+	cpuset_set(&c->polling, far);
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_POLL_END);
+	ck_assert_int_eq(pu, far);
+	ck_assert(!cpuset_test(&c->waiting, prev));
+	/* not outside the allowed set */
+	cpuset_clear(&c->allowed, prev);
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_QUEUED);
+	ck_assert(cpuset_test(&c->allowed, pu));
+	cpuset_set(&c->allowed, prev);
+	/* and not with the feature off */
+	c->feat &= ~VP_SCX_FEAT_STAY_PREV;
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_QUEUED);
+	teardown(c);
+}
+END_TEST
+
+/*
  * A wake-up that finds nothing idle in its allowed set looks at no PU
  * for the idle rules (one test of the masks), and one with no whole idle
  * core does not walk the domains for one: the same decisions, at a
@@ -552,7 +644,7 @@ START_TEST(test_busy_host_no_scan)
 	__u32 probes;
 
 	entry(c, home, VP_LOC_LLC, &v);
-	c->feat &= ~VP_SCX_FEAT_POLL_END;
+	c->feat &= ~(VP_SCX_FEAT_POLL_END | VP_SCX_FEAT_STAY_PREV);
 	all_busy(c);
 	pu = run_probes(c, &v, prev, &why, &direct, &probes);
 	ck_assert_int_eq(why, VP_SCX_V_QUEUED);
@@ -623,6 +715,7 @@ scxwake_suite(void)
 	tcase_add_test(tt, test_stay_far_dom);
 	tcase_add_test(tt, test_queued_inside_allowed);
 	tcase_add_test(tt, test_poll_end);
+	tcase_add_test(tt, test_stay_prev);
 	tcase_add_test(tt, test_busy_host_no_scan);
 	tcase_add_test(tt, test_migration_held);
 	tcase_add_test(tt, test_busy_rest_since_after_now);
