@@ -172,10 +172,10 @@ $(B)/bench-scan: $(B)/bench/scan_bench.o $(B)/libvphost.a $(B)/libvpcore.a
 
 # Installs the Debian packages the build and the tests need, only those
 # that are missing, so a second run does nothing.  They are all named in
-# tests/deps/packages.list; DEPS=build installs only what `make` needs.
+# tools/deps/packages.list; DEPS=build installs only what `make` needs.
 DEPS ?=
 deps:
-	@sh tests/deps/install.sh $(DEPS)
+	@sh tools/deps/install.sh $(DEPS)
 
 # Everything after deps runs in a second make, which computes the
 # pkg-config flags from the packages deps has just installed.
@@ -202,11 +202,11 @@ check-build: all $(B)/asan/test-unit $(B)/asan/vcpuplaced \
 		$(B)/asan/vcpuplacectl $(B)/vcpuplace-sim
 
 # Every program the build and the tests run comes from a package that
-# tests/deps/packages.list installs (or a required one): a tool the
+# tools/deps/packages.list installs (or a required one): a tool the
 # machine's image happens to carry would pass here and fail on a fresh
 # host.  A few seconds; also shown to fail with tmux dropped.
 check-deps:
-	sh tests/deps/check.sh
+	sh tools/deps/check.sh
 
 # The whole `make check` as a new user runs it: a pristine debootstrap
 # minbase root of SUITE (bookworm; trixie) entered through a private
@@ -222,7 +222,7 @@ check-fresh:
 # libvirt referenced by its adapter alone.
 check-layering: $(B)/libvpcore.a $(B)/libvphost.a $(B)/libvpservice.a \
 		$(B)/vcpuplacectl $(B)/vcpuplaced
-	sh tests/layering.sh $(B)
+	sh tools/layering.sh $(B)
 
 # Unit tests find the topologies through VP_TOPOLOGY_DIR.
 # The README stays a front door (< 150 lines) and no document links to
@@ -248,7 +248,7 @@ check-valgrind: $(B)/vcpuplaced
 # metrics (unpacked from Debian's prometheus package into $(B)/tools).
 check-socket: $(B)/vcpuplaced $(B)/vcpuplacectl $(B)/asan/vcpuplaced \
 		$(B)/asan/vcpuplacectl
-	sh tests/deps/install.sh socket
+	sh tools/deps/install.sh socket
 	python3 tests/socket/run.py $(B)
 	@echo "socket tests again, daemon and CLI built with ASan+UBSan:"
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
@@ -277,7 +277,7 @@ bench-scan: $(B)/bench-scan
 # balanced profiles; vcpuplaced places them; a live view for 20 s.  The
 # packages come first, then a second make builds with their flags.
 demo:
-	@sh tests/deps/install.sh build integration
+	@sh tools/deps/install.sh build integration
 	$(MAKE) demo-run
 
 demo-run: $(B)/vcpuplaced $(B)/vcpuplacectl
@@ -347,7 +347,7 @@ uninstall:
 # ExecReload= runs kill(1), from procps: present on every standard
 # Debian install (priority important), not in a minimal root.
 check-systemd: $(B)/vcpuplacectl $(B)/vcpuplaced
-	sh tests/deps/install.sh systemd
+	sh tools/deps/install.sh systemd
 	sh tests/systemd/verify.sh
 
 # `make deb` and `make check-deb`: the Debian package (debian/)
@@ -361,14 +361,14 @@ include pkg/deb.mk
 # built in Debian 13 (deb-trixie) on a trixie root: systemd 257, libvirt
 # 11.3, QEMU 10.0.
 check-systemd-boot: deb
-	sh tests/deps/install.sh systemd-boot integration
+	sh tools/deps/install.sh systemd-boot integration
 	sh tests/integration/guest/build.sh $(B)/integration-guest
 	python3 tests/systemd/boot.py "$$(sh tests/systemd/boot-root.sh)" \
 		$(B)/vcpuplace_$(VERSION)_$$(dpkg --print-architecture).deb \
 		$(B)/integration-guest
 
 check-systemd-boot-trixie: deb-trixie
-	sh tests/deps/install.sh systemd-boot integration
+	sh tools/deps/install.sh systemd-boot integration
 	sh tests/integration/guest/build.sh $(B)/integration-guest
 	python3 tests/systemd/boot.py "$$(sh tests/systemd/boot-root.sh trixie)" \
 		$(B)/trixie/vcpuplace_$(VERSION)_$$(dpkg --print-architecture).deb \

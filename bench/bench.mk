@@ -26,7 +26,7 @@ $(B)/vcpuplace-sim: $(call obj,$(B),$(SIM_SRCS)) $(B)/libvphost.a \
 # tables (every table says which model produced it); a tree
 # with uncommitted changes says so ("-dirty").
 bench: $(B)/vcpuplace-sim
-	@sh tests/deps/install.sh bench
+	@sh tools/deps/install.sh bench
 	$(B)/vcpuplace-sim --sweep tests/topologies bench/results --jobs 2
 	@{ echo "# The model behind these tables"; echo; \
 	  echo "Made by \`make bench\` at commit" \

@@ -48,7 +48,7 @@ $(B)/man/%: $(B)/man/%.scd man/tidy.awk
 		mv -f $@.tmp $@
 
 check-man: $(MAN_PAGES) $(B)/vcpuplaced $(B)/vcpuplacectl
-	sh tests/deps/install.sh man
+	sh tools/deps/install.sh man
 	sh tests/man/check.sh $(B) $(POLICY_DIR_INSTALLED) $(SYSCONFDIR)
 
 install: install-man

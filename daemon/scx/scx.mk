@@ -4,7 +4,7 @@
 #   make scx-bpf        the BPF object, its skeleton, the static test
 #                       programs and the daemon with the real loader, into
 #                       $(B)/scx/, from Debian packages alone (group scx of
-#                       tests/deps/packages.list: clang-19, libbpf-dev 1.4
+#                       tools/deps/packages.list: clang-19, libbpf-dev 1.4
 #                       and bpftool 7.5, from bookworm-backports on Debian
 #                       12) and the headers committed under
 #                       daemon/scx/include/: no kernel build

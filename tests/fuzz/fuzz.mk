@@ -40,12 +40,12 @@ fuzz-build: $(addprefix $(B)/fuzz/fz_,$(FUZZ_TARGETS))
 # before the build, so the build runs in a second make.
 
 fuzz:
-	sh tests/deps/install.sh fuzz
+	sh tools/deps/install.sh fuzz
 	$(MAKE) fuzz-build
 	nice -n 19 sh tests/fuzz/run.sh fuzz $(B)/fuzz $(FUZZ_S) \
 		$(FUZZ_TARGETS)
 
 check-fuzz:
-	sh tests/deps/install.sh fuzz
+	sh tools/deps/install.sh fuzz
 	$(MAKE) fuzz-build
 	sh tests/fuzz/run.sh check $(B)/fuzz 0 $(FUZZ_TARGETS)

@@ -3,7 +3,7 @@
 # defines B and the $(B)/vcpuplaced rule.  Needs root; about 3-6 minutes.
 .PHONY: check-integration
 check-integration: $(B)/vcpuplaced $(B)/vcpuplacectl $(B)/rename_thread
-	sh tests/deps/install.sh integration
+	sh tools/deps/install.sh integration
 	python3 tests/integration/run.py $(B)/vcpuplaced
 
 # gives a QEMU thread a name QEMU never wrote (the thread-name tests)

@@ -11,12 +11,12 @@ CHECK_SOAK_SEED ?= 13
 
 .PHONY: soak check-soak
 soak: $(B)/vcpuplaced $(B)/vcpuplacectl
-	sh tests/deps/install.sh integration
+	sh tools/deps/install.sh integration
 	python3 tests/soak/soak.py --seconds $(SOAK_S) \
 		$(if $(SOAK_SEED),--seed $(SOAK_SEED)) $(B)
 
 check-soak: $(B)/vcpuplaced $(B)/vcpuplacectl
 	python3 tests/soak/selftest.py
-	sh tests/deps/install.sh integration
+	sh tools/deps/install.sh integration
 	python3 tests/soak/soak.py --self-check --seconds 90 \
 		--seed $(CHECK_SOAK_SEED) $(B)
