@@ -3,6 +3,7 @@
 #   make            build the binaries into build/ (needs the -dev packages:
 #                   `make deps` installs them)
 #   make check      install missing Debian packages, then run every test
+#                   (each check is a rule in tests/check.mk)
 #   make demo       tiny QEMU VMs under libvirt, placed by the daemon
 #   make install    DESTDIR= PREFIX=/usr/local SYSCONFDIR=$(PREFIX)/etc
 #                   MANDIR=$(PREFIX)/share/man
@@ -85,9 +86,8 @@ obj = $(patsubst %.c,$(1)/%.o,$(2))
 LIBS_ALL = $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) $(LIB_VIRT) $(LIB_SYSTEMD) \
 	$(LIB_PRIVS)
 
-.PHONY: all check check-deps check-fresh check-build check-unit check-docs check-asan check-cli check-trust check-socket \
-	check-systemd check-systemd-boot check-systemd-boot-trixie check-layering check-valgrind deps install uninstall \
-	clean bench-scan bench-daemon demo demo-run
+.PHONY: all deps install uninstall clean bench-scan bench-daemon demo \
+	demo-run
 # The daemon `make install` installs: with the BPF scheduler (SCX=yes,
 # built by daemon/scx/scx.mk into $(B)/scx/) or without.
 SCX ?= no
@@ -172,100 +172,10 @@ $(B)/bench-scan: $(B)/bench/scan_bench.o $(B)/libvphost.a $(B)/libvpcore.a
 
 # Installs the Debian packages the build and the tests need, only those
 # that are missing, so a second run does nothing.  They are all named in
-# tests/deps/packages.list; DEPS=build installs only what `make` needs.
+# tools/deps/packages.list; DEPS=build installs only what `make` needs.
 DEPS ?=
 deps:
-	@sh tests/deps/install.sh $(DEPS)
-
-# Everything after deps runs in a second make, which computes the
-# pkg-config flags from the packages deps has just installed.
-#
-# kvm-check extracts Debian's linux-source-6.12, runs checkpatch, compiles
-# the objects the patch touches in a tiny config and in Debian's own, and
-# links the tiny kernel whole (about 15 minutes the first time on 2 CPUs,
-# cached in kvm-patches/build/ after that).
-#
-# `make -j check` builds in parallel, then runs the suites one after the
-# other: they share libvirtd, the socket tests' timeouts and two CPUs.
-CHECKS := check-deps check-layering check-unit check-asan check-man check-docs \
-	check-cli check-trust \
-	check-socket check-alerts check-systemd check-deb check-systemd-boot \
-	check-deb-trixie check-systemd-boot-trixie \
-	check-valgrind kvm-check check-sim \
-	check-integration check-scx scx-test-deb check-fuzz check-soak
-check: deps
-	$(MAKE) scx-kernel-bg
-	$(MAKE) check-build
-	$(MAKE) -j1 $(CHECKS)
-
-check-build: all $(B)/asan/test-unit $(B)/asan/vcpuplaced \
-		$(B)/asan/vcpuplacectl $(B)/vcpuplace-sim
-
-# Every program the build and the tests run comes from a package that
-# tests/deps/packages.list installs (or a required one): a tool the
-# machine's image happens to carry would pass here and fail on a fresh
-# host.  A few seconds; also shown to fail with tmux dropped.
-check-deps:
-	sh tests/deps/check.sh
-
-# The whole `make check` as a new user runs it: a pristine debootstrap
-# minbase root of SUITE (bookworm; trixie) entered through a private
-# mount namespace and pivot_root, the clone under a 0700 /root.  By hand,
-# not in `make check`: about an hour with empty caches, 25 minutes with
-# VP_FRESH_CACHE=host (tests/fresh/run.sh).
-SUITE ?= bookworm
-check-fresh:
-	sh tests/fresh/run.sh $(SUITE)
-
-# The layers as the linker sees them: the core pure (libc only, no I/O),
-# adapters that neither log nor reach up, main.o imported by nothing,
-# libvirt referenced by its adapter alone.
-check-layering: $(B)/libvpcore.a $(B)/libvphost.a $(B)/libvpservice.a \
-		$(B)/vcpuplacectl $(B)/vcpuplaced
-	sh tests/layering.sh $(B)
-
-# Unit tests find the topologies through VP_TOPOLOGY_DIR.
-# The README stays a front door (< 150 lines) and no document links to
-# a file that is not there (tests/docs/links.sh).
-check-docs:
-	sh tests/docs/links.sh
-
-check-unit: $(B)/test-unit
-	VP_TOPOLOGY_DIR=tests/topologies $(B)/test-unit
-
-check-asan: $(B)/asan/test-unit
-	VP_TOPOLOGY_DIR=tests/topologies \
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		$(B)/asan/test-unit
-
-# The daemon under valgrind against the test driver (20 VMs, dry run):
-# no invalid access, nothing definitely lost.
-check-valgrind: $(B)/vcpuplaced
-	sh tests/valgrind.sh $(B)/vcpuplaced
-
-# The control socket's protocol, robustness and the CLI views, against
-# daemons on libvirt's test driver (no VMs needed); promtool parses the
-# metrics (unpacked from Debian's prometheus package into $(B)/tools).
-check-socket: $(B)/vcpuplaced $(B)/vcpuplacectl $(B)/asan/vcpuplaced \
-		$(B)/asan/vcpuplacectl
-	sh tests/deps/install.sh socket
-	python3 tests/socket/run.py $(B)
-	@echo "socket tests again, daemon and CLI built with ASan+UBSan:"
-	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
-		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		python3 tests/socket/run.py $(B)/asan
-
-check-cli: $(B)/vcpuplacectl
-	sh tests/cli/run.sh $(B)/vcpuplacectl
-	sh tests/cli/policy.sh $(B)/vcpuplacectl
-	sh tests/cli/options.sh $(B)/vcpuplacectl
-	sh tests/cli/fleet.sh $(B)/vcpuplacectl
-
-# The trust boundary end to end: a VM's own metadata cannot take other
-# VMs' CPUs (a dry run on libvirt's test driver, a 16-PU model that
-# lstopo restricts a shipped topology to)
-check-trust: $(B)/vcpuplaced
-	python3 tests/trust/run.py $(B)
+	@sh tools/deps/install.sh $(DEPS)
 
 bench-daemon: $(B)/vcpuplaced
 	sh bench/daemon_bench.sh $(B)/vcpuplaced 60 200 4
@@ -277,12 +187,14 @@ bench-scan: $(B)/bench-scan
 # balanced profiles; vcpuplaced places them; a live view for 20 s.  The
 # packages come first, then a second make builds with their flags.
 demo:
-	@sh tests/deps/install.sh build integration
+	@sh tools/deps/install.sh build integration
 	$(MAKE) demo-run
 
 demo-run: $(B)/vcpuplaced $(B)/vcpuplacectl
 	python3 tests/integration/demo.py $(B)/vcpuplaced 20
 
+# The modules' own make files, then every check (tests/check.mk), last:
+# its rules name the modules' variables as prerequisites.
 include kvm-patches/kvm.mk
 include daemon/scx/scx.mk
 include bench/bench.mk
@@ -290,7 +202,9 @@ include tests/integration/integration.mk
 include tests/fuzz/fuzz.mk
 include tests/soak/soak.mk
 include man/man.mk
-include systemd/alerts.mk
+# `make deb` and `make deb-trixie`: the Debian package (debian/)
+include pkg/deb.mk
+include tests/check.mk
 
 # The host options the unit reads (EnvironmentFile=): a commented template,
 # written only where none exists, so a reinstall keeps the admin's.
@@ -341,38 +255,6 @@ uninstall:
 		$(DESTDIR)$(SYSCONFDIR)/vcpuplace $(DESTDIR)$(DOCDIR)/doc \
 		$(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(DATADIR) 2>/dev/null
-
-# The unit as `make install` writes it, checked by systemd-analyze verify
-# (which also fails on a missing ExecStart binary) and with no warning.
-# ExecReload= runs kill(1), from procps: present on every standard
-# Debian install (priority important), not in a minimal root.
-check-systemd: $(B)/vcpuplacectl $(B)/vcpuplaced
-	sh tests/deps/install.sh systemd
-	sh tests/systemd/verify.sh
-
-# `make deb` and `make check-deb`: the Debian package (debian/)
-include pkg/deb.mk
-
-# The package under a real systemd: a root of this host's release
-# (debootstrap, cached in /var/cache/vcpuplace) booted with
-# systemd-nspawn, the .deb installed in it with apt, libvirtd and a TCG
-# guest inside (tests/systemd/boot.py).  About 2 minutes, 1 more to build
-# the root.  check-systemd-boot-trixie does the same with the package
-# built in Debian 13 (deb-trixie) on a trixie root: systemd 257, libvirt
-# 11.3, QEMU 10.0.
-check-systemd-boot: deb
-	sh tests/deps/install.sh systemd-boot integration
-	sh tests/integration/guest/build.sh $(B)/integration-guest
-	python3 tests/systemd/boot.py "$$(sh tests/systemd/boot-root.sh)" \
-		$(B)/vcpuplace_$(VERSION)_$$(dpkg --print-architecture).deb \
-		$(B)/integration-guest
-
-check-systemd-boot-trixie: deb-trixie
-	sh tests/deps/install.sh systemd-boot integration
-	sh tests/integration/guest/build.sh $(B)/integration-guest
-	python3 tests/systemd/boot.py "$$(sh tests/systemd/boot-root.sh trixie)" \
-		$(B)/trixie/vcpuplace_$(VERSION)_$$(dpkg --print-architecture).deb \
-		$(B)/integration-guest
 
 clean:
 	rm -rf $(B)

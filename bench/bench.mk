@@ -3,7 +3,8 @@
 #   make bench       the standard sweep: tables and plots in bench/results/,
 #                    last line vcpuplace_vs_stock_throughput_at_125=...
 #                    ... bound_violations=K (runs above bound.c's bound)
-#   make check-sim   a few seconds of invariants (tests/sim/run.sh)
+#   make check-sim   a few seconds of invariants (tests/sim/run.sh; the
+#                    rule is in tests/check.mk, with every check)
 #   bench/sim ...    one point, one JSON line (builds the binary if needed)
 #   VP_SWEEP_STRATS=stock,sis-core VP_SWEEP_FAMILIES=standard,nopoll \
 #   build/vcpuplace-sim --sweep tests/topologies OUT --jobs 1
@@ -15,7 +16,7 @@
 
 SIM_SRCS := $(sort $(wildcard bench/simulator/*.c))
 
-.PHONY: bench check-sim
+.PHONY: bench
 
 $(B)/vcpuplace-sim: $(call obj,$(B),$(SIM_SRCS)) $(B)/libvphost.a \
 		$(B)/libvpcore.a
@@ -26,7 +27,7 @@ $(B)/vcpuplace-sim: $(call obj,$(B),$(SIM_SRCS)) $(B)/libvphost.a \
 # tables (every table says which model produced it); a tree
 # with uncommitted changes says so ("-dirty").
 bench: $(B)/vcpuplace-sim
-	@sh tests/deps/install.sh bench
+	@sh tools/deps/install.sh bench
 	$(B)/vcpuplace-sim --sweep tests/topologies bench/results --jobs 2
 	@{ echo "# The model behind these tables"; echo; \
 	  echo "Made by \`make bench\` at commit" \
@@ -44,17 +45,6 @@ $(B)/sim-rules: $(call obj,$(B),tests/sim/rules.c \
 		$(filter-out bench/simulator/main.c,$(SIM_SRCS))) \
 		$(B)/libvphost.a $(B)/libvpcore.a
 	$(LINK) $^ $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) -lm $(LDLIBS)
-
-check-sim: $(B)/vcpuplace-sim $(B)/test-sim $(B)/sim-rules
-	$(B)/test-sim
-	$(B)/sim-rules tests/topologies/g4dnmetal.xml \
-	    tests/topologies/Intel-RaptorLake-Corei7-1370P.xml
-	sh tests/sim/run.sh $(B)/vcpuplace-sim tests/topologies
-	sh tests/sim/costs.sh $(B)/vcpuplace-sim tests/topologies
-	sh tests/sim/hosttasks.sh $(B)/vcpuplace-sim tests/topologies
-	sh tests/sim/stock.sh $(B)/vcpuplace-sim tests/topologies
-	sh tests/sim/numbering.sh $(B)/vcpuplace-sim tests/topologies
-	sh tests/sim/classes.sh $(B)/vcpuplace-sim tests/topologies
 
 # Placement latency from outside: virsh start / setvcpus to the
 # vCPU threads' affinity changing, against qemu:///system (root, libvirt).

@@ -31,11 +31,11 @@ kp_die() { kp_log "ERROR: $*"; exit 1; }
 # kp_ensure_pkgs GROUP...: install the Debian packages of those groups
 # that are missing, through the project's one installer (it waits for
 # apt's lock).  The groups and their packages are in
-# tests/deps/packages.list: kernel-build (the toolchain and
+# tools/deps/packages.list: kernel-build (the toolchain and
 # linux-source-6.12), kernel-check (Debian's own kernel configs),
 # kernel-test (QEMU and busybox for the boots).
 kp_ensure_pkgs() {
-	sh "$KP/../tests/deps/install.sh" "$@" ||
+	sh "$KP/../tools/deps/install.sh" "$@" ||
 		kp_die "installing the packages of $* failed"
 }
 KP_DEBIAN_CONFIG=/usr/src/linux-config-6.12/config.amd64_none_amd64.xz

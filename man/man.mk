@@ -7,7 +7,8 @@
 #
 #   make man          the pages only
 #   make check-man    lint them, hold them to the binaries' options, and
-#                     run their examples (tests/man/check.sh)
+#                     run their examples (tests/man/check.sh; the rule is
+#                     in tests/check.mk, with every check)
 
 MANDIR ?= $(PREFIX)/share/man
 MAN_SRCS := $(sort $(wildcard man/*.scd))
@@ -21,7 +22,7 @@ MAN_SED = -e 's|@POLICYDIR@|$(POLICY_DIR_INSTALLED)|g' \
 	-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 	-e 's|@RUNSTATEDIR@|$(RUNSTATEDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g'
 
-.PHONY: man check-man install-man
+.PHONY: man install-man
 all: man
 man: $(MAN_PAGES)
 # kept: check-man reads the examples from them
@@ -46,10 +47,6 @@ $(B)/man/%: $(B)/man/%.scd man/tidy.awk
 		2>/dev/null | grep . || date +%s) scdoc < $< > $@.roff
 	awk -f man/tidy.awk $@.roff > $@.tmp && rm -f $@.roff && \
 		mv -f $@.tmp $@
-
-check-man: $(MAN_PAGES) $(B)/vcpuplaced $(B)/vcpuplacectl
-	sh tests/deps/install.sh man
-	sh tests/man/check.sh $(B) $(POLICY_DIR_INSTALLED) $(SYSCONFDIR)
 
 install: install-man
 install-man: $(MAN_PAGES)

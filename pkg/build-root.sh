@@ -4,7 +4,7 @@
 # package and runs lintian, and prints its path.
 #
 # The root is debootstrap's minbase, group deb-root of
-# tests/deps/packages.list (dpkg-dev, debhelper, fakeroot, lintian), and
+# tools/deps/packages.list (dpkg-dev, debhelper, fakeroot, lintian), and
 # debian/control's Build-Depends as apt resolves them there (`apt-get
 # satisfy`, which takes the field as it is: versions, alternatives and
 # the virtual debhelper-compat), so the package is built with that
@@ -20,7 +20,7 @@ set -eu
 suite=${1:?usage: pkg/build-root.sh SUITE}
 here=$(cd "$(dirname "$0")/.." && pwd)
 cache=${VP_CACHE:-/var/cache/vcpuplace}
-pkgs=$(sh "$here/tests/deps/install.sh" --list deb-root | tr '\n' ' ')
+pkgs=$(sh "$here/tools/deps/install.sh" --list deb-root | tr '\n' ' ')
 # the field's lines joined, comments and the trailing comma dropped
 bdeps=$(sed -n '/^Build-Depends:/,/^[^ ]/{/^Build-Depends:/d;/^[^ ]/d;p}' \
 	"$here/debian/control" | sed 's/#.*//' | tr -d '\n' |
@@ -33,7 +33,7 @@ if [ -f "$root/.vp-complete" ]; then
 	exit 0
 fi
 
-sh "$here/tests/deps/install.sh" systemd-boot >&2
+sh "$here/tools/deps/install.sh" systemd-boot >&2
 mkdir -p "$cache"
 for old in "$cache/deb-root-$suite"-*; do
 	[ -e "$old" ] && [ "$old" != "$root" ] && rm -rf "$old"
@@ -46,7 +46,7 @@ debootstrap --variant=minbase "$suite" "$root.tmp" "$mirror" >"$log" 2>&1 || {
 	tail -20 "$log" >&2
 	exit 1
 }
-sh "$here/tests/deps/sources.sh" "$suite" "$root.tmp"
+sh "$here/tools/deps/sources.sh" "$suite" "$root.tmp"
 chroot "$root.tmp" sh -c 'export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq &&
 	apt-get install -y -qq --no-install-recommends $1 &&

@@ -10,7 +10,8 @@
 #   make check-deb  make deb, then tests/deb/check.sh: the package's files
 #                   against what `make install` writes, conffiles,
 #                   maintainer scripts, hardening, and a broken copy that
-#                   must fail.
+#                   must fail (the rule is in tests/check.mk, with every
+#                   check).
 #   make deb-trixie, check-deb-trixie
 #                   the same for Debian 13: built, linted and checked
 #                   inside a cached debootstrap root of trixie with its
@@ -25,19 +26,10 @@
 # cached, and 1 to 3 minutes more to build the root the first time,
 # depending on the mirror.
 
-.PHONY: deb check-deb deb-trixie check-deb-trixie
+.PHONY: deb deb-trixie
 
 deb:
 	sh pkg/deb.sh $(B)
 
-check-deb: deb
-	sh tests/deb/check.sh $(B)/deb
-
 deb-trixie:
 	sh pkg/deb.sh $(B) trixie
-
-# check.sh runs in the root too: make, readelf and the version of
-# debian/rules' VP_MAKE that trixie's make expands
-check-deb-trixie: deb-trixie
-	sh pkg/in-root.sh "$$(sh pkg/build-root.sh trixie)" $(B)/deb-trixie \
-		sh src/tests/deb/check.sh /build

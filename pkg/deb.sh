@@ -23,7 +23,7 @@ if [ -z "$suite" ]; then
 	# Debian 12 it takes libbpf-dev and bpftool from bookworm-backports,
 	# which the Build-Depends' versions need (a plain install of them by
 	# name below would take main's, too old).
-	sh tests/deps/install.sh deb scx
+	sh tools/deps/install.sh deb scx
 	# The Build-Depends that are missing, as dpkg-checkbuilddeps names
 	# them: versions and profiles dropped, and of alternatives the
 	# first that apt has (systemd-dev on Debian 13, systemd on 12).
@@ -44,7 +44,7 @@ if [ -z "$suite" ]; then
 	done
 	unmet=$pick
 	# shellcheck disable=SC2086
-	[ -z "$unmet" ] || sh tests/deps/install.sh --build-depends $unmet
+	[ -z "$unmet" ] || sh tools/deps/install.sh --build-depends $unmet
 	# in WORK, as the host's build has always run
 	inside() { (cd "$work" && "$@"); }
 	where="this host"

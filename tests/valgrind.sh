@@ -6,7 +6,7 @@
 # memcheck error and on definitely or indirectly lost memory.
 set -eu
 DAEMON=$1
-sh "$(dirname "$0")/deps/install.sh" valgrind
+sh "$(dirname "$0")/../tools/deps/install.sh" valgrind
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 tests/integration/gen_testdriver.py 20 4 "$tmp/td.xml" >/dev/null

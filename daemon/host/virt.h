@@ -11,7 +11,7 @@
  *
  * Only the libvirt adapter (virt.c, domain.c, domxml.c, policy_xml.c)
  * holds libvirt's types: the service and the CLI name a domain by its
- * UUID and never see a connection or a domain handle (tests/layering.sh
+ * UUID and never see a connection or a domain handle (tools/layering.sh
  * holds them to it), so this header includes no libvirt header.
  * host/virt_link.h is the adapter's own side.
  */

@@ -4,7 +4,7 @@
 #   make scx-bpf        the BPF object, its skeleton, the static test
 #                       programs and the daemon with the real loader, into
 #                       $(B)/scx/, from Debian packages alone (group scx of
-#                       tests/deps/packages.list: clang-19, libbpf-dev 1.4
+#                       tools/deps/packages.list: clang-19, libbpf-dev 1.4
 #                       and bpftool 7.5, from bookworm-backports on Debian
 #                       12) and the headers committed under
 #                       daemon/scx/include/: no kernel build
@@ -35,12 +35,13 @@
 #                       vmlinux.h from the Debian kernel's BTF
 #
 # `all` builds the daemon with the scheduler only with SCX=yes (the
-# package's build); `make check` runs check-scx and scx-test-deb.  The
+# package's build); `make check` runs check-scx and scx-test-deb, whose
+# rules are in tests/check.mk with every check.  The
 # normal build compiles daemon/host/scx.c without VP_HAVE_SCX, to stubs.
 # See daemon/scx/README.md.
 
 .PHONY: scx-kernel scx-debian-kernel scx-vmlinux-h scx-bpf scx-test \
-	scx-test-isolcpus scx-test-deb install-scx check-scx
+	scx-test-isolcpus install-scx
 
 SCX_CACHE ?= /var/cache/vcpuplace/scx-kernel
 # Debian 12 has clang 14 by default and clang-19 as a package; 19 is what
@@ -217,33 +218,10 @@ scx-test-isolcpus: $(SB)/scx_smoke $(SCX_DAEMON)
 		bash tests/scx/boot.sh $(SB)/isolcpus $(SB)/scx_smoke -- \
 		$(SCX_DAEMON)
 
-# The package's own daemon and CLI (make deb builds them with SCX=yes),
-# unpacked from the .deb and booted on Debian's 7.3.4 kernel through the
-# same daemon test: the binary apt installs loads the scheduler with
-# --sched-ext=auto, and its status says kernel mode sched-ext.  In make
-# check after check-deb, which has built the package in the same run.
-scx-test-deb: deb $(SB)/scx_smoke $(SB)/scx_fakevm
-	$(SCX_DEBIAN_KERNEL) all
-	rm -rf $(SB)/deb-root
-	dpkg-deb -x $(B)/vcpuplace_$(VERSION)_$$(dpkg --print-architecture).deb \
-		$(SB)/deb-root
-	$(SB)/deb-root/usr/sbin/vcpuplaced --version
-	VP_SCX_KERNEL=debian bash tests/scx/boot.sh $(SB)/boot-deb \
-		$(SB)/scx_smoke -- $(SB)/deb-root/usr/sbin/vcpuplaced \
-		$(SB)/deb-root/usr/bin/vcpuplacectl $(SB)/scx_fakevm
-
 # The daemon with the scheduler, in place of the normal build's (which
 # cannot load one); the rest as `make install` puts it.
 install-scx: $(SB)/vcpuplaced
 	install -D -m 755 $(SB)/vcpuplaced $(DESTDIR)$(SBINDIR)/vcpuplaced
-
-# make check's part: the kernel (cached outside the clone: built once per
-# machine, then found), then the boot tests.  `make check` starts the
-# kernel build in the background early (scx-kernel-bg), so it overlaps
-# the other suites; kernel.sh's lock makes this wait for it.
-check-scx:
-	$(SCX_KERNEL) all
-	$(MAKE) scx-test
 
 # Starts the cached kernel's build at low priority in the background,
 # after installing its packages in the foreground (one apt at a time).

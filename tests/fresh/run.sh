@@ -27,7 +27,7 @@ suite=${1:-bookworm}
 targets=${2:-check}
 here=$(cd "$(dirname "$0")/../.." && pwd)
 [ "$(id -u)" = 0 ] || { echo "check-fresh: needs root" >&2; exit 1; }
-sh "$here/tests/deps/install.sh" fresh
+sh "$here/tools/deps/install.sh" fresh
 
 top=${VP_FRESH_DIR:-/var/tmp/vcpuplace-fresh}
 stamp=$(date +%Y%m%d-%H%M%S)
@@ -42,7 +42,7 @@ debootstrap --variant=minbase "$suite" "$root" "$mirror" >>"$log" 2>&1 || {
 	tail -20 "$log" >&2
 	exit 1
 }
-sh "$here/tests/deps/sources.sh" "$suite" "$root"
+sh "$here/tools/deps/sources.sh" "$suite" "$root"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 [ -f "$root/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n::1\tlocalhost\n' \
 	>"$root/etc/hosts"

@@ -6,7 +6,8 @@
 #                         new inputs go to $(B)/fuzz/new/, never into the
 #                         committed corpus; nonzero on a crash
 #   make check-fuzz       every target over its corpus and regression
-#                         inputs, then a short fuzz with a fixed seed
+#                         inputs, then a short fuzz with a fixed seed (the
+#                         rule is in tests/check.mk, with every check)
 #
 # Built with clang (libFuzzer, ASan, UBSan) into $(B)/fuzz, apart from the
 # gcc build: the daemon's sources with -fsanitize=fuzzer-no-link for the
@@ -20,7 +21,7 @@ FUZZ_SAN := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all
 FB := $(B)/fuzz/obj
 
-.PHONY: fuzz check-fuzz fuzz-build
+.PHONY: fuzz fuzz-build
 
 $(FB)/%.o: %.c | $(B)/gen/vp_paths.h
 	@mkdir -p $(dir $@)
@@ -40,12 +41,7 @@ fuzz-build: $(addprefix $(B)/fuzz/fz_,$(FUZZ_TARGETS))
 # before the build, so the build runs in a second make.
 
 fuzz:
-	sh tests/deps/install.sh fuzz
+	sh tools/deps/install.sh fuzz
 	$(MAKE) fuzz-build
 	nice -n 19 sh tests/fuzz/run.sh fuzz $(B)/fuzz $(FUZZ_S) \
 		$(FUZZ_TARGETS)
-
-check-fuzz:
-	sh tests/deps/install.sh fuzz
-	$(MAKE) fuzz-build
-	sh tests/fuzz/run.sh check $(B)/fuzz 0 $(FUZZ_TARGETS)

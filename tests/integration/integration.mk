@@ -1,10 +1,6 @@
 # Integration tests: vcpuplaced against libvirt and tiny TCG QEMU guests
-# (tests/integration/run.py).  Included by the top-level Makefile, which
-# defines B and the $(B)/vcpuplaced rule.  Needs root; about 3-6 minutes.
-.PHONY: check-integration
-check-integration: $(B)/vcpuplaced $(B)/vcpuplacectl $(B)/rename_thread
-	sh tests/deps/install.sh integration
-	python3 tests/integration/run.py $(B)/vcpuplaced
+# (tests/integration/run.py), run by check-integration (tests/check.mk).
+# Included by the top-level Makefile, which defines B and VP_CFLAGS.
 
 # gives a QEMU thread a name QEMU never wrote (the thread-name tests)
 $(B)/rename_thread: tests/integration/rename_thread.c

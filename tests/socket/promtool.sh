@@ -15,7 +15,7 @@ if [ ! -x "$dir/usr/bin/promtool" ]; then
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	(cd "$tmp" && apt-get download -qq prometheus >/dev/null 2>&1) || {
-		sh "$(dirname "$0")/../deps/install.sh" --update >/dev/null
+		sh "$(dirname "$0")/../../tools/deps/install.sh" --update >/dev/null
 		(cd "$tmp" && apt-get download -qq prometheus >/dev/null)
 	}
 	dpkg-deb -x "$tmp"/prometheus_*.deb "$tmp/x"

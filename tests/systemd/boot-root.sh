@@ -4,7 +4,7 @@
 # real-systemd test boots with systemd-nspawn, and prints its path.
 #
 # The root is debootstrap's minbase plus group boot-root of
-# tests/deps/packages.list: systemd as PID 1, dbus, libvirt with its QEMU
+# tools/deps/packages.list: systemd as PID 1, dbus, libvirt with its QEMU
 # driver and QEMU itself (the test pins a real guest through libvirt
 # inside it), and the libraries vcpuplace's package links against, so
 # `apt install ./vcpuplace_*.deb` inside it needs no network.
@@ -25,7 +25,7 @@ cache=${VP_CACHE:-/var/cache/vcpuplace}
 # what goes in: group boot-root of the project's one package list (the
 # library names are the same on Debian 12 and 13: no t64 rename among
 # them, libxml2 is still libxml2)
-pkgs=$(sh "$(dirname "$0")/../deps/install.sh" --list boot-root | tr '\n' ' ')
+pkgs=$(sh "$(dirname "$0")/../../tools/deps/install.sh" --list boot-root | tr '\n' ' ')
 key=$({ cat "$0"; echo "$suite"; echo "$pkgs"; } | sha256sum | cut -c1-16)
 root="$cache/systemd-root-$suite-$key"
 log="$cache/systemd-root-$suite.log"
@@ -34,7 +34,7 @@ if [ -f "$root/.vp-complete" ]; then
 	exit 0
 fi
 
-sh "$(dirname "$0")/../deps/install.sh" systemd-boot >&2
+sh "$(dirname "$0")/../../tools/deps/install.sh" systemd-boot >&2
 mkdir -p "$cache"
 # 16 characters: the key alone, as named before the suites were
 for old in "$cache/systemd-root-$suite"-* \
@@ -54,7 +54,7 @@ debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus \
 }
 # SUITE's -updates and -security too, so the guest's libraries are no
 # older than those the package was built against
-sh "$(dirname "$0")/../deps/sources.sh" "$suite" "$root.tmp"
+sh "$(dirname "$0")/../../tools/deps/sources.sh" "$suite" "$root.tmp"
 # util-linux (essential) brings runuser, for the socket checks as a
 # member of group vcpuplace.
 chroot "$root.tmp" sh -c 'export DEBIAN_FRONTEND=noninteractive

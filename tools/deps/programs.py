@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """make check-deps: every program the build and the tests run is installed
-by tests/deps/packages.list.
+by tools/deps/packages.list.
 
 A tool that the machine's image happens to carry (gdb on the machines CI
 runs on, say) passes every suite there and fails on an operator's fresh host.
@@ -36,12 +36,13 @@ import subprocess
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-LIST = os.path.join(ROOT, "tests", "deps", "packages.list")
+LIST = os.path.join(ROOT, "tools", "deps", "packages.list")
 CONTROL = os.path.join(ROOT, "debian", "control")
-# What is read: the tests, the kernel series' scripts, the packaging,
-# the benchmarks' drivers, CI's entry point and every make file
-# (debian/rules among them).
-SCAN_DIRS = ["tests", "kvm-patches", "pkg", "bench", ".ci"]
+# What is read: the tests, the build tools (this guard, the package
+# installer, the layering check), the kernel series' scripts, the
+# packaging, the benchmarks' drivers, CI's entry point and every make
+# file (debian/rules among them).
+SCAN_DIRS = ["tests", "tools", "kvm-patches", "pkg", "bench", ".ci"]
 # Only Debian's own directories: a program in /usr/local or a user's
 # toolchain shim (pyenv) is not what a fresh host has.
 SYSTEM_PATH = ["/usr/sbin", "/usr/bin", "/sbin", "/bin"]
@@ -797,7 +798,7 @@ def main(argv):
         if not paths[p]:
             bad.append("deps: %s (run at %s) is not installed on this "
                        "machine: add the package that has it to a group "
-                       "in tests/deps/packages.list" % (p, where))
+                       "in tools/deps/packages.list" % (p, where))
         elif pkg is None:
             bad.append("deps: %s (run at %s) is %s, which no Debian "
                        "package owns: a fresh host will not have it"
@@ -805,7 +806,7 @@ def main(argv):
         elif pkg not in ok_pkgs:
             bad.append("deps: %s (run at %s) comes from package %s, which "
                        "no deps list installs: add %s to a group in "
-                       "tests/deps/packages.list" % (p, where, pkg, pkg))
+                       "tools/deps/packages.list" % (p, where, pkg, pkg))
     for mod, where in sorted(found.imports.items()):
         if mod in sys.stdlib_module_names:
             continue
@@ -813,7 +814,7 @@ def main(argv):
         if pkg not in listed:
             bad.append("deps: Python module %s (imported at %s) is not in "
                        "the standard library: add %s (or the package that "
-                       "has it) to a group in tests/deps/packages.list"
+                       "has it) to a group in tools/deps/packages.list"
                        % (mod, where, pkg))
     for b in bad:
         print(b)

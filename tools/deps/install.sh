@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages that building and testing vcpuplace need,
 # and only those missing, so a second run is a no-op.  The packages are
-# named in one place, tests/deps/packages.list, by group.  Run as root
+# named in one place, tools/deps/packages.list, by group.  Run as root
 # (CI and the developers' machines are); elsewhere it says what to
 # install.
 #

@@ -1,7 +1,7 @@
 #!/bin/sh
 # make check-deps: the guard's readers on small texts (test_programs.py),
 # the programs the build and the tests run against the packages
-# tests/deps/packages.list installs (programs.py), then the same
+# tools/deps/packages.list installs (programs.py), then the same
 # guard with tmux's package dropped from the lists, which must fail and
 # name tmux: the demo runs it, and only this list brings it.
 set -eu
