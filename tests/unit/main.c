@@ -41,6 +41,7 @@ int main(void)
 	srunner_add_suite(sr, scxfeed_suite());
 	srunner_add_suite(sr, procevents_suite());
 	srunner_add_suite(sr, scxwake_suite());
+	srunner_add_suite(sr, wakecheck_suite());
 	srunner_add_suite(sr, command_suite());
 	srunner_add_suite(sr, tick_suite());
 	srunner_add_suite(sr, load_suite());

@@ -32,6 +32,7 @@ Suite *scx_suite(void);
 Suite *scxfeed_suite(void);
 Suite *procevents_suite(void);
 Suite *scxwake_suite(void);
+Suite *wakecheck_suite(void);
 Suite *command_suite(void);
 Suite *tick_suite(void);
 Suite *load_suite(void);

@@ -3,195 +3,27 @@
  * (daemon/scx/vcpuplace_wake.h, the code vcpuplace.bpf.c compiles),
  * compiled here with plain-C accessors over crafted states of a
  * synthetic host: two packages, one LLC each, two clusters (L2) of four
- * SMT2 cores per LLC.  The tables are the daemon's own (scxfeed.c).
+ * SMT2 cores per LLC.  The tables are the daemon's own (scxfeed.c), the
+ * accessors wakectx.c's.
  * Each test checks one rule's place in the order.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include <check.h>
 
 #include "host/scxfeed.h"
 #include "../suites.h"
 #include "../testutil.h"
-
-#define SYNTH "pack:2 l3:1 l2:2 core:4 pu:2"
-
-/* The state a wake-up sees: what sched_ext's masks and maps would hold. */
-struct tctx {
-	struct vp_topo *t;
-	struct vp_cpuset busy;		/* not idle (dense) */
-	struct vp_cpuset allowed;	/* the task's affinity (dense) */
-	struct vp_cpuset polling;	/* a vCPU halt-polls there (dense) */
-	struct vp_cpuset waiting;	/* a task waits to run there next */
-	struct vp_scx_pu pus[VP_SCX_MAX_CPUS];
-	struct vp_scx_dom *doms;
-	unsigned int ndoms;
-	struct vp_cpu_run *runs;	/* by dense PU */
-	__u64 now, slept_at;
-	__u32 feat;
-};
-
-static int tdense(const struct tctx *c, __s32 cpu);
-static bool tidle(const struct tctx *c, __s32 cpu, bool core);
-static __s32 tpick(struct tctx *c, int what);
-static bool tany_idle(const struct tctx *c, bool core);
-
-#define VPW_WAKE_CTX		struct tctx *c;
-#define vpw_feat(w, f)		((w)->c->feat & (f))
-#define vpw_idle(w, cpu)	tidle((w)->c, cpu, false)
-#define vpw_idle_core(w, cpu)	tidle((w)->c, cpu, true)
-#define vpw_allowed(w, cpu)	(tdense((w)->c, cpu) >= 0 && \
-				 cpuset_test(&(w)->c->allowed, \
-				 tdense((w)->c, cpu)))
-#define vpw_claim(w, cpu)	tclaim((w)->c, cpu)
-#define vpw_pu(w, cpu)		((cpu) >= 0 && (cpu) < VP_SCX_MAX_CPUS ? \
-				 &(w)->c->pus[cpu] : NULL)
-#define vpw_dom(w, id)		((id) < (w)->c->ndoms ? \
-				 &(w)->c->doms[id] : NULL)
-#define vpw_now(w)		((w)->c->now)
-#define vpw_cpu_run(w, cpu)	(tdense((w)->c, cpu) >= 0 ? \
-				 &(w)->c->runs[tdense((w)->c, cpu)] : NULL)
-#define vpw_slept_at(w)		((w)->c->slept_at)
-#define vpw_pick_idle(w, core)	tpick((w)->c, (core) ? 2 : 1)
-#define vpw_any_allowed(w)	tpick((w)->c, 0)
-#define vpw_for(i, from, to)	for ((i) = (from); (i) < (to); (i)++)
-
-static bool tclaim(struct tctx *c, __s32 cpu);
-static bool tclaim_poll(struct tctx *c, __s32 cpu);
-static bool tclaim_stay(struct tctx *c, __s32 cpu);
-#define vpw_claim_poll(w, cpu)	tclaim_poll((w)->c, cpu)
-#define vpw_claim_stay(w, cpu)	tclaim_stay((w)->c, cpu)
-#define vpw_any_idle(w, core)	tany_idle((w)->c, core)
+#include "wakectx.h"
 
 #include "scx/vcpuplace_wake.h"
 
-static int
-tdense(const struct tctx *c, __s32 cpu)
-{
-	if (cpu < 0 || (unsigned int)cpu >= c->t->os_limit)
-		return -1;
-	return c->t->os_to_pu[cpu] == VP_PU_NONE ? -1 : c->t->os_to_pu[cpu];
-}
-
-static bool
-tidle(const struct tctx *c, __s32 cpu, bool core)
-{
-	int pu = tdense(c, cpu);
-
-	if (pu < 0)
-		return false;
-	return core ? core_idle(c->t, &c->busy, pu) :
-	    !cpuset_test(&c->busy, pu);
-}
-
-/* test-and-clear: an idle PU becomes busy, so a claim is exclusive */
-static bool
-tclaim(struct tctx *c, __s32 cpu)
-{
-	if (!tidle(c, cpu, false))
-		return false;
-	cpuset_set(&c->busy, tdense(c, cpu));
-	return true;
-}
-
-/* a poll is taken once: the record is cleared, as the BPF CAS does */
-static bool
-tclaim_poll(struct tctx *c, __s32 cpu)
-{
-	int pu = tdense(c, cpu);
-
-	if (pu < 0 || !cpuset_test(&c->polling, pu))
-		return false;
-	cpuset_clear(&c->polling, pu);
-	return true;
-}
-
-/*
- * Busy, and nobody waits there yet; the wake-up then waits there, as the
- * BPF side's local DSQ then counts it
- */
-static bool
-tclaim_stay(struct tctx *c, __s32 cpu)
-{
-	int pu = tdense(c, cpu);
-
-	if (pu < 0 || !cpuset_test(&c->busy, pu) ||
-	    cpuset_test(&c->waiting, pu))
-		return false;
-	cpuset_set(&c->waiting, pu);
-	return true;
-}
-
-/* an allowed PU idles (@core: its whole core); nothing is claimed */
-static bool
-tany_idle(const struct tctx *c, bool core)
-{
-	int pu;
-
-	cpuset_for_each(pu, &c->allowed, c->t->npus)
-		if (tidle(c, (__s32)c->t->pu[pu].os_index, core))
-			return true;
-	return false;
-}
-
-/* 0: any allowed PU; 1: an idle one (whole core first); 2: whole core */
-static __s32
-tpick(struct tctx *c, int what)
-{
-	int pu, pass;
-
-	for (pass = what == 0 ? 0 : 2; pass >= (what == 2 ? 2 : what); pass--)
-		cpuset_for_each(pu, &c->allowed, c->t->npus) {
-			if (pass == 2 && !core_idle(c->t, &c->busy, pu))
-				continue;
-			if (pass == 1 && cpuset_test(&c->busy, pu))
-				continue;
-			if (pass)
-				cpuset_set(&c->busy, pu);
-			return (__s32)c->t->pu[pu].os_index;
-		}
-	return -1;
-}
-
-static int
-feed_pu(struct scx_sched *s, int cpu, const struct vp_scx_pu *pu)
-{
-	struct tctx *c = (struct tctx *)s;
-
-	c->pus[cpu] = *pu;
-	return 0;
-}
-
-static int
-feed_dom(struct scx_sched *s, unsigned int id, const struct vp_scx_dom *d)
-{
-	struct tctx *c = (struct tctx *)s;
-
-	ck_assert_uint_lt(id, c->ndoms);
-	c->doms[id] = *d;
-	return 0;
-}
+#define SYNTH "pack:2 l3:1 l2:2 core:4 pu:2"
 
 static struct tctx *
 setup(void)
 {
-	static const struct scxfeed_writer w = { feed_pu, feed_dom };
-	struct tctx *c = calloc(1, sizeof(*c));
+	struct tctx *c = tctx_new(load_synth(SYNTH));
 
-	ck_assert_ptr_nonnull(c);
-	c->t = load_synth(SYNTH);
 	ck_assert_int_eq(c->t->npus, 32);
-	c->ndoms = scxfeed_ndoms(c->t);
-	c->doms = calloc(c->ndoms, sizeof(*c->doms));
-	c->runs = calloc(c->t->npus, sizeof(*c->runs));
-	ck_assert_ptr_nonnull(c->doms);
-	ck_assert_ptr_nonnull(c->runs);
-	ck_assert_int_eq(scxfeed_topology((struct scx_sched *)c, c->t, 0, &w),
-	    0);
-	c->allowed = c->t->all;
-	c->feat = VP_SCX_FEAT_ALL;
-	c->now = 10000000;
 	return c;
 }
 
@@ -199,9 +31,7 @@ static void
 teardown(struct tctx *c)
 {
 	topo_free(c->t);
-	free(c->doms);
-	free(c->runs);
-	free(c);
+	tctx_free(c);
 }
 
 /* Dense PU @k of core @core (cores in dense order, 4 per cluster). */
