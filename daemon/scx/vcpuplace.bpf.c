@@ -44,7 +44,7 @@ const volatile u32 vp_exit_dump_len;
 
 /* The daemon's switches (enum vp_scx_feature), written through the
  * skeleton's mmap of .data: a wake-up reads whichever value is there. */
-u32 vp_features = VP_SCX_FEAT_ALL;
+u32 vp_features = VP_SCX_FEAT_DEFAULT;
 /* Test hook (scx_force_error()): the next vCPU wake-up calls
  * scx_bpf_error(), as a bug in this program would. */
 bool vp_force_error;

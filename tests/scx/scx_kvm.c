@@ -328,11 +328,11 @@ main(void)
 			fail("scx_vcpu_set: %s", strerror(-err));
 	}
 	/* the scheduler as it was, without POLL_END, then as it is */
-	scx_features_set(s, VP_SCX_FEAT_ALL & ~VP_SCX_FEAT_POLL_END);
+	scx_features_set(s, VP_SCX_FEAT_DEFAULT & ~VP_SCX_FEAT_POLL_END);
 	halt_stats(halts);
 	(void)kick_all(homes, &n_old);
 	halt_print("vcpuplace-without-poll-end", halts);
-	scx_features_set(s, VP_SCX_FEAT_ALL);
+	scx_features_set(s, VP_SCX_FEAT_DEFAULT);
 	halt_stats(halts);
 	home_scx = kick_all(homes, &n_scx);
 	halt_print("vcpuplace", halts);

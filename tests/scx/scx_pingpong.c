@@ -62,8 +62,8 @@
 
 static unsigned int run_ms = 2500, warm_ms = 500;
 static int rounds = 3;
-/* the rule switches of the vcpuplace runs: all, or an ablation */
-static uint32_t features = VP_SCX_FEAT_ALL;
+/* the rule switches of the vcpuplace runs: the defaults, or an ablation */
+static uint32_t features = VP_SCX_FEAT_DEFAULT;
 
 static struct vp_topo *topo;
 static int ncpu;

@@ -195,9 +195,9 @@ main(void)
 		if ((err = scx_vcpu_set(s, atomic_load(&vcpus[i].tid), &e)))
 			fail("scx_vcpu_set: %s", strerror(-err));
 	}
-	scx_features_set(s, VP_SCX_FEAT_ALL & ~VP_SCX_FEAT_YIELD_TO);
+	scx_features_set(s, VP_SCX_FEAT_DEFAULT & ~VP_SCX_FEAT_YIELD_TO);
 	ok_off = phase("vcpuplace-without-yield-to");
-	scx_features_set(s, VP_SCX_FEAT_ALL);
+	scx_features_set(s, VP_SCX_FEAT_DEFAULT);
 	ok_on = phase("vcpuplace");
 	expect_loaded(s, "after the yields");
 	if (scx_stats_read(s, st))

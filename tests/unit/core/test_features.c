@@ -41,7 +41,7 @@ static const struct {
 	{ "HOST_PACK", VP_FEAT_HOST_PACK, true },
 	{ "POLL_END", VP_FEAT_POLL_END, true },
 	{ "YIELD_TO", VP_FEAT_YIELD_TO, true },
-	{ "STAY_PREV", VP_FEAT_STAY_PREV, true },
+	{ "STAY_PREV", VP_FEAT_STAY_PREV, false },
 };
 #define NTABLE ((int)(sizeof(table) / sizeof(table[0])))
 

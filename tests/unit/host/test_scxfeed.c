@@ -42,12 +42,15 @@ START_TEST(test_features)
 	size_t i;
 
 	features_default(&f);
-	ck_assert_uint_eq(scxfeed_features(&f), VP_SCX_FEAT_ALL);
+	ck_assert_uint_eq(scxfeed_features(&f), VP_SCX_FEAT_DEFAULT);
 	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
 		features_default(&f);
 		f.on[map[i].feat] = false;
 		ck_assert_uint_eq(scxfeed_features(&f),
-		    VP_SCX_FEAT_ALL & ~map[i].bit);
+		    VP_SCX_FEAT_DEFAULT & ~map[i].bit);
+		f.on[map[i].feat] = true;
+		ck_assert_uint_eq(scxfeed_features(&f),
+		    VP_SCX_FEAT_DEFAULT | map[i].bit);
 	}
 	/* HOME has no switch; FAIL_PRONE no BPF side */
 	for (i = 0; i < VP_FEAT_COUNT; i++)

@@ -662,7 +662,7 @@ START_TEST(test_life_load_writes_tables)
 	ck_assert_str_eq(schedext_mode_label(&w.d), "sched-ext");
 	ck_assert_int_eq(F.nload, 1);
 	ck_assert_uint_eq(F.flags, 0);		/* a full switch */
-	ck_assert_uint_eq(F.features, VP_SCX_FEAT_ALL);
+	ck_assert_uint_eq(F.features, VP_SCX_FEAT_DEFAULT);
 	/* every CPU id of the host, and nothing beyond */
 	ck_assert_int_eq(F.npu_writes, (int)t->os_limit);
 	for (cpu = 0, holes = 0; cpu < t->os_limit; cpu++) {
@@ -1125,7 +1125,7 @@ START_TEST(test_life_sync)
 	/* a features switch reaches the scheduler */
 	w.d.feat.on[VP_FEAT_SIS_CACHE] = false;
 	schedext_tick(&w.d);
-	ck_assert_uint_eq(F.features, VP_SCX_FEAT_ALL & ~VP_SCX_FEAT_SIS_CACHE);
+	ck_assert_uint_eq(F.features, VP_SCX_FEAT_DEFAULT & ~VP_SCX_FEAT_SIS_CACHE);
 	/* a new thread id (QEMU restarted the vCPU): old out, new in */
 	F.log[0] = '\0';
 	w.vcpu[1][0].tid = 150;
