@@ -82,13 +82,15 @@ check-docs:
 	sh tests/docs/links.sh
 
 # The CLI without a daemon: topology and plan on every shipped topology
-# (against hwloc-calc and a plan's invariants), policy commands, options
-# and fleet planning.  Needs the build only.
+# (against hwloc-calc and a plan's invariants), policy commands, options,
+# fleet planning, and status's table from canned answers (a socket that
+# python3 serves, tests/cli/canned_daemon.py).  Needs the build only.
 check-cli: $(B)/vcpuplacectl
 	sh tests/cli/run.sh $(B)/vcpuplacectl
 	sh tests/cli/policy.sh $(B)/vcpuplacectl
 	sh tests/cli/options.sh $(B)/vcpuplacectl
 	sh tests/cli/fleet.sh $(B)/vcpuplacectl
+	sh tests/cli/status.sh $(B)/vcpuplacectl
 
 # The trust boundary end to end: a VM's own metadata cannot take other
 # VMs' CPUs (a dry run on libvirt's test driver, a 16-PU model that

@@ -124,6 +124,51 @@ print_kernel_mode(json_object *st)
 	fputs("\n\n", stdout);
 }
 
+/*
+ * The libvirt worker in one line (doc/libvirt-worker.md): "libvirt:
+ * answering (snapshot 0.4 s old)", or "libvirt: NOT answering: refresh
+ * 812 waiting 12.3 s (snapshot 14.2 s old; stalls 2)" while a request is
+ * out past the daemon's stall bound (2 s).  The header's "libvirt
+ * connected" cannot say that: a stopped libvirtd keeps the connection
+ * open.  A daemon older than the worker sends no "libvirt" object; the
+ * line then says "unknown" rather than going, so that a missing line
+ * never reads as a healthy one and the table keeps its shape.
+ */
+static void
+print_libvirt(json_object *st)
+{
+	json_object *lv = NULL;
+	const char *state;
+	double snap_ms, stalls;
+
+	if (!json_object_object_get_ex(st, "libvirt", &lv) ||
+	    !json_object_is_type(lv, json_type_object)) {
+		puts("libvirt: unknown (the daemon does not report it)");
+		return;
+	}
+	state = str(lv, "state");
+	if (!strcmp(state, "waiting") || !strcmp(state, "connecting"))
+		printf("libvirt: NOT answering: %s%s %ld waiting %.1f s",
+		    strcmp(state, "connecting") ? "" : "connecting, ",
+		    str(lv, "request"), (long)num(lv, "request_seq"),
+		    num(lv, "request_age_ms") / 1e3);
+	else if (!strcmp(state, "disconnected"))
+		fputs("libvirt: DISCONNECTED", stdout);
+	else	/* answering, or a state newer than this CLI: as it came */
+		printf("libvirt: %s", state);
+	/* -1 (or absent): no inventory read yet since the daemon started */
+	snap_ms = json_object_object_get_ex(lv, "snapshot_age_ms", NULL) ?
+	    num(lv, "snapshot_age_ms") : -1;
+	if (snap_ms < 0)
+		fputs(" (no snapshot yet", stdout);
+	else
+		printf(" (snapshot %.1f s old", snap_ms / 1e3);
+	stalls = num(lv, "stalls");
+	if (stalls > 0)
+		printf("; stalls %ld", (long)stalls);
+	fputs(")\n", stdout);
+}
+
 static void
 print_header(json_object *st)
 {
@@ -140,6 +185,7 @@ print_header(json_object *st)
 	    "DISCONNECTED", (long)num(st, "tick"),
 	    json_object_get_boolean(json_object_object_get(st, "dry_run")) ?
 	    "; dry run" : "");
+	print_libvirt(st);
 	printf("smt conflicts %d; invalid metadata %ld; libvirt errors %ld; "
 	    "plan p50 %.3f ms p99 %.3f ms\n", (int)num(st, "smt_conflicts"),
 	    (long)num(st, "invalid_metadata"), (long)num(st, "libvirt_errors"),
