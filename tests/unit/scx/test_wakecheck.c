@@ -1,5 +1,5 @@
 /*
- * test_wakecheck.c - one set of wake rules (issue 27, item 4): the core's
+ * test_wakecheck.c - one set of wake rules: the core's
  * place_select() (daemon/core/place.c, scan.c, idlemask.c, prio.c) and
  * the BPF scheduler's decide() (daemon/scx/vcpuplace_wake.h, through
  * wakectx.c) run on the same wake-up, on every shipped topology, and
