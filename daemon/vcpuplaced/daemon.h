@@ -146,7 +146,7 @@ enum vp_reject {
 	VP_REJ_COUNT
 };
 
-/* One request line, parsed (command.c); fixed size, validated. */
+/* One request line, parsed (request.c); fixed size, validated. */
 #define VP_CMD_OVERRIDES_MAX	7	/* one per field of a policy */
 struct vp_request {
 	enum vp_cmd cmd;
@@ -446,6 +446,26 @@ struct vp_lv_pin {
 	struct vp_cpuset set;
 };
 
+/* One whole answer of the worker, as libvirt_next() hands it out. */
+enum vp_lv_answer_kind {
+	VP_LV_ANS_INVENTORY,	/* a REFRESH: the snapshot of every domain */
+	VP_LV_ANS_POLICIES,	/* a REREAD: the policies of some */
+	VP_LV_ANS_PINS,		/* an APPLY's results, one per pin */
+	VP_LV_ANS_POLICY_WRITE,	/* a policy write's result */
+};
+struct vp_lv_answer {
+	enum vp_lv_answer_kind kind;
+	uint32_t seq;
+	const struct vp_snapshot *snap;		/* INVENTORY, POLICIES */
+	bool event;				/* an event round asked it */
+	/* PINS, POLICY_WRITE: @nres struct vp_msg_result, unaligned */
+	const unsigned char *res;
+	uint32_t nres;
+	const struct vp_lv_pin *pin;		/* PINS: the batch sent */
+	int npins;
+	uint64_t apply_ns;			/* PINS: when it was sent */
+};
+
 struct vp_libvirt {
 	struct vp_virt_worker w;
 	bool up;		/* the worker started and not stopped */
@@ -465,7 +485,8 @@ struct vp_libvirt {
 	int read_err;			/* the snapshot's own, 0 */
 	uint32_t done_seq;		/* the last read that ended */
 	int done_err;			/* and its result */
-	struct vp_snapshot snap;	/* being built */
+	struct vp_snapshot snap;	/* being built, or handed out */
+	bool snap_out;			/* handed out: freed at the next */
 	uint64_t snapshot_ns;		/* the last whole one, 0 none */
 	/* the apply outstanding, if any */
 	uint32_t apply_seq;		/* 0: none */
@@ -580,23 +601,21 @@ int load_update(struct vp_daemon *d);
 /* The same at @now_ns (clock_now_ns()): a vCPU's busy share is its run
  * time over the time since the last update, not over a nominal tick. */
 int load_update_at(struct vp_daemon *d, uint64_t now_ns);
+/*
+ * vCPUs running on a core whose sibling is busy while their allowed set
+ * holds a whole idle core: the SMT conflicts placement exists to avoid.
+ */
+int load_smt_conflicts(const struct vp_daemon *d);
+/* The PUs of every core none of whose PUs is busy. */
+void load_idle_core_pus(const struct vp_daemon *d, struct vp_cpuset *ret);
+/* One vCPU's part of load_smt_conflicts(). */
+bool load_smt_conflict(const struct vp_daemon *d, const struct vp_vcpu *v,
+    const struct vp_cpuset *idle_cores);
 
 /* inventory.c: the managed VMs from libvirt's live state */
 /*
- * Blocking, for start-up and the unit tests only (the loop never waits
- * on libvirt): starts the worker, and unless connected has it connect
- * and read the inventory, waiting at most @wait_ms.  0 when connected.
- */
-int inventory_connect(struct vp_daemon *d);
-int inventory_connect_within(struct vp_daemon *d, unsigned int wait_ms);
-/*
- * Blocking too, for the same callers: a whole read, waited for; its
- * -errno, or 0 with the inventory rebuilt.
- */
-int inventory_refresh(struct vp_daemon *d);
-/*
  * Rebuilds the VM list from the snapshot @s (the worker's read, taken
- * as it is: the caller frees it), carrying over what each VM's entry
+ * as it is: libvirt.c frees it), carrying over what each VM's entry
  * knew.
  */
 void inventory_adopt(struct vp_daemon *d, const struct vp_snapshot *s);
@@ -651,7 +670,7 @@ void actuate_result(struct vp_daemon *d, const struct vp_lv_pin *p,
 void actuate_note_latency(struct vp_daemon *d, uint64_t t0);
 
 /* libvirt.c: the loop's side of the worker; none of these blocks */
-/* What libvirt_receive() took in (a mask). */
+/* What answers_take() took in (a mask). */
 #define VP_LV_GOT_INVENTORY	1u	/* a snapshot swapped in */
 #define VP_LV_GOT_EVENT		2u	/* ... that an event round asked */
 #define VP_LV_GOT_PINS		4u	/* an APPLY answered */
@@ -686,10 +705,14 @@ int libvirt_policy_write(struct vp_daemon *d, const unsigned char *uuid,
     const char *xml, uint32_t *ret_seq) VP_MUST_CHECK;
 /* The tick's: a read when one is due, a stall noticed. */
 void libvirt_tick(struct vp_daemon *d, bool full);
-/* Takes in every answer waiting on the channel: VP_LV_GOT_* */
-unsigned int libvirt_receive(struct vp_daemon *d);
-/* Blocks until request @seq is answered or @wait_ms pass: tests, start. */
-int libvirt_wait(struct vp_daemon *d, uint32_t seq, unsigned int wait_ms);
+/*
+ * Takes datagrams off the channel until one completes an answer: 1 with
+ * it in *@a (valid until the next call), 0 when none is left.  Requests
+ * that failed are counted here and give no answer.
+ */
+int libvirt_next(struct vp_daemon *d, struct vp_lv_answer *a);
+/* Request @seq is sent and not yet answered. */
+bool libvirt_pending(const struct vp_daemon *d, uint32_t seq);
 /* For status and metrics: "answering", "waiting", "connecting", ... */
 const char *libvirt_state_name(const struct vp_daemon *d, uint64_t now);
 /* The oldest outstanding request, NULL none. */
@@ -697,11 +720,32 @@ const struct vp_lv_pending *libvirt_oldest(const struct vp_daemon *d);
 const char *libvirt_kind_name(enum vp_lv_kind k);
 void snapshot_free(struct vp_snapshot *s);
 
+/* answers.c: the worker's answers, applied to the daemon's state */
+/* Takes every answer waiting on the channel: VP_LV_GOT_*.  Never waits. */
+unsigned int answers_take(struct vp_daemon *d);
+/* Blocks until request @seq is answered or @wait_ms pass: start, tests. */
+int answers_wait(struct vp_daemon *d, uint32_t seq, unsigned int wait_ms);
+/*
+ * Blocking, for start-up and the unit tests only (the loop never waits
+ * on libvirt): starts the worker, and unless connected has it connect
+ * and read the inventory, waiting at most @wait_ms.  0 when connected.
+ */
+int answers_connect(struct vp_daemon *d);
+int answers_connect_within(struct vp_daemon *d, unsigned int wait_ms);
+/*
+ * Blocking too, for the same callers: a whole read, waited for; its
+ * -errno, or 0 with the inventory rebuilt.
+ */
+int answers_refresh(struct vp_daemon *d);
+
 /* kernelmode.c: the kernel series' SIS_CORE, read from sched/features */
 /* Reads it under d->debugfs_root; if it is off, says once how to turn it on. */
 void kernelmode_init(struct vp_daemon *d);
-/* Reload: reads it again; logs and marks the status dirty if it changed. */
-void kernelmode_reread(struct vp_daemon *d);
+/* Reload: reads it again; true (and the status dirty) if it changed,
+ * *was what it was before.  The caller logs, then advises. */
+bool kernelmode_reread(struct vp_daemon *d, enum vp_sis_core *was);
+/* Once per daemon, if SIS_CORE is off: how to turn it on. */
+void kernelmode_advise(struct vp_daemon *d);
 /* "kernel-patch" (SIS_CORE named, on or off) or "userspace". */
 const char *kernelmode_label(const struct vp_daemon *d);
 /* "SIS_CORE off", "SIS_CORE unknown (PATH: why)": for the log. */
@@ -845,16 +889,6 @@ void metrics_observe_plan(struct vp_daemon *d, uint64_t ns);
 void metrics_observe_latency(struct vp_daemon *d, uint64_t ns);
 /* Writes every metric to @f; -errno on a write error. */
 int metrics_write(const struct vp_daemon *d, FILE *f);
-/*
- * vCPUs running on a core whose sibling is busy while their allowed set
- * holds a whole idle core: the SMT conflicts placement exists to avoid.
- */
-int metrics_smt_conflicts(const struct vp_daemon *d);
-/* The PUs of every core none of whose PUs is busy. */
-void metrics_idle_core_pus(const struct vp_daemon *d, struct vp_cpuset *ret);
-/* One vCPU's part of metrics_smt_conflicts(). */
-bool metrics_smt_conflict(const struct vp_daemon *d, const struct vp_vcpu *v,
-    const struct vp_cpuset *idle_cores);
 
 /* explain.c: why one vCPU is where it is, in words */
 /* Writes the explanation to @f; -ENOENT (with a message) if no such vCPU. */
@@ -886,18 +920,19 @@ void server_run_queued(struct vp_daemon *d);
 bool server_policy_answered(struct vp_daemon *d, uint32_t seq,
     const struct vp_msg_result *res);
 
-/* command.c: the commands, parsed into a struct vp_request, then run */
+/* request.c: a request line parsed into a struct vp_request; the commands */
 /*
  * Parses one request line into *ret, with no side effect.  Returns 0, or
  * a VP_REJ_* cause with a one-line reason in @err (*ret untouched).
  */
-int command_parse(const char *line, struct vp_request *ret, char *err,
+int request_parse(const char *line, struct vp_request *ret, char *err,
     size_t errlen) VP_MUST_CHECK;
-const char *command_name(enum vp_cmd cmd);	/* "status", ... */
+const char *request_name(enum vp_cmd cmd);	/* "status", ... */
 /* Changes placement: only uid 0 may ask. */
-bool command_needs_root(enum vp_cmd cmd);
+bool request_needs_root(enum vp_cmd cmd);
 /* Blocks on libvirt: queued, and run by the tick, not while serving. */
-bool command_deferred(enum vp_cmd cmd);
+bool request_deferred(enum vp_cmd cmd);
+/* command.c: a parsed request, run */
 /*
  * Runs @q and counts it; the answer goes to @f.  Returns 0, or a
  * VP_REJ_* cause after writing one "error: ..." line to @f.

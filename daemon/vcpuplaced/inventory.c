@@ -17,45 +17,6 @@
 #include "host/qemu.h"
 #include "vcpuplaced/daemon.h"
 
-int
-inventory_connect_within(struct vp_daemon *d, unsigned int wait_ms)
-{
-	int r;
-
-	if ((r = libvirt_start(d)) < 0)
-		return r;
-	if (libvirt_connected(d))
-		return 0;
-	if (libvirt_reading(d) || (r = libvirt_refresh(d, false)) == 0)
-		(void)libvirt_wait(d, d->lv.read_seq, wait_ms);
-	return libvirt_connected(d) ? 0 : -ECONNREFUSED;
-}
-
-int
-inventory_connect(struct vp_daemon *d)
-{
-	/* long enough for a test driver under valgrind */
-	return inventory_connect_within(d, 60000);
-}
-
-int
-inventory_refresh(struct vp_daemon *d)
-{
-	uint32_t seq;
-	int r;
-
-	if (!d->lv.up)
-		return -ENOTCONN;
-	if (libvirt_reading(d))
-		(void)libvirt_wait(d, d->lv.read_seq, 60000);
-	if ((r = libvirt_refresh(d, false)) < 0)
-		return r;
-	seq = d->lv.read_seq;
-	if ((r = libvirt_wait(d, seq, 60000)) < 0)
-		return r;
-	return d->lv.done_seq == seq ? d->lv.done_err : -EIO;
-}
-
 static void
 free_vm(struct vp_vm *vm)
 {

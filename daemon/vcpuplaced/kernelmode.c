@@ -9,6 +9,7 @@
  * file is reread on reload, so the operator's change shows up then.
  */
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
@@ -46,8 +47,8 @@ read_sis_core(struct vp_daemon *d)
 }
 
 /* Once per daemon: a kernel with the series, the feature left off. */
-static void
-tell_sis_core_off(struct vp_daemon *d)
+void
+kernelmode_advise(struct vp_daemon *d)
 {
 	if (d->sis_core != VP_SIS_CORE_OFF || d->sis_core_told)
 		return;
@@ -65,22 +66,22 @@ kernelmode_init(struct vp_daemon *d)
 	read_sis_core(d);
 	kernelmode_describe(d, what, sizeof(what));
 	log_msg(LOG_DEBUG, "sched/features: %s", what);
-	tell_sis_core_off(d);
+	kernelmode_advise(d);
 }
 
-void
-kernelmode_reread(struct vp_daemon *d)
+/*
+ * The caller says what changed (reload.c, which knows the whole mode,
+ * the BPF scheduler's included) and then advises.
+ */
+bool
+kernelmode_reread(struct vp_daemon *d, enum vp_sis_core *was)
 {
-	enum vp_sis_core was = d->sis_core;
 	int was_err = d->sis_core_err;
-	char what[PATH_MAX + 128];
 
+	*was = d->sis_core;
 	read_sis_core(d);
-	if (d->sis_core == was && d->sis_core_err == was_err)
-		return;
-	kernelmode_describe(d, what, sizeof(what));
-	log_msg(LOG_NOTICE, "reload: kernel mode %s; %s (was %s)",
-	    schedext_mode_label(d), what, schedfeat_sis_core_name(was));
+	if (d->sis_core == *was && d->sis_core_err == was_err)
+		return false;
 	d->status_dirty = true;
-	tell_sis_core_off(d);
+	return true;
 }

@@ -4,8 +4,9 @@
  * socket, the status, the metrics, the ticks and the watchdog never wait
  * on libvirt.  The answers come back on the channel, which the loop polls
  * beside the control socket (server_serve()), and are taken here: a
- * snapshot is built aside and swapped in whole at its INV_END, pins and
- * policy writes are answered item by item.
+ * snapshot is built aside and handed out whole at its INV_END, pins and
+ * policy writes with their results.  What they mean for the daemon is
+ * answers.c's: this file calls nothing above it.
  *
  * At most one read (REFRESH or REREAD) and one APPLY are outstanding, and
  * a few policy writes.  An event that comes while a read is out leaves
@@ -135,8 +136,8 @@ unpend(struct vp_daemon *d, uint32_t seq)
 	return 0;
 }
 
-static bool
-pending(const struct vp_daemon *d, uint32_t seq)
+bool
+libvirt_pending(const struct vp_daemon *d, uint32_t seq)
 {
 	int i;
 
@@ -489,12 +490,15 @@ take_vcpus(struct vp_daemon *d, const unsigned char *body, uint32_t n)
 	return 0;
 }
 
-/* The read ended: the snapshot swapped in whole, or the old one kept. */
-static unsigned int
-take_end(struct vp_daemon *d, uint32_t seq, int err)
+/*
+ * The read ended.  A failed one is counted here and gives no answer (the
+ * old inventory stays); a whole one is handed out (answers.c adopts it)
+ * and freed at the next libvirt_next().
+ */
+static int
+take_end(struct vp_daemon *d, uint32_t seq, int err, struct vp_lv_answer *a)
 {
 	struct vp_libvirt *lv = &d->lv;
-	unsigned int got = 0;
 	bool reread = false;
 	int i;
 
@@ -513,51 +517,52 @@ take_end(struct vp_daemon *d, uint32_t seq, int err)
 			d->event_ns = 0;
 		/* the events it answered are still to be answered */
 		virt_mark_dirty(&d->virt, lv->read_event_ns);
-	} else if (reread) {
-		if (inventory_adopt_policies(d, &lv->snap) > 0)
-			got |= VP_LV_GOT_POLICIES | VP_LV_GOT_EVENT;
-	} else {
-		inventory_adopt(d, &lv->snap);
-		lv->snapshot_ns = clock_now_ns();
-		got |= VP_LV_GOT_INVENTORY;
-		if (lv->read_event)
-			got |= VP_LV_GOT_EVENT;
+		snapshot_free(&lv->snap);
+		return 0;
 	}
-	snapshot_free(&lv->snap);
-	return got;
+	*a = (struct vp_lv_answer){
+		.kind = reread ? VP_LV_ANS_POLICIES : VP_LV_ANS_INVENTORY,
+		.seq = seq, .snap = &lv->snap, .event = lv->read_event,
+	};
+	if (!reread)
+		lv->snapshot_ns = clock_now_ns();
+	lv->snap_out = true;
+	return 1;
 }
 
-static void
+/*
+ * An APPLY's results, or a policy write's.  The pins are handed out with
+ * the batch they answer, and a new APPLY may go at once.
+ */
+static int
 take_results(struct vp_daemon *d, uint32_t seq, const unsigned char *body,
-    uint32_t n)
+    uint32_t n, struct vp_lv_answer *a)
 {
 	struct vp_libvirt *lv = &d->lv;
 	struct vp_msg_result res;
 	uint32_t i;
 
-	for (i = 0; i < n; i++) {
-		memcpy(&res, body + i * sizeof(res), sizeof(res));
-		if (seq != lv->apply_seq) {
-			/* a policy write's: its client, or only the log */
+	*a = (struct vp_lv_answer){ .seq = seq,
+	    .res = body, .nres = n };
+	if (seq != lv->apply_seq) {
+		/* a policy write's: its client, or only the log */
+		for (i = 0; i < n; i++) {
+			memcpy(&res, body + i * sizeof(res), sizeof(res));
 			if (res.result == 0)
 				virt_mark_dirty(&d->virt, 0);
 			else
 				d->c.libvirt_errors++;
-			if (!server_policy_answered(d, seq, &res))
-				log_msg(res.result ? LOG_WARNING : LOG_NOTICE,
-				    "policy write %u answered late: %s", seq,
-				    res.result ? res.why : "written");
-			continue;
 		}
-		if (res.id < (uint32_t)lv->npins)
-			actuate_result(d, &lv->pin[res.id],
-			    (enum vp_apply)res.result, res.why);
+		a->kind = VP_LV_ANS_POLICY_WRITE;
+		return 1;
 	}
-	if (seq == lv->apply_seq) {
-		actuate_note_latency(d, lv->apply_ns);
-		lv->apply_seq = 0;
-		lv->npins = 0;
-	}
+	a->kind = VP_LV_ANS_PINS;
+	a->pin = lv->pin;
+	a->npins = lv->npins;
+	a->apply_ns = lv->apply_ns;
+	lv->apply_seq = 0;
+	lv->npins = 0;
+	return 1;
 }
 
 /* A datagram refused or out of place: counted, said once per kind. */
@@ -569,9 +574,9 @@ note_bad(struct vp_daemon *d, const char *what, unsigned int type)
 		    "please report it", what, virt_msg_name(type));
 }
 
-/* One datagram: what it brought in (VP_LV_GOT_*). */
-static unsigned int
-take_one(struct vp_daemon *d, size_t len)
+/* One datagram: 1 when it completed an answer, in *@a. */
+static int
+take_one(struct vp_daemon *d, size_t len, struct vp_lv_answer *a)
 {
 	struct vp_libvirt *lv = &d->lv;
 	const unsigned char *body = lv->buf + sizeof(struct vp_msg_hdr);
@@ -591,7 +596,7 @@ take_one(struct vp_daemon *d, size_t len)
 		lv->bye = true;
 		return 0;
 	}
-	if (!pending(d, h.seq)) {
+	if (!libvirt_pending(d, h.seq)) {
 		lv->late_answers++;	/* one the loop gave up on */
 		return 0;
 	}
@@ -615,11 +620,10 @@ take_one(struct vp_daemon *d, size_t len)
 		if (lv->read_err < 0 && e.err == 0)
 			e.err = lv->read_err;
 		lv->read_err = 0;
-		return take_end(d, h.seq, e.err);
+		return take_end(d, h.seq, e.err, a);
 	case VP_MSG_APPLY_RESULT:
-		take_results(d, h.seq, body, h.n);
 		(void)unpend(d, h.seq);
-		return VP_LV_GOT_PINS;
+		return take_results(d, h.seq, body, h.n, a);
 	}
 	if (r == -EBADMSG)
 		note_bad(d, "vCPUs of an unknown domain or out of order",
@@ -629,13 +633,16 @@ take_one(struct vp_daemon *d, size_t len)
 	return 0;
 }
 
-unsigned int
-libvirt_receive(struct vp_daemon *d)
+int
+libvirt_next(struct vp_daemon *d, struct vp_lv_answer *a)
 {
 	struct vp_libvirt *lv = &d->lv;
-	unsigned int got = 0;
 	ssize_t r;
 
+	if (lv->snap_out) {
+		snapshot_free(&lv->snap);
+		lv->snap_out = false;
+	}
 	while (lv->up) {
 		r = virt_msg_recv(lv->fd, lv->buf, VP_MSG_TO_LOOP, 1);
 		if (r == -EAGAIN)
@@ -648,28 +655,11 @@ libvirt_receive(struct vp_daemon *d)
 			lv->bye = true;	/* the worker is gone */
 			break;
 		}
-		got |= take_one(d, (size_t)r);
+		if (take_one(d, (size_t)r, a))
+			return 1;
 	}
 	note_stall(d, clock_now_ns());
-	return got;
-}
-
-int
-libvirt_wait(struct vp_daemon *d, uint32_t seq, unsigned int wait_ms)
-{
-	uint64_t end = clock_now_ns() + (uint64_t)wait_ms * 1000000;
-	struct pollfd pfd;
-	uint64_t now;
-
-	while (d->lv.up && pending(d, seq) && !d->lv.bye) {
-		now = clock_now_ns();
-		if (now >= end)
-			return -ETIMEDOUT;
-		pfd = (struct pollfd){ .fd = d->lv.fd, .events = POLLIN };
-		(void)poll(&pfd, 1, (int)((end - now) / 1000000) + 1);
-		(void)libvirt_receive(d);
-	}
-	return pending(d, seq) ? -EIO : 0;
+	return 0;
 }
 
 void
@@ -677,6 +667,7 @@ libvirt_stop(struct vp_daemon *d, unsigned int wait_ms)
 {
 	struct vp_libvirt *lv = &d->lv;
 	uint64_t end = clock_now_ns() + (uint64_t)wait_ms * 1000000;
+	struct vp_lv_answer a;
 	struct pollfd pfd;
 	uint64_t now;
 
@@ -688,7 +679,9 @@ libvirt_stop(struct vp_daemon *d, unsigned int wait_ms)
 		    (now = clock_now_ns()) < end) {
 			pfd = (struct pollfd){ .fd = lv->fd, .events = POLLIN };
 			(void)poll(&pfd, 1, (int)((end - now) / 1000000) + 1);
-			(void)libvirt_receive(d);
+			/* the process ends: what is still answered is dropped */
+			while (libvirt_next(d, &a) > 0)
+				;
 		}
 		/* one stuck in libvirt is left behind: the process ends */
 		if (lv->bye)
@@ -699,6 +692,7 @@ libvirt_stop(struct vp_daemon *d, unsigned int wait_ms)
 		lv->up = false;
 	}
 	snapshot_free(&lv->snap);
+	lv->snap_out = false;
 	free(lv->buf);
 	lv->buf = NULL;
 	lv->nreq = 0;

@@ -108,3 +108,47 @@ load_update_at(struct vp_daemon *d, uint64_t now_ns)
 	}
 	return 0;
 }
+
+/*
+ * The SMT-conflict rule is the core's (conflict.c); these apply it to
+ * the busy set load_update() made, once a tick, for the status and the
+ * metrics alike.
+ */
+/* What conflict_vcpu() needs of a vCPU: its load, its PU, its affinity. */
+static struct vp_conflict_vcpu
+conflict_of(const struct vp_vcpu *v)
+{
+	return (struct vp_conflict_vcpu){
+		.busy = v->util > VP_BUSY_SHARE, .current = v->current,
+		.allowed = &v->affinity,
+	};
+}
+
+void
+load_idle_core_pus(const struct vp_daemon *d, struct vp_cpuset *ret)
+{
+	conflict_idle_core_pus(d->topo, &d->load.pu_busy, ret);
+}
+
+/* The busy set is load_update()'s, made once a tick, not once a call. */
+bool
+load_smt_conflict(const struct vp_daemon *d, const struct vp_vcpu *v,
+    const struct vp_cpuset *idle_cores)
+{
+	struct vp_conflict_vcpu c = conflict_of(v);
+
+	return conflict_vcpu(d->topo, &d->load.pu_busy, idle_cores, &c);
+}
+
+int
+load_smt_conflicts(const struct vp_daemon *d)
+{
+	struct vp_cpuset idle;
+	int i, k, n = 0;
+
+	load_idle_core_pus(d, &idle);
+	for (i = 0; i < d->nvms; i++)
+		for (k = 0; k < d->vm[i].nvcpus; k++)
+			n += load_smt_conflict(d, &d->vm[i].vcpu[k], &idle);
+	return n;
+}

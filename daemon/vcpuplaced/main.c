@@ -325,7 +325,7 @@ setup(struct vp_daemon *d)
 	 * start-up does not wait on libvirt (a frozen libvirtd holds no
 	 * start-up line back).
 	 */
-	if (schedext_may_load(d) && inventory_connect_within(d,
+	if (schedext_may_load(d) && answers_connect_within(d,
 	    START_WAIT_MS) == 0)
 		hotplug_track(d);
 	/* after the socket: a second daemon stops there, never loads */
@@ -427,7 +427,7 @@ static void
 answers_round(struct vp_daemon *d)
 {
 	uint64_t t0 = clock_now_ns(), cpu0 = clock_thread_cpu_ns(), cpu;
-	unsigned int got = libvirt_receive(d);
+	unsigned int got = answers_take(d);
 
 	if (got & VP_LV_GOT_INVENTORY)
 		hotplug_track(d);
@@ -600,7 +600,7 @@ main(int argc, char **argv)
 	 * setup() waited that long already (a read still out).
 	 */
 	if (!libvirt_connected(&d) && !libvirt_reading(&d) &&
-	    inventory_connect_within(&d, START_WAIT_MS) == 0)
+	    answers_connect_within(&d, START_WAIT_MS) == 0)
 		hotplug_track(&d);
 	next = clock_now_ns();
 	while (!quit_flag) {

@@ -72,16 +72,6 @@ metrics_observe_latency(struct vp_daemon *d, uint64_t ns)
 	hist_observe(&lat_def, &d->c.lat_hist, ns);
 }
 
-/* What conflict_vcpu() needs of a vCPU: its load, its PU, its affinity. */
-static struct vp_conflict_vcpu
-conflict_of(const struct vp_vcpu *v)
-{
-	return (struct vp_conflict_vcpu){
-		.busy = v->util > VP_BUSY_SHARE, .current = v->current,
-		.allowed = &v->affinity,
-	};
-}
-
 /* A label value with \, " and newline escaped, as the format asks. */
 static void
 label(FILE *f, const char *s)
@@ -135,35 +125,6 @@ capability_metrics(FILE *f, const struct vp_daemon *d)
 	single(f, "vcpuplace_capability_drop_errors_total", "counter",
 	    "Drops of unused capabilities that failed (logged).",
 	    (double)d->privs.errors);
-}
-
-void
-metrics_idle_core_pus(const struct vp_daemon *d, struct vp_cpuset *ret)
-{
-	conflict_idle_core_pus(d->topo, &d->load.pu_busy, ret);
-}
-
-/* The busy set is load_update()'s, made once a tick, not once a call. */
-bool
-metrics_smt_conflict(const struct vp_daemon *d, const struct vp_vcpu *v,
-    const struct vp_cpuset *idle_cores)
-{
-	struct vp_conflict_vcpu c = conflict_of(v);
-
-	return conflict_vcpu(d->topo, &d->load.pu_busy, idle_cores, &c);
-}
-
-int
-metrics_smt_conflicts(const struct vp_daemon *d)
-{
-	struct vp_cpuset idle;
-	int i, k, n = 0;
-
-	metrics_idle_core_pus(d, &idle);
-	for (i = 0; i < d->nvms; i++)
-		for (k = 0; k < d->vm[i].nvcpus; k++)
-			n += metrics_smt_conflict(d, &d->vm[i].vcpu[k], &idle);
-	return n;
 }
 
 /* Both managed, under the same profile: counted in one series. */
@@ -227,7 +188,7 @@ write_llcs(const struct vp_daemon *d, FILE *f)
 	struct vp_cpuset idle;
 	int l, c;
 
-	metrics_idle_core_pus(d, &idle);
+	load_idle_core_pus(d, &idle);
 	family(f, "vcpuplace_llc_idle_cores", "gauge", "Cores with every PU "
 	    "idle over the last tick, per last-level cache.");
 	for (l = 0; l < t->nllcs; l++) {
@@ -277,7 +238,7 @@ write_vcpus(const struct vp_daemon *d, FILE *f)
 	size_t m;
 	int i, k;
 
-	metrics_idle_core_pus(d, &idle);
+	load_idle_core_pus(d, &idle);
 	for (m = 0; m < sizeof(fam) / sizeof(fam[0]); m++) {
 		family(f, fam[m].name, fam[m].type, fam[m].help);
 		for (i = 0; i < d->nvms; i++)
@@ -286,7 +247,7 @@ write_vcpus(const struct vp_daemon *d, FILE *f)
 				double x = m == 0 ? (double)v->delay_ns / 1e9 :
 				    m == 1 ? (double)v->wait_ns / 1e9 :
 				    m == 2 ? v->util :
-				    metrics_smt_conflict(d, v, &idle);
+				    load_smt_conflict(d, v, &idle);
 
 				vcpu_labels(f, fam[m].name, &d->vm[i], k);
 				fprintf(f, " %.9g\n", x);
@@ -611,7 +572,7 @@ write_counters(const struct vp_daemon *d, FILE *f)
 	    "socket requests, by command.");
 	for (r = 0; r < VP_CMD_COUNT; r++)
 		fprintf(f, "vcpuplace_socket_requests_total{command=\"%s\"} "
-		    "%lu\n", command_name(r), d->c.ctl_requests[r]);
+		    "%lu\n", request_name(r), d->c.ctl_requests[r]);
 	family(f, "vcpuplace_socket_rejected_total", "counter", "Control "
 	    "socket requests answered with an error, by cause.");
 	for (r = 1; r < VP_REJ_COUNT; r++)
@@ -703,7 +664,7 @@ write_state(const struct vp_daemon *d, FILE *f)
 	    t->nnodes, t->nllcs, t->nclusters, t->ncores, t->npus);
 	single(f, "vcpuplace_smt_conflicts", "gauge", "Busy vCPUs on a core "
 	    "whose SMT sibling is busy while their allowed set has a whole "
-	    "idle core.", metrics_smt_conflicts(d));
+	    "idle core.", load_smt_conflicts(d));
 }
 
 int

@@ -9,6 +9,7 @@
  * next tick repins any vCPU whose affinity that left empty or offline.
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include "vcpuplaced/daemon.h"
@@ -155,13 +156,28 @@ reload_topology(struct vp_daemon *d)
 	return true;
 }
 
+/* The operator may have switched SIS_CORE: said with the whole mode. */
+static void
+reread_kernel_mode(struct vp_daemon *d)
+{
+	char what[PATH_MAX + 128];
+	enum vp_sis_core was;
+
+	if (!kernelmode_reread(d, &was))
+		return;
+	kernelmode_describe(d, what, sizeof(what));
+	log_msg(LOG_NOTICE, "reload: kernel mode %s; %s (was %s)",
+	    schedext_mode_label(d), what, schedfeat_sis_core_name(was));
+	kernelmode_advise(d);
+}
+
 void
 reload_all(struct vp_daemon *d)
 {
 	bool ok = reload_policies(d);
 
 	ok = reload_topology(d) && ok;
-	kernelmode_reread(d);	/* the operator may have switched SIS_CORE */
+	reread_kernel_mode(d);
 	d->c.reloads++;
 	d->c.reload_errors += !ok;
 	d->c.reload_failed = !ok;

@@ -14,7 +14,7 @@
  * new request is run while VP_CTL_QUEUED_MAX bytes of them wait to be
  * read (run_into()).
  *
- * A request is parsed (command.c) as soon as its line is in.  A command
+ * A request is parsed (request.c) as soon as its line is in.  A command
  * that talks to libvirt is queued on its client and run by the tick
  * (server_run_queued); a policy write then goes to the libvirt worker
  * and its client waits for the worker's answer (server_policy_answered),
@@ -725,19 +725,19 @@ answer(struct vp_daemon *d, int i, uint64_t now)
 		return;
 	}
 	cl->in[cl->inlen] = '\0';
-	if ((why = command_parse(cl->in, &q, err, sizeof(err))) != 0) {
+	if ((why = request_parse(cl->in, &q, err, sizeof(err))) != 0) {
 		snprintf(msg, sizeof(msg), "error: %s\n", err);
 		reject(d, i, why, msg);
 		return;
 	}
-	if (command_needs_root(q.cmd) && cl->uid != 0) {
+	if (request_needs_root(q.cmd) && cl->uid != 0) {
 		snprintf(msg, sizeof(msg), "error: %s: permission denied "
 		    "(uid %ld): write commands need root\n",
-		    command_name(q.cmd), (long)cl->uid);
+		    request_name(q.cmd), (long)cl->uid);
 		reject(d, i, VP_REJ_DENIED, msg);
 		return;
 	}
-	if (!command_deferred(q.cmd)) {
+	if (!request_deferred(q.cmd)) {
 		run_into(d, i, &q, now);
 		return;
 	}

@@ -103,7 +103,7 @@ vm_json(const struct vp_daemon *d, const struct vp_vm *vm,
 		json_object_object_add(c, "busy", json_object_new_double(
 		    v->util));
 		json_object_object_add(c, "smt_conflict",
-		    json_object_new_boolean(metrics_smt_conflict(d, v,
+		    json_object_new_boolean(load_smt_conflict(d, v,
 		    idle_cores)));
 		/* only our BPF scheduler counts a vCPU's wake-ups */
 		if (v->scx_known)
@@ -424,10 +424,10 @@ status_json(const struct vp_daemon *d)
 	plan_quantiles(d, &p50, &p99);
 	NUM("plan_ns_p50", p50);
 	NUM("plan_ns_p99", p99);
-	NUM("smt_conflicts", metrics_smt_conflicts(d));
+	NUM("smt_conflicts", load_smt_conflicts(d));
 #undef NUM
 	vms = json_object_new_array();
-	metrics_idle_core_pus(d, &idle);
+	load_idle_core_pus(d, &idle);
 	for (i = 0; i < d->nvms; i++)
 		json_object_array_add(vms, vm_json(d, &d->vm[i], &idle));
 	json_object_object_add(o, "vms", vms);

@@ -1,5 +1,5 @@
 /*
- * fz_command.c - command_parse() (daemon/vcpuplaced/command.c), the
+ * fz_command.c - request_parse() (daemon/vcpuplaced/request.c), the
  * control socket's request line, from any local user.
  *
  * Properties: a request is either rejected with a cause (a vp_reject
@@ -34,7 +34,7 @@ check_request(const struct vp_request *q)
 		FZ_CHECK(q->vm[0] && q->profile[0], "policy without names");
 	else
 		FZ_CHECK(q->noverrides == 0, "overrides on %s",
-		    command_name(q->cmd));
+		    request_name(q->cmd));
 }
 
 int
@@ -46,7 +46,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	err[0] = '\0';
 	memset(&q, 0xa5, sizeof(q));	/* untouched on failure: poison */
-	why = command_parse(line, &q, err, sizeof(err));
+	why = request_parse(line, &q, err, sizeof(err));
 	if (why) {
 		FZ_CHECK(why > VP_REJ_NONE && why < VP_REJ_COUNT, "cause %d",
 		    why);

@@ -17,7 +17,7 @@ static void
 parse_ok(const char *line, struct vp_request *q)
 {
 	char err[256] = "";
-	int r = command_parse(line, q, err, sizeof(err));
+	int r = request_parse(line, q, err, sizeof(err));
 
 	ck_assert_msg(r == 0, "'%s': %d (%s)", line, r, err);
 }
@@ -32,7 +32,7 @@ parse_fails(const char *line, int why, const char *needle)
 
 	memset(&q, 0x5a, sizeof(q));
 	copy = q;
-	r = command_parse(line, &q, err, sizeof(err));
+	r = request_parse(line, &q, err, sizeof(err));
 	ck_assert_msg(r == why, "'%s': %d, want %d (%s)", line, r, why, err);
 	ck_assert_msg(strstr(err, needle), "'%s': '%s' lacks '%s'", line, err,
 	    needle);
@@ -52,7 +52,7 @@ START_TEST(test_parse_cut_utf8)
 
 	memset(line, 'a', 63);
 	strcpy(line + 63, "\xc3\xa9tail");	/* bytes 63-64: the cut */
-	ck_assert_int_eq(command_parse(line, &r, err, sizeof(err)),
+	ck_assert_int_eq(request_parse(line, &r, err, sizeof(err)),
 	    VP_REJ_UNKNOWN);
 	q = strchr(err, '\'');
 	ck_assert_ptr_nonnull(q);
@@ -63,12 +63,12 @@ START_TEST(test_parse_cut_utf8)
 	strcpy(line, "explain vm ");
 	memset(line + 11, '1', 31);
 	strcpy(line + 42, "\xe2\x82\xacx");
-	ck_assert_int_eq(command_parse(line, &r, err, sizeof(err)),
+	ck_assert_int_eq(request_parse(line, &r, err, sizeof(err)),
 	    VP_REJ_ARGS);
 	ck_assert_msg(strstr(err, "\xe2'") == NULL &&
 	    strstr(err, "\x82'") == NULL, "split: '%s'", err);
 	/* whole sequences under the limit are kept */
-	ck_assert_int_eq(command_parse("\xc3\xa9t\xc3\xa9", &r, err,
+	ck_assert_int_eq(request_parse("\xc3\xa9t\xc3\xa9", &r, err,
 	    sizeof(err)), VP_REJ_UNKNOWN);
 	ck_assert_ptr_nonnull(strstr(err, "'\xc3\xa9t\xc3\xa9'"));
 }
@@ -88,7 +88,7 @@ START_TEST(test_parse_commands)
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		parse_ok(ok[i].line, &q);
 		ck_assert_int_eq(q.cmd, ok[i].cmd);
-		ck_assert_str_eq(command_name(q.cmd), strtok(strdupa(
+		ck_assert_str_eq(request_name(q.cmd), strtok(strdupa(
 		    ok[i].line), " \t"));
 	}
 }
@@ -159,10 +159,10 @@ START_TEST(test_command_classes)
 		bool writes = c == VP_CMD_RELOAD || c == VP_CMD_POLICY ||
 		    c == VP_CMD_PAUSE || c == VP_CMD_RESUME;
 
-		ck_assert_msg(command_needs_root(c) == writes, "%s",
-		    command_name(c));
-		ck_assert_msg(command_deferred(c) == (c == VP_CMD_POLICY),
-		    "%s", command_name(c));
+		ck_assert_msg(request_needs_root(c) == writes, "%s",
+		    request_name(c));
+		ck_assert_msg(request_deferred(c) == (c == VP_CMD_POLICY),
+		    "%s", request_name(c));
 	}
 }
 END_TEST

@@ -30,7 +30,7 @@ setup(struct vp_daemon *d)
 	d->dry_run = true;
 	ck_assert_msg(profiles_load("policies", &d->profiles, err,
 	    sizeof(err)) == 0, "%s", err);
-	ck_assert_int_eq(inventory_connect(d), 0);
+	ck_assert_int_eq(answers_connect(d), 0);
 }
 
 static void
@@ -65,7 +65,7 @@ START_TEST(test_refresh_reads_domains)
 	const struct vp_vm *vm;
 
 	setup(&d);
-	ck_assert_int_eq(inventory_refresh(&d), 0);
+	ck_assert_int_eq(answers_refresh(&d), 0);
 	ck_assert_int_eq(d.nvms, 1);
 	vm = inventory_vm_by_name(&d, "test");
 	ck_assert_ptr_nonnull(vm);
@@ -95,7 +95,7 @@ START_TEST(test_refresh_reads_quota)
 	    "<period>100000</period><quota>50000</quota></cputune><os><type>"
 	    "hvm</type></os></domain>", 0);
 	ck_assert_msg(dom != NULL, "%s", virt_error());
-	ck_assert_int_eq(inventory_refresh(&d), 0);
+	ck_assert_int_eq(answers_refresh(&d), 0);
 	vm = inventory_vm_by_name(&d, "capped");
 	ck_assert_ptr_nonnull(vm);
 	ck_assert(vm->quota);
@@ -107,7 +107,7 @@ START_TEST(test_refresh_reads_quota)
 	/* off: not asked */
 	inventory_free(&d);
 	d.scx.opt = VP_SX_OPT_OFF;
-	ck_assert_int_eq(inventory_refresh(&d), 0);
+	ck_assert_int_eq(answers_refresh(&d), 0);
 	ck_assert(!inventory_vm_by_name(&d, "capped")->quota);
 	virDomainDestroy(dom);
 	virDomainFree(dom);
@@ -123,12 +123,12 @@ START_TEST(test_plan_follows_vms_across_refresh)
 
 	setup(&d);
 	alpha = start_vm(&d, "alpha");
-	ck_assert_int_eq(inventory_refresh(&d), 0);
+	ck_assert_int_eq(answers_refresh(&d), 0);
 	tick_plan(&d);
 	ck_assert_int_eq(d.plan_n, 2);
 	/* a third VM arrives: libvirt's order shifts the others */
 	virDomainFree(start_vm(&d, "beta"));
-	ck_assert_int_eq(inventory_refresh(&d), 0);
+	ck_assert_int_eq(answers_refresh(&d), 0);
 	ck_assert_int_eq(d.nvms, 3);
 	for (i = 0; i < d.plan_n; i++) {
 		ck_assert_int_ge(d.plan_idx[i], 0);
@@ -142,7 +142,7 @@ START_TEST(test_plan_follows_vms_across_refresh)
 	test = virDomainLookupByName(virt_conn(&d.virt), "test");
 	ck_assert_int_eq(virDomainDestroy(test), 0);
 	virDomainFree(test);
-	ck_assert_int_eq(inventory_refresh(&d), 0);
+	ck_assert_int_eq(answers_refresh(&d), 0);
 	ck_assert_int_eq(d.nvms, 2);
 	ck_assert_int_eq(d.plan_idx[planned_test], -1);
 	for (i = 0; i < d.plan_n; i++)
@@ -245,7 +245,7 @@ START_TEST(test_policy_precedence)
 	doms[2] = start_with(&d, "nova-granted", GRANTED_UUID, meta);
 	doms[3] = start_with(&d, "kv-prod_web", NULL, "");
 	doms[4] = start_with(&d, "plain", NULL, "");
-	ck_assert_int_eq(inventory_refresh(&d), 0);
+	ck_assert_int_eq(answers_refresh(&d), 0);
 
 	/* the first matching rule: gold before webshop */
 	vm = inventory_vm_by_name(&d, "nova-rule");
@@ -283,7 +283,7 @@ START_TEST(test_policy_precedence)
 	reload_all(&d);
 	ck_assert_uint_eq(d.c.reload_errors, errs + 1);
 	ck_assert(d.c.reload_failed);
-	ck_assert_int_eq(inventory_refresh(&d), 0);
+	ck_assert_int_eq(answers_refresh(&d), 0);
 	vm = inventory_vm_by_name(&d, "nova-rule");
 	ck_assert_str_eq(vm->profile, "dedicated");
 	ck_assert_int_eq(vm->source, VP_SOURCE_RULE);

@@ -172,6 +172,7 @@ START_TEST(test_describe)
 {
 	struct vp_daemon d;
 	char buf[PATH_MAX + 128], want[PATH_MAX + 128];
+	enum vp_sis_core was;
 
 	daemon_init(&d);
 	sched_features_put(root, SCHED_FEATURES_UNREADABLE);
@@ -181,7 +182,9 @@ START_TEST(test_describe)
 	    root, strerror(EISDIR));
 	ck_assert_str_eq(buf, want);
 	sched_features_put(root, "NO_SIS_CORE\n");
-	kernelmode_reread(&d);
+	ck_assert(kernelmode_reread(&d, &was));
+	ck_assert_int_eq(was, VP_SIS_CORE_UNKNOWN);
+	ck_assert(!kernelmode_reread(&d, &was));
 	kernelmode_describe(&d, buf, sizeof(buf));
 	ck_assert_str_eq(buf, "SIS_CORE off");
 	daemon_free(&d);
