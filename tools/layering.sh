@@ -10,6 +10,9 @@
 #                  log_msg, and no other adapter calls it);
 #   vcpuplaced/    the service: nothing in it needs main.o, which defines
 #                  only main(), so the service links into the unit tests;
+#   circles        none among the service's files: each object's calls
+#                  into the others sort in one order (tsort), so a file
+#                  is read knowing only those below it;
 #   libvirt        only its adapter (host/virt.c, domain.c, domxml.c,
 #                  policy_xml.c) references a libvirt symbol or includes a
 #                  libvirt header: the service, the CLI, main.o and every
@@ -115,10 +118,33 @@ if [ -n "$inc" ]; then
 	fail=1
 fi
 
+# 5. no circle among the service's objects: "caller callee" pairs, one
+# for each symbol one object takes from another, must sort (tsort names
+# the objects of a loop)
+lib=$b/libvpservice.a
+pairs=$(nm -A "$lib" 2>/dev/null | awk -F: '
+	{ n = split($NF, w, " "); o = $(NF - 1); s = w[n] }
+	n == 3 && w[2] ~ /^[TDBR]$/ { def[s] = o }
+	n == 2 && w[1] == "U" { use[o, s] = 1 }
+	END {
+		for (k in use) {
+			split(k, p, SUBSEP)
+			if ((p[2] in def) && def[p[2]] != p[1])
+				print p[1], def[p[2]]
+		}
+	}' | sort -u)
+if ! loop=$(printf '%s\n' "$pairs" | tsort 2>&1 >/dev/null) || [ -n "$loop" ]; then
+	echo "layering: the service's files call each other in a circle:" >&2
+	echo "$loop" | grep -v '^tsort: -: input contains a loop:$' |
+	    sed 's/^tsort: /  /' >&2
+	fail=1
+fi
+
 if [ "$fail" != 0 ]; then
 	echo "layering: FAIL" >&2
 	exit 1
 fi
 echo "layering: core pure ($(defined "$b/libvpcore.a" | grep -c .) symbols)," \
-    "adapters apart, main.o imported by nothing, libvirt behind its" \
-    "adapter: PASS"
+    "adapters apart, main.o imported by nothing, no circle among the" \
+    "service's $(echo "$pairs" | wc -l) file-to-file links, libvirt" \
+    "behind its adapter: PASS"
