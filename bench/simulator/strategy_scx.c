@@ -61,12 +61,6 @@
 /* VP_SLICE_MAX and VP_SLICE_MIN of vcpuplace.bpf.c (why: there). */
 #define SCX_SLICE_MAX_NS	VP_SCX_SLICE_MAX_NS
 #define SCX_SLICE_MIN_NS	VP_SCX_SLICE_MIN_NS
-/*
- * SIS_CACHE's bound as the daemon writes it: VP_SX_SHORT_SLEEP_NS of
- * daemon/vcpuplaced/daemon.h (50 us; the simulator takes nothing from
- * the service).
- */
-#define SCX_SHORT_SLEEP_NS	50000ULL
 
 /* Per thread: what the BPF side keeps in vp_task_store and p->scx. */
 struct scx_th {
@@ -371,7 +365,7 @@ scx_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 		.policy = &vm->policy, .nvcpus = vm->n,
 		.home = th->home, .anchor = th->last_pu,
 		.vm = th->vm, .vcpu = th->idx,
-		.short_sleep_ns = SCX_SHORT_SLEEP_NS,
+		.short_sleep_ns = SCXFEED_SHORT_SLEEP_NS,
 	};
 	struct vp_scx_vcpu e;
 	struct wake w;

@@ -17,6 +17,16 @@
 #include "core/vcpuplace.h"
 #include "host/scx.h"
 
+/*
+ * The daemon does not see how long a vCPU sleeps (schedstat gives run
+ * and wait time, not sleep lengths), so SIS_CACHE's "short sleep" is one
+ * constant for every cache_hot vCPU: a tenth of the kernel's own
+ * cache-hot horizon for a migration (sysctl_sched_migration_cost, 500
+ * us), so that only ping-pong wake-ups (an IPI, a short I/O completion)
+ * count as cache-hot.
+ */
+#define SCXFEED_SHORT_SLEEP_NS	50000ULL
+
 /* enum vp_scx_feature bits of the core's switches; HOME always on. */
 uint32_t scxfeed_features(const struct vp_features *f);
 /* The id of domain @index of level @l: levels in enum order, packed. */

@@ -664,7 +664,7 @@ want_entries(const struct vp_daemon *d, struct vp_sx_pushed **ret)
 				.anchor = v->current != VP_PU_NONE ?
 				    v->current : cpuset_first(&v->affinity),
 				.vm = i, .vcpu = k,
-				.short_sleep_ns = VP_SX_SHORT_SLEEP_NS,
+				.short_sleep_ns = SCXFEED_SHORT_SLEEP_NS,
 			};
 
 			if (v->tid <= 0)

@@ -1112,7 +1112,7 @@ def test_signals_to_loop_only(ctx):
 
 # ---- fair shares: one person's flood ------------------------------
 
-PERSON_MAX = 128        # VP_CTL_PERSON_MAX in daemon/vcpuplaced/daemon.h
+PERSON_MAX = 128        # VP_CTL_PERSON_MAX in daemon/vcpuplaced/server.h
 CLIENTS_MAX = 1024      # VP_CTL_CLIENTS_MAX
 ROOT_RESERVE = 64       # VP_CTL_ROOT_RESERVE
 

@@ -67,8 +67,8 @@
 
 /* per topology: ~1.5 s for all nine under ASan on a 2-CPU machine */
 #define SITUATIONS	8000
-/* SIS_CACHE's bound, as the daemon writes it (VP_SX_SHORT_SLEEP_NS) */
-#define SHORT_SLEEP_NS	50000
+/* SIS_CACHE's bound, as the daemon writes it */
+#define SHORT_SLEEP_NS	SCXFEED_SHORT_SLEEP_NS
 #define NEVER_SLEPT	UINT64_MAX
 
 /* One wake-up, as both sides are given it. */

@@ -1098,7 +1098,7 @@ START_TEST(test_life_sync)
 				.policy = &w.vm[i].policy, .nvcpus = LNVCPUS,
 				.home = w.vcpu[i][k].placed_home,
 				.anchor = VP_PU_NONE, .vm = i, .vcpu = k,
-				.short_sleep_ns = VP_SX_SHORT_SLEEP_NS,
+				.short_sleep_ns = SCXFEED_SHORT_SLEEP_NS,
 			};
 			int j = fake_find(w.vcpu[i][k].tid);
 
