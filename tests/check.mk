@@ -51,11 +51,21 @@ check-deps:
 	sh tools/deps/check.sh
 
 # The layers as the linker sees them: the core pure (libc only, no I/O),
-# adapters that neither log nor reach up, main.o imported by nothing,
-# libvirt referenced by its adapter alone.  Needs the build (nm).
-check-layering: $(B)/libvpcore.a $(B)/libvphost.a $(B)/libvpservice.a \
-		$(B)/vcpuplacectl $(B)/vcpuplaced
+# adapters that neither log nor reach up, main.o imported by nothing, no
+# circle among the service's files, libvirt referenced by its adapter
+# alone; and each service header compiling on its own.  Needs the build
+# (nm, tsort).
+check-layering: $(B)/libvpcore.a $(B)/libvpservice.a $(B)/libvphost.a \
+		$(B)/vcpuplacectl $(B)/vcpuplaced | $(B)/gen/vp_paths.h
 	sh tools/layering.sh $(B)
+	@# each service header stands alone: it includes what it names
+	@for h in daemon/vcpuplaced/*.h; do \
+		printf '#include "vcpuplaced/%s"\n' "$${h##*/}" | \
+		$(CC) $(ALL_CFLAGS) -x c -fsyntax-only - || \
+		{ echo "layering: $$h does not compile on its own" >&2; \
+		exit 1; }; done
+	@echo "layering: $$(ls daemon/vcpuplaced/*.h | wc -l) service headers" \
+		"compile on their own: PASS"
 
 # The unit tests (Check), on the real topologies, which they find
 # through VP_TOPOLOGY_DIR; then the same tests built with ASan+UBSan.
