@@ -193,9 +193,11 @@ WALK = $(B)/walk
 WALK_SRCS = $(CORE_SRCS) $(HOST_SRCS) $(SERVICE_SRCS) \
 	daemon/vcpuplaced/main.c
 WALK_ROOTS = tick event_round answers_round worker_main
+# GCC's option, whatever CC is
+WALK_CC ?= gcc
 $(WALK)/%.o: %.c | $(B)/gen/vp_paths.h
 	@mkdir -p $(dir $@)
-	$(CC) $(VP_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS) -O0 -fcallgraph-info \
+	$(WALK_CC) $(VP_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS) -O0 -fcallgraph-info \
 		-MMD -MP -c -o $@ $<
 
 walk: $(call obj,$(WALK),$(WALK_SRCS))

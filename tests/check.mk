@@ -52,10 +52,13 @@ check-deps:
 
 # The layers as the linker sees them: the core pure (libc only, no I/O),
 # adapters that neither log nor reach up, main.o imported by nothing,
-# libvirt referenced by its adapter alone.  Needs the build (nm).
+# libvirt referenced by its adapter alone.  Needs the build (nm).  Then
+# the call-graph walk's counter (tools/callwalk.py, `make walk`) on a
+# tiny tree whose counts are known: a second; needs gcc.
 check-layering: $(B)/libvpcore.a $(B)/libvphost.a $(B)/libvpservice.a \
 		$(B)/vcpuplacectl $(B)/vcpuplaced
 	sh tools/layering.sh $(B)
+	sh tools/test_callwalk.sh
 
 # The unit tests (Check), on the real topologies, which they find
 # through VP_TOPOLOGY_DIR; then the same tests built with ASan+UBSan.
