@@ -63,7 +63,7 @@ def layer_of(path):
     if not path or path.startswith("/usr/"):
         return "lib"
     parent = os.path.basename(os.path.dirname(os.path.normpath(path)))
-    return parent if parent in RANK and parent != "lib" else "lib"
+    return parent if parent in RANK else "lib"
 
 
 class Fn:
