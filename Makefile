@@ -87,7 +87,7 @@ LIBS_ALL = $(LIB_HWLOC) $(LIB_JSON) $(LIB_XML) $(LIB_VIRT) $(LIB_SYSTEMD) \
 	$(LIB_PRIVS)
 
 .PHONY: all deps install uninstall clean bench-scan bench-daemon demo \
-	demo-run
+	demo-run walk
 # The daemon `make install` installs: with the BPF scheduler (SCX=yes,
 # built by daemon/scx/scx.mk into $(B)/scx/) or without.
 SCX ?= no
@@ -182,6 +182,29 @@ bench-daemon: $(B)/vcpuplaced
 
 bench-scan: $(B)/bench-scan
 	$(B)/bench-scan tests/topologies
+
+# The daemon's static call graph walked from the loop's rounds and the
+# libvirt worker's thread, counted by layer (tools/callwalk.py,
+# doc/libvirt-worker.md "The walk, counted").  A copy of the daemon's
+# objects at -O0 with -fcallgraph-info (GCC) in $(WALK): nothing inlined
+# away, every call an edge; the build's own flags stay as they are.  Not
+# part of `make check`.
+WALK = $(B)/walk
+WALK_SRCS = $(CORE_SRCS) $(HOST_SRCS) $(SERVICE_SRCS) \
+	daemon/vcpuplaced/main.c
+WALK_ROOTS = tick event_round answers_round worker_main
+# GCC's option, whatever CC is
+WALK_CC ?= gcc
+$(WALK)/%.o: %.c | $(B)/gen/vp_paths.h
+	@mkdir -p $(dir $@)
+	$(WALK_CC) $(VP_CFLAGS) $(PKG_CFLAGS) $(CPPFLAGS) -O0 -fcallgraph-info \
+		-MMD -MP -c -o $@ $<
+
+walk: $(call obj,$(WALK),$(WALK_SRCS))
+	python3 tools/callwalk.py $(WALK) $(addprefix -r ,$(WALK_ROOTS)) \
+		--path tick virDomainPinVcpuFlags \
+		--path tick libvirt_apply sendmsg \
+		--path worker_main virDomainPinVcpuFlags
 
 # Three tiny TCG VMs under libvirt with the latency, dedicated and
 # balanced profiles; vcpuplaced places them; a live view for 20 s.  The

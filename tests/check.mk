@@ -54,7 +54,8 @@ check-deps:
 # adapters that neither log nor reach up, main.o imported by nothing, no
 # circle among the service's files, libvirt referenced by its adapter
 # alone; and each service header compiling on its own.  Needs the build
-# (nm, tsort).
+# (nm, tsort).  Then the call-graph walk's counter (tools/callwalk.py,
+# `make walk`) on a tiny tree whose counts are known: a second; needs gcc.
 check-layering: $(B)/libvpcore.a $(B)/libvpservice.a $(B)/libvphost.a \
 		$(B)/vcpuplacectl $(B)/vcpuplaced | $(B)/gen/vp_paths.h
 	sh tools/layering.sh $(B)
@@ -66,6 +67,7 @@ check-layering: $(B)/libvpcore.a $(B)/libvpservice.a $(B)/libvphost.a \
 		exit 1; }; done
 	@echo "layering: $$(ls daemon/vcpuplaced/*.h | wc -l) service headers" \
 		"compile on their own: PASS"
+	sh tools/test_callwalk.sh
 
 # The unit tests (Check), on the real topologies, which they find
 # through VP_TOPOLOGY_DIR; then the same tests built with ASan+UBSan.
