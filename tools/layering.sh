@@ -7,7 +7,9 @@
 #                  source includes anything but core headers and libc;
 #   host/          adapters: reference the core and libraries, never the
 #                  service or the CLI, and never log (only log.o defines
-#                  log_msg, and no other adapter calls it);
+#                  log_msg, and no other adapter calls it); the same for
+#                  the BPF scheduler's loader (scx/scx_loader.o), when
+#                  the build has it;
 #   vcpuplaced/    the service: nothing in it needs main.o, which defines
 #                  only main(), so the service links into the unit tests;
 #   circles        none among the service's files: each object's calls
@@ -78,6 +80,18 @@ done
 logs=$(nm -A --undefined-only "$lib" 2>/dev/null | awk -F: \
 	'{n = split($NF, w, " ")} w[n] == "log_msg" {print "  " $2}')
 [ -z "$logs" ] || { echo "layering: adapters that log:" >&2; echo "$logs" >&2; fail=1; }
+# the BPF scheduler's loader is an adapter too, outside the archive: it
+# is built only with the scheduler (daemon/scx/scx.mk), checked if there
+for o in "$b/scx/scx_loader.o" "$b/scx/scx_btf.o"; do
+	[ -f "$o" ] || continue
+	for s in $(undefined "$o"); do
+		if [ "$s" = log_msg ] || echo "$upper" | grep -qx "$s"; then
+			echo "layering: ${o#"$b"/} references $s (the service," \
+			    "the CLI or the log)" >&2
+			fail=1
+		fi
+	done
+done
 if grep -ln 'vcpuplaced/daemon\.h\|struct vp_daemon' "$src"/host/*.[ch] >&2; then
 	echo "layering: the adapters above take the daemon's struct" >&2
 	fail=1

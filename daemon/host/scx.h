@@ -3,13 +3,14 @@
  * CONFIG_SCHED_CLASS_EXT): load it, attach it through a link, read its
  * counters and, when the kernel ejects it, why.
  *
- * The loader is real only when built with VP_HAVE_SCX, by the scx make
+ * The loader (daemon/scx/scx_loader.c) is built only by the scx make
  * targets (daemon/scx/scx.mk) or `make SCX=yes`, as the package is: they
  * build the BPF object and its libbpf skeleton from the committed
- * vmlinux.h.  The normal build compiles the
- * stubs below it: scx_load() then returns -EOPNOTSUPP and callers need no
- * #ifdef (CONTRIBUTING.md rule 6).  scx_state_read() and
- * scx_task_set_ext() need no BPF and are real in both.
+ * vmlinux.h.  The normal build links host/scx_stub.c instead:
+ * scx_load() then returns -EOPNOTSUPP and callers need no #ifdef
+ * (CONTRIBUTING.md rule 6).  What needs no BPF (host/scx.c:
+ * scx_state_read(), scx_kernel_supports(), scx_task_set_ext()) is the
+ * same in both.
  */
 #ifndef VP_SCX_H
 #define VP_SCX_H
@@ -71,14 +72,16 @@ int scx_task_set_ext(const struct scx_thread *t, bool ext);
  * Whether this kernel can run the scheduler, as the files under @root
  * (NULL: "/") tell: 0 yes; -ENOENT no sched_ext (sys/kernel/sched_ext
  * absent); -ENODATA no kernel BTF (sys/kernel/btf/vmlinux), which
- * struct_ops needs; -EOPNOTSUPP this binary was built without
- * VP_HAVE_SCX.  What else the kernel refuses (isolcpus=) is
+ * struct_ops needs; -EOPNOTSUPP this binary was built without the
+ * scheduler.  What else the kernel refuses (isolcpus=) is
  * host/isolation.h's.
  */
 int scx_supported(const char *root);
+/* The kernel's part of scx_supported(), whatever this binary holds. */
+int scx_kernel_supports(const char *root);
 /*
  * What the scheduler was built with, "v1.4" (libbpf's version string),
- * or NULL in a binary without it (VP_HAVE_SCX): for --version, so an
+ * or NULL in a binary without it: for --version, so an
  * operator can tell which daemon an install put in place.
  */
 const char *scx_built_with(void);

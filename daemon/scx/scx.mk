@@ -37,7 +37,7 @@
 # `all` builds the daemon with the scheduler only with SCX=yes (the
 # package's build); `make check` runs check-scx and scx-test-deb, whose
 # rules are in tests/check.mk with every check.  The
-# normal build compiles daemon/host/scx.c without VP_HAVE_SCX, to stubs.
+# normal build links daemon/host/scx_stub.c in place of the loader.
 # See daemon/scx/README.md.
 
 .PHONY: scx-kernel scx-debian-kernel scx-vmlinux-h scx-bpf scx-test \
@@ -107,18 +107,18 @@ $(SB)/vcpuplace.skel.h: $(SB)/vcpuplace.bpf.o
 	! grep -n 'map->link' $@.tmp
 	mv -f $@.tmp $@
 
-# The real loader: daemon/host/scx.c with VP_HAVE_SCX, apart from the
-# stub object of the normal build ($(B)/daemon/host/scx.o), and
-# scx_btf.c, which only it uses.  libbpf's headers are Debian's, in
-# /usr/include/bpf.
-SCX_HOST_CFLAGS = $(VP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -DVP_HAVE_SCX -I$(SB)
+# The real loader, daemon/scx/scx_loader.c, and scx_btf.c, which only it
+# uses; the normal build has host/scx_stub.c in their place.  libbpf's
+# headers are Debian's, in /usr/include/bpf.
+SCX_HOST_CFLAGS = $(VP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -I$(SB)
 
-$(SB)/host/scx.o: daemon/host/scx.c daemon/host/scx.h daemon/host/scx_btf.h \
-		daemon/scx/vcpuplace_scx.h $(SB)/vcpuplace.skel.h
+$(SB)/scx_loader.o: daemon/scx/scx_loader.c daemon/host/scx.h \
+		daemon/scx/scx_btf.h daemon/scx/vcpuplace_scx.h \
+		$(SB)/vcpuplace.skel.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SCX_HOST_CFLAGS) -c -o $@ $<
 
-$(SB)/host/scx_btf.o: daemon/host/scx_btf.c daemon/host/scx_btf.h
+$(SB)/scx_btf.o: daemon/scx/scx_btf.c daemon/scx/scx_btf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SCX_HOST_CFLAGS) -c -o $@ $<
 
@@ -131,7 +131,7 @@ $(SB)/%.o: tests/scx/%.c daemon/host/scx.h daemon/host/scxfeed.h \
 # Static, so the initramfs needs no libc: libbpf needs libelf and zlib.
 # The real loader replaces the normal build's stub (libvphost.a is not
 # linked); the placement core comes whole from libvpcore.a.
-SCX_TEST_LIBS = $(SB)/guest_util.o $(SB)/host/scx.o $(SB)/host/scx_btf.o \
+SCX_TEST_LIBS = $(SB)/guest_util.o $(SB)/scx_loader.o $(SB)/scx_btf.o \
 	$(B)/daemon/host/scxfeed.o $(B)/daemon/host/procstat.o \
 	$(B)/daemon/host/smallfile.o $(B)/libvpcore.a
 SCX_TESTS = $(SB)/scx_smoke $(SB)/scx_progress $(SB)/scx_slice \
@@ -162,10 +162,10 @@ $(SB)/scx_fakevm: tests/scx/scx_fakevm.c
 	$(CC) $(VP_CFLAGS) $(CFLAGS) -static -pthread -o $@ $< $(LDLIBS)
 
 # The daemon with the real loader: the normal build's objects, with the
-# stub scx.o replaced (an object named before the archive wins), and
-# libbpf linked in statically.
+# loader named before the archive, so that the archive's scx_stub.o is
+# never pulled in, and libbpf linked in statically.
 $(SB)/vcpuplaced: $(B)/daemon/vcpuplaced/main.o $(B)/libvpservice.a \
-		$(SB)/host/scx.o $(SB)/host/scx_btf.o $(B)/libvphost.a \
+		$(SB)/scx_loader.o $(SB)/scx_btf.o $(B)/libvphost.a \
 		$(B)/libvpcore.a
 	$(LINK) $^ $(SCX_LIBBPF_A) $(LIBS_ALL) -lelf -lz -lpthread $(LDLIBS)
 

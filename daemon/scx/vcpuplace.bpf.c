@@ -1529,7 +1529,7 @@ void VP_SCX_OP(vp_exit, struct scx_exit_info *ei)
  * slice and a lone host hog HOST_PACK would move never passes through
  * enqueue_last(); every other one vp_dispatch() keeps itself) and,
  * for partial mode, SCX_OPS_SWITCH_PARTIAL from the running kernel's BTF
- * (daemon/host/scx_btf.c), so no flag this kernel does not know is set.
+ * (daemon/scx/scx_btf.c), so no flag this kernel does not know is set.
  */
 VP_SCX_OPS_DEFINE(vcpuplace_ops,
 	       .select_cpu	= (void *)vp_select_cpu,

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vcpuplace_scx.h: what daemon/scx/vcpuplace.bpf.c and its loader
- * (daemon/host/scx.c) share: map layouts and constants.  Both sides compile
- * it (CONTRIBUTING.md rule 13), the BPF side after vmlinux.h, userspace after
- * <linux/types.h>, so it uses only the __u32-style types both have.
+ * (daemon/scx/scx_loader.c) share: map layouts and constants.  Both
+ * sides compile it (CONTRIBUTING.md rule 13), the BPF side after
+ * vmlinux.h, userspace after <linux/types.h>, so it uses only the
+ * __u32-style types both have.
  *
  * The daemon writes three tables each tick (the BPF side only reads them):
  *   vp_pus    per OS CPU: its priority, SMT siblings, cluster and LLC

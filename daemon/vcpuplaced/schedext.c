@@ -191,7 +191,7 @@ schedext_decide(const struct vp_sx_probe *p, struct vp_sx_verdict *ret)
 	else if (p->supported == -EOPNOTSUPP)
 		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_NOT_BUILT, "%s",
 		    "this vcpuplaced was built without the BPF scheduler "
-		    "(VP_HAVE_SCX; see daemon/scx/README.md)");
+		    "(SCX=yes; see daemon/scx/README.md)");
 	else if (p->supported < 0)
 		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_LOAD_FAILED,
 		    "cannot tell whether the kernel has sched_ext: %s",
@@ -234,7 +234,7 @@ schedext_decide(const struct vp_sx_probe *p, struct vp_sx_verdict *ret)
 	else if (p->load_err == -EOPNOTSUPP)
 		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_NOT_BUILT, "%s",
 		    "this vcpuplaced was built without the BPF scheduler "
-		    "(VP_HAVE_SCX; see daemon/scx/README.md)");
+		    "(SCX=yes; see daemon/scx/README.md)");
 	else if (p->load_err < 0)
 		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_LOAD_FAILED,
 		    "loading the BPF scheduler failed: %s",

@@ -39,7 +39,7 @@ enum vp_sx_cause {
 	VP_SX_CAUSE_NO_SCHED_EXT,	/* kernel without CONFIG_SCHED_CLASS_EXT */
 	VP_SX_CAUSE_NO_BTF,	/* kernel without BTF */
 	VP_SX_CAUSE_ISOLCPUS,	/* isolcpus= domain isolation (isolation.h) */
-	VP_SX_CAUSE_NOT_BUILT,	/* binary without VP_HAVE_SCX */
+	VP_SX_CAUSE_NOT_BUILT,	/* a binary built without the scheduler */
 	VP_SX_CAUSE_OTHER,	/* another BPF scheduler is loaded */
 	VP_SX_CAUSE_TOPOLOGY,	/* the host exceeds the BPF tables */
 	VP_SX_CAUSE_LOAD_FAILED,	/* scx_load() or a first table failed */

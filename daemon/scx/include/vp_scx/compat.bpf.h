@@ -13,7 +13,7 @@
  * kernel's BTF (CO-RE enum relocations), not frozen at the values of the
  * vmlinux.h we compiled against.  Every one used here exists from 6.12
  * on; a kernel without one fails the load instead of running with a
- * wrong value.  Ops flags are the loader's (daemon/host/scx_btf.c).
+ * wrong value.  Ops flags are the loader's (daemon/scx/scx_btf.c).
  */
 #ifndef VP_SCX_COMPAT_BPF_H
 #define VP_SCX_COMPAT_BPF_H

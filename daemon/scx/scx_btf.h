@@ -1,8 +1,7 @@
 /*
  * scx_btf.h - sched_ext constants read from the running kernel's BTF
- * (/sys/kernel/btf/vmlinux), for the loader (host/scx.c).  Only in the
- * build with the scheduler (VP_HAVE_SCX, daemon/scx/scx.mk): it needs
- * libbpf.
+ * (/sys/kernel/btf/vmlinux), for the loader (scx_loader.c).  Only in the
+ * build with the scheduler (daemon/scx/scx.mk): it needs libbpf.
  *
  * The BPF object reads its own constants by CO-RE (vp_scx/compat.bpf.h);
  * what the loader writes before load, the ops flags, it must read here:

@@ -1,15 +1,10 @@
-/*
- * scx_btf.c - see scx_btf.h.  The normal build compiles every
- * daemon/host/ file, without libbpf: there this file is empty, and only the
- * scheduler's build (VP_HAVE_SCX) has it.
- */
-#ifdef VP_HAVE_SCX
+/* scx_btf.c - see scx_btf.h.  Built with the scheduler only. */
 #include <errno.h>
 #include <string.h>
 
 #include <bpf/btf.h>
 
-#include "host/scx_btf.h"
+#include "scx/scx_btf.h"
 
 /* @name's value in enum type @t of @btf; -ENOENT if it has none. */
 static int
@@ -102,5 +97,3 @@ scx_btf_ops_flags(bool partial, uint64_t *ret_flags)
 	*ret_flags = enq_last | sw_partial;
 	return 0;
 }
-
-#endif /* VP_HAVE_SCX */
