@@ -223,7 +223,7 @@ static void
 explain_sched_ext(const struct vp_daemon *d, const struct vp_vcpu *v,
     FILE *f)
 {
-	const struct vp_sx_pushed *p = schedext_pushed(&d->scx, v->tid);
+	const struct vp_scx_pushed *p = schedext_pushed(&d->scx, v->tid);
 
 	if (!p) {
 		fputs("wake path: vcpuplace's BPF scheduler, which has no "
@@ -288,7 +288,7 @@ explain_live(const struct vp_daemon *d, const struct vp_vcpu *v, FILE *f)
 		    "the allowed set", os_of(d, v->current));
 	fprintf(f, "; busy %.0f%% and %.3f ms run-queue delay over the last "
 	    "tick\n", v->util * 100, (double)v->delay_ns / 1e6);
-	if (d->scx.state == VP_SX_LOADED)
+	if (d->scx.state == VP_SCX_LOADED)
 		explain_sched_ext(d, v, f);
 	else if (d->sis_core == VP_SIS_CORE_ON)
 		fputs("wake path: the kernel's, inside the allowed set, with "

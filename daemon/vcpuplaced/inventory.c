@@ -212,7 +212,7 @@ static void
 read_cputune(struct vp_daemon *d, struct vp_vm *vm,
     const struct vp_snap_dom *sd)
 {
-	if (d->scx.opt == VP_SX_OPT_OFF || sd->cputune_err == -EAGAIN)
+	if (d->scx.opt == VP_SCX_OPT_OFF || sd->cputune_err == -EAGAIN)
 		return;
 	if (sd->cputune_err < 0) {
 		d->c.libvirt_errors++;

@@ -180,7 +180,7 @@ refresh_req(const struct vp_daemon *d)
 
 	if (profiles_rules_read_nova(d->profiles))
 		rq.what |= VP_READ_NOVA;
-	if (d->scx.opt != VP_SX_OPT_OFF)
+	if (d->scx.opt != VP_SCX_OPT_OFF)
 		rq.what |= VP_READ_CPUTUNE;
 	rq.what |= VP_READ_AFFINITY;
 	return rq;

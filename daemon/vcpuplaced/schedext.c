@@ -31,40 +31,40 @@
 #include "vcpuplaced/daemon.h"
 
 static const char *const opt_names[] = {
-	[VP_SX_OPT_AUTO] = "auto", [VP_SX_OPT_ON] = "on",
-	[VP_SX_OPT_OFF] = "off",
+	[VP_SCX_OPT_AUTO] = "auto", [VP_SCX_OPT_ON] = "on",
+	[VP_SCX_OPT_OFF] = "off",
 };
 
-static const char *const state_names[VP_SX_STATE_COUNT] = {
-	[VP_SX_OFF] = "off", [VP_SX_UNAVAILABLE] = "unavailable",
-	[VP_SX_DECLINED] = "declined", [VP_SX_LOADED] = "loaded",
-	[VP_SX_EJECTED] = "ejected",
+static const char *const state_names[VP_SCX_STATE_COUNT] = {
+	[VP_SCX_OFF] = "off", [VP_SCX_UNAVAILABLE] = "unavailable",
+	[VP_SCX_DECLINED] = "declined", [VP_SCX_LOADED] = "loaded",
+	[VP_SCX_EJECTED] = "ejected",
 };
 
-static const char *const cause_names[VP_SX_CAUSE_COUNT] = {
-	[VP_SX_CAUSE_NONE] = "none", [VP_SX_CAUSE_OPTION] = "option",
-	[VP_SX_CAUSE_DRY_RUN] = "dry-run",
-	[VP_SX_CAUSE_NO_SCHED_EXT] = "no-sched-ext",
-	[VP_SX_CAUSE_NO_BTF] = "no-btf",
-	[VP_SX_CAUSE_ISOLCPUS] = "isolcpus",
-	[VP_SX_CAUSE_NOT_BUILT] = "not-built",
-	[VP_SX_CAUSE_OTHER] = "other-scheduler",
-	[VP_SX_CAUSE_TOPOLOGY] = "topology",
-	[VP_SX_CAUSE_LOAD_FAILED] = "load-failed",
-	[VP_SX_CAUSE_EJECTED] = "ejected",
-	[VP_SX_CAUSE_CPU_QUOTA] = "cpu-quota",
+static const char *const cause_names[VP_SCX_CAUSE_COUNT] = {
+	[VP_SCX_CAUSE_NONE] = "none", [VP_SCX_CAUSE_OPTION] = "option",
+	[VP_SCX_CAUSE_DRY_RUN] = "dry-run",
+	[VP_SCX_CAUSE_NO_SCHED_EXT] = "no-sched-ext",
+	[VP_SCX_CAUSE_NO_BTF] = "no-btf",
+	[VP_SCX_CAUSE_ISOLCPUS] = "isolcpus",
+	[VP_SCX_CAUSE_NOT_BUILT] = "not-built",
+	[VP_SCX_CAUSE_OTHER] = "other-scheduler",
+	[VP_SCX_CAUSE_TOPOLOGY] = "topology",
+	[VP_SCX_CAUSE_LOAD_FAILED] = "load-failed",
+	[VP_SCX_CAUSE_EJECTED] = "ejected",
+	[VP_SCX_CAUSE_CPU_QUOTA] = "cpu-quota",
 };
 
-static const char *const op_names[VP_SX_OP_COUNT] = {
-	[VP_SX_OP_VCPU_SET] = "writing the vCPU entry",
-	[VP_SX_OP_VCPU_DEL] = "deleting the vCPU entry",
-	[VP_SX_OP_EXT_ON] = "moving the thread into SCHED_EXT",
-	[VP_SX_OP_EXT_OFF] = "moving the thread back to SCHED_OTHER",
-	[VP_SX_OP_STATS] = "reading counters",
-	[VP_SX_OP_TABLES] = "writing the topology tables",
+static const char *const op_names[VP_SCX_OP_COUNT] = {
+	[VP_SCX_OP_VCPU_SET] = "writing the vCPU entry",
+	[VP_SCX_OP_VCPU_DEL] = "deleting the vCPU entry",
+	[VP_SCX_OP_EXT_ON] = "moving the thread into SCHED_EXT",
+	[VP_SCX_OP_EXT_OFF] = "moving the thread back to SCHED_OTHER",
+	[VP_SCX_OP_STATS] = "reading counters",
+	[VP_SCX_OP_TABLES] = "writing the topology tables",
 };
 
-const struct vp_sx_loader schedext_scx_loader = {
+const struct vp_scx_loader schedext_scx_loader = {
 	.supported = scx_supported, .loaded_ops = scx_loaded_ops,
 	.state_read = scx_state_read, .load = scx_load, .features_set = scx_features_set,
 	.pu_set = scx_pu_set, .dom_set = scx_dom_set,
@@ -80,34 +80,34 @@ const struct vp_sx_loader schedext_scx_loader = {
 #define LD(s) ((s)->ld ? (s)->ld : &schedext_scx_loader)
 
 int
-schedext_parse_opt(const char *arg, enum vp_sx_opt *ret)
+schedext_parse_opt(const char *arg, enum vp_scx_opt *ret)
 {
 	size_t o;
 
 	for (o = 0; o < sizeof(opt_names) / sizeof(opt_names[0]); o++)
 		if (!strcmp(arg, opt_names[o])) {
-			*ret = (enum vp_sx_opt)o;
+			*ret = (enum vp_scx_opt)o;
 			return 0;
 		}
 	return -EINVAL;
 }
 
 const char *
-schedext_opt_name(enum vp_sx_opt o)
+schedext_opt_name(enum vp_scx_opt o)
 {
-	return (unsigned int)o <= VP_SX_OPT_OFF ? opt_names[o] : "?";
+	return (unsigned int)o <= VP_SCX_OPT_OFF ? opt_names[o] : "?";
 }
 
 const char *
-schedext_state_name(enum vp_sx_state s)
+schedext_state_name(enum vp_scx_state s)
 {
-	return (unsigned int)s < VP_SX_STATE_COUNT ? state_names[s] : "?";
+	return (unsigned int)s < VP_SCX_STATE_COUNT ? state_names[s] : "?";
 }
 
 const char *
-schedext_cause_name(enum vp_sx_cause c)
+schedext_cause_name(enum vp_scx_cause c)
 {
-	return (unsigned int)c < VP_SX_CAUSE_COUNT ? cause_names[c] : "?";
+	return (unsigned int)c < VP_SCX_CAUSE_COUNT ? cause_names[c] : "?";
 }
 
 /* enum scx_exit_kind of Linux 6.12 (kernel/sched/ext.c) */
@@ -143,21 +143,21 @@ schedext_quota_enforced(void)
 const char *
 schedext_halt_probes(const struct vp_schedext *s)
 {
-	return s->state == VP_SX_LOADED && s->sched && LD(s)->halt_probes ?
+	return s->state == VP_SCX_LOADED && s->sched && LD(s)->halt_probes ?
 	    LD(s)->halt_probes(s->sched) : NULL;
 }
 
 const char *
 schedext_mode_label(const struct vp_daemon *d)
 {
-	return d->scx.state == VP_SX_LOADED ? "sched-ext" :
+	return d->scx.state == VP_SCX_LOADED ? "sched-ext" :
 	    kernelmode_label(d);
 }
 
 /* Sets @v's outcome; fatal is the caller's to add. */
 static void
-verdict(struct vp_sx_verdict *v, enum vp_sx_state state,
-    enum vp_sx_cause cause, const char *fmt, const char *arg)
+verdict(struct vp_scx_verdict *v, enum vp_scx_state state,
+    enum vp_scx_cause cause, const char *fmt, const char *arg)
 {
 	v->state = state;
 	v->cause = cause;
@@ -165,84 +165,84 @@ verdict(struct vp_sx_verdict *v, enum vp_sx_state state,
 }
 
 void
-schedext_decide(const struct vp_sx_probe *p, struct vp_sx_verdict *ret)
+schedext_decide(const struct vp_scx_probe *p, struct vp_scx_verdict *ret)
 {
-	struct vp_sx_verdict v = { .state = VP_SX_LOADED };
+	struct vp_scx_verdict v = { .state = VP_SCX_LOADED };
 
-	if (p->opt == VP_SX_OPT_OFF)
-		verdict(&v, VP_SX_OFF, VP_SX_CAUSE_OPTION, "%s",
+	if (p->opt == VP_SCX_OPT_OFF)
+		verdict(&v, VP_SCX_OFF, VP_SCX_CAUSE_OPTION, "%s",
 		    "--sched-ext=off");
 	else if (p->supported == -ENOENT)
-		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_NO_SCHED_EXT, "%s",
+		verdict(&v, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_NO_SCHED_EXT, "%s",
 		    "this kernel has no sched_ext (CONFIG_SCHED_CLASS_EXT: "
 		    "/sys/kernel/sched_ext is absent)");
 	else if (p->supported == -ENODATA)
-		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_NO_BTF, "%s",
+		verdict(&v, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_NO_BTF, "%s",
 		    "this kernel has no BTF (/sys/kernel/btf/vmlinux), which "
 		    "a BPF scheduler needs");
 	/* the kernel's own refusal goes before this binary's: a build
 	 * with the scheduler would be refused the same */
 	else if (p->isol == ISOL_BOOT || p->isol == ISOL_DOMAIN)
-		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_ISOLCPUS,
+		verdict(&v, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_ISOLCPUS,
 		    "the kernel refuses BPF schedulers under isolcpus= domain "
 		    "isolation (%s); isolcpus=nohz,managed_irq,LIST or "
 		    "nohz_full=LIST isolate without it",
 		    p->isol_why ? p->isol_why : "isolated CPUs");
 	else if (p->supported == -EOPNOTSUPP)
-		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_NOT_BUILT, "%s",
+		verdict(&v, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_NOT_BUILT, "%s",
 		    "this vcpuplaced was built without the BPF scheduler "
 		    "(SCX=yes; see daemon/scx/README.md)");
 	else if (p->supported < 0)
-		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_LOAD_FAILED,
+		verdict(&v, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_LOAD_FAILED,
 		    "cannot tell whether the kernel has sched_ext: %s",
 		    strerror(-p->supported));
 	else if (p->other)
-		verdict(&v, VP_SX_DECLINED, VP_SX_CAUSE_OTHER, "another BPF "
+		verdict(&v, VP_SCX_DECLINED, VP_SCX_CAUSE_OTHER, "another BPF "
 		    "scheduler, \"%s\", is loaded; vcpuplace does not "
 		    "displace it", p->other);
 	else if (p->busy)
-		verdict(&v, VP_SX_DECLINED, VP_SX_CAUSE_OTHER, "sched_ext is "
+		verdict(&v, VP_SCX_DECLINED, VP_SCX_CAUSE_OTHER, "sched_ext is "
 		    "\"%s\": another BPF scheduler is being loaded or "
 		    "unloaded; vcpuplace does not displace it", p->busy);
 	else if (p->topo_err)
-		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_TOPOLOGY,
+		verdict(&v, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_TOPOLOGY,
 		    "the host does not fit the BPF tables: %s",
 		    p->topo_why ? p->topo_why : strerror(-p->topo_err));
 	/* on: loaded anyway, with a warning (quota_note()) */
-	else if (p->quota_vms && p->opt == VP_SX_OPT_AUTO &&
+	else if (p->quota_vms && p->opt == VP_SCX_OPT_AUTO &&
 	    !schedext_quota_enforced())
-		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_CPU_QUOTA,
+		verdict(&v, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_CPU_QUOTA,
 		    "a VM has a CPU quota (cpu.max), which the BPF scheduler "
 		    "does not enforce: it would be lost for every task (%s); "
 		    "--sched-ext=on loads it anyway",
 		    p->quota_why ? p->quota_why : "a VM");
 	else if (p->dry_run)
-		verdict(&v, VP_SX_OFF, VP_SX_CAUSE_DRY_RUN, "%s", "--dry-run "
+		verdict(&v, VP_SCX_OFF, VP_SCX_CAUSE_DRY_RUN, "%s", "--dry-run "
 		    "changes no scheduling: the BPF scheduler is not loaded");
 	else if (p->load_err == -EBUSY)
 		/* appeared between the look and the load, gone by the next */
-		verdict(&v, VP_SX_DECLINED, VP_SX_CAUSE_OTHER, "%s", "another "
-		    "BPF scheduler was loaded meanwhile; vcpuplace does not "
-		    "displace it");
+		verdict(&v, VP_SCX_DECLINED, VP_SCX_CAUSE_OTHER, "%s",
+		    "another BPF scheduler was loaded meanwhile; vcpuplace "
+		    "does not displace it");
 	else if (p->load_err == -EINVAL && p->isol == ISOL_PARTITION)
 		/* Linux 7.0 before 6ae315d37924 counts cpuset partitions */
-		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_ISOLCPUS,
+		verdict(&v, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_ISOLCPUS,
 		    "the kernel refused the BPF scheduler (Invalid argument) "
 		    "with CPUs isolated (%s): Linux 7.0 refuses cpuset "
 		    "isolated partitions as it does isolcpus=",
 		    p->isol_why ? p->isol_why : "isolated CPUs");
 	else if (p->load_err == -EOPNOTSUPP)
-		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_NOT_BUILT, "%s",
+		verdict(&v, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_NOT_BUILT, "%s",
 		    "this vcpuplaced was built without the BPF scheduler "
 		    "(SCX=yes; see daemon/scx/README.md)");
 	else if (p->load_err < 0)
-		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_LOAD_FAILED,
+		verdict(&v, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_LOAD_FAILED,
 		    "loading the BPF scheduler failed: %s",
 		    strerror(-p->load_err));
 	/* on: the operator asked for it, so not having it is an error;
 	 * a dry run changes no scheduling, which is not a failure */
-	v.fatal = p->opt == VP_SX_OPT_ON && v.state != VP_SX_LOADED &&
-	    v.cause != VP_SX_CAUSE_DRY_RUN;
+	v.fatal = p->opt == VP_SCX_OPT_ON && v.state != VP_SCX_LOADED &&
+	    v.cause != VP_SCX_CAUSE_DRY_RUN;
 	*ret = v;
 }
 
@@ -258,7 +258,7 @@ log_mode(const struct vp_daemon *d, int prio)
 		    schedext_halt_probes(s));
 	else
 		snprintf(probes, sizeof(probes), "not attached");
-	if (s->state == VP_SX_LOADED)
+	if (s->state == VP_SCX_LOADED)
 		log_msg(prio, "kernel mode: sched-ext (BPF scheduler \"%s\" "
 		    "loaded, %s switch, halt-poll probes %s); %s", VP_SCX_NAME,
 		    s->load_flags & SCX_LOAD_PARTIAL ? "partial" : "full",
@@ -274,7 +274,7 @@ log_mode(const struct vp_daemon *d, int prio)
 
 /* Counts a refused write or move; logs it once per change of cause. */
 static void
-note_err(struct vp_daemon *d, enum vp_sx_op op, int tid, int err)
+note_err(struct vp_daemon *d, enum vp_scx_op op, int tid, int err)
 {
 	struct vp_schedext *s = &d->scx;
 
@@ -324,7 +324,7 @@ unload(struct vp_daemon *d)
 	for (i = 0; i < s->npushed; i++)
 		if (s->pushed[i].ext && (r = LD(s)->task_set_ext(
 		    &THREAD_OF(&s->pushed[i]), false)) < 0 && r != -ESRCH)
-			note_err(d, VP_SX_OP_EXT_OFF, s->pushed[i].tid, r);
+			note_err(d, VP_SCX_OP_EXT_OFF, s->pushed[i].tid, r);
 	free(s->pushed);
 	s->pushed = NULL;
 	s->npushed = 0;
@@ -426,7 +426,7 @@ tell_isolation_errors(const struct vp_schedext *s)
 
 /* Reads the isolation into @s; sets @p's verdict and its words. */
 static void
-probe_isolation(struct vp_schedext *s, struct vp_sx_probe *p, char *why,
+probe_isolation(struct vp_schedext *s, struct vp_scx_probe *p, char *why,
     size_t len)
 {
 	int r = isol_read(s->root, &s->isol);
@@ -510,7 +510,7 @@ schedext_may_load(struct vp_daemon *d)
 {
 	struct vp_schedext *s = &d->scx;
 
-	return s->opt != VP_SX_OPT_OFF && !d->dry_run &&
+	return s->opt != VP_SCX_OPT_OFF && !d->dry_run &&
 	    LD(s)->supported(s->root) == 0;
 }
 
@@ -519,16 +519,17 @@ schedext_needs_bpf(const struct vp_daemon *d)
 {
 	const struct vp_schedext *s = &d->scx;
 
-	return s->state == VP_SX_LOADED || (s->opt == VP_SX_OPT_AUTO &&
-	    s->state == VP_SX_UNAVAILABLE && s->cause == VP_SX_CAUSE_CPU_QUOTA);
+	return s->state == VP_SCX_LOADED || (s->opt == VP_SCX_OPT_AUTO &&
+	    s->state == VP_SCX_UNAVAILABLE &&
+	    s->cause == VP_SCX_CAUSE_CPU_QUOTA);
 }
 
 int
 schedext_start(struct vp_daemon *d)
 {
 	struct vp_schedext *s = &d->scx;
-	struct vp_sx_probe p = { .opt = s->opt, .dry_run = d->dry_run };
-	struct vp_sx_verdict v;
+	struct vp_scx_probe p = { .opt = s->opt, .dry_run = d->dry_run };
+	struct vp_scx_verdict v;
 	char topo_why[200] = "", ops[sizeof(s->ops)], state[32];
 	char isol_why[sizeof(s->isol.cmd.isolcpus) +
 	    sizeof(s->isol.isolated) + PATH_MAX + 128];
@@ -540,13 +541,13 @@ schedext_start(struct vp_daemon *d)
 	quota_words(s, quota_why, sizeof(quota_why));
 	p.quota_vms = s->quota_vms;
 	p.quota_why = quota_why;
-	if (p.opt != VP_SX_OPT_OFF)
+	if (p.opt != VP_SCX_OPT_OFF)
 		p.supported = LD(s)->supported(s->root);
 	/* with sched_ext and BTF, what the kernel would refuse anyway */
-	if (p.opt != VP_SX_OPT_OFF && p.supported != -ENOENT &&
+	if (p.opt != VP_SCX_OPT_OFF && p.supported != -ENOENT &&
 	    p.supported != -ENODATA)
 		probe_isolation(s, &p, isol_why, sizeof(isol_why));
-	if (p.opt != VP_SX_OPT_OFF && p.supported == 0) {
+	if (p.opt != VP_SCX_OPT_OFF && p.supported == 0) {
 		if (LD(s)->loaded_ops(s->root, ops, sizeof(ops)) == 0)
 			p.other = strcpy(s->ops, ops);
 		/* -EBUSY from scx_enable() while not disabled */
@@ -558,7 +559,7 @@ schedext_start(struct vp_daemon *d)
 		p.topo_why = topo_why;
 	}
 	schedext_decide(&p, &v);
-	if (v.state == VP_SX_LOADED) {
+	if (v.state == VP_SCX_LOADED) {
 		p.load_err = load(d);
 		/* -EBUSY: one appeared meanwhile; named if still there */
 		if (p.load_err == -EBUSY &&
@@ -578,7 +579,7 @@ schedext_start(struct vp_daemon *d)
 		    p.load_err : -EINVAL;
 	}
 	log_mode(d, LOG_INFO);
-	if (s->state == VP_SX_LOADED)
+	if (s->state == VP_SCX_LOADED)
 		quota_note(d);
 	return 0;
 }
@@ -586,16 +587,16 @@ schedext_start(struct vp_daemon *d)
 static int
 cmp_tid(const void *a, const void *b)
 {
-	int x = ((const struct vp_sx_pushed *)a)->tid;
-	int y = ((const struct vp_sx_pushed *)b)->tid;
+	int x = ((const struct vp_scx_pushed *)a)->tid;
+	int y = ((const struct vp_scx_pushed *)b)->tid;
 
 	return (x > y) - (x < y);
 }
 
-const struct vp_sx_pushed *
+const struct vp_scx_pushed *
 schedext_pushed(const struct vp_schedext *s, int tid)
 {
-	struct vp_sx_pushed key = { .tid = tid };
+	struct vp_scx_pushed key = { .tid = tid };
 
 	if (!s->npushed)
 		return NULL;
@@ -604,28 +605,28 @@ schedext_pushed(const struct vp_schedext *s, int tid)
 }
 
 int
-schedext_diff(const struct vp_sx_pushed *old, int nold,
-    const struct vp_sx_pushed *want, int nwant, struct vp_sx_act *ret)
+schedext_diff(const struct vp_scx_pushed *old, int nold,
+    const struct vp_scx_pushed *want, int nwant, struct vp_scx_act *ret)
 {
 	int i = 0, j = 0, n = 0;
 
-#define ACT(k, t, w) (ret[n++] = (struct vp_sx_act){ (k), (t), (w) })
+#define ACT(k, t, w) (ret[n++] = (struct vp_scx_act){ (k), (t), (w) })
 	while (i < nold || j < nwant) {
 		if (j == nwant || (i < nold && old[i].tid < want[j].tid)) {
 			/* gone: its VM, its policy's placement, or its tid */
 			if (old[i].ext)
-				ACT(VP_SX_EXT_OFF, old[i].tid, -1);
-			ACT(VP_SX_DEL, old[i].tid, -1);
+				ACT(VP_SCX_EXT_OFF, old[i].tid, -1);
+			ACT(VP_SCX_DEL, old[i].tid, -1);
 			i++;
 		} else if (i == nold || want[j].tid < old[i].tid) {
-			ACT(VP_SX_SET, want[j].tid, j);
-			ACT(VP_SX_EXT_ON, want[j].tid, j);
+			ACT(VP_SCX_SET, want[j].tid, j);
+			ACT(VP_SCX_EXT_ON, want[j].tid, j);
 			j++;
 		} else {
 			if (!scxfeed_vcpu_equal(&old[i].e, &want[j].e))
-				ACT(VP_SX_SET, want[j].tid, j);
+				ACT(VP_SCX_SET, want[j].tid, j);
 			if (!old[i].ext)	/* a move that failed: again */
-				ACT(VP_SX_EXT_ON, want[j].tid, j);
+				ACT(VP_SCX_EXT_ON, want[j].tid, j);
 			i++;
 			j++;
 		}
@@ -640,9 +641,9 @@ schedext_diff(const struct vp_sx_pushed *old, int nold,
  * keeps one entry).  Returns the count, or -ENOMEM.
  */
 static int
-want_entries(const struct vp_daemon *d, struct vp_sx_pushed **ret)
+want_entries(const struct vp_daemon *d, struct vp_scx_pushed **ret)
 {
-	struct vp_sx_pushed *w;
+	struct vp_scx_pushed *w;
 	int i, k, n = 0, m;
 
 	for (i = 0; i < d->nvms; i++)
@@ -689,22 +690,22 @@ enum { SET_FAILED = 1, EXT_ISSUED = 2, EXT_DONE = 4, OWN_CLASS = 8 };
 
 /* Makes @a; sets @fate[a->want]; counts and logs what fails. */
 static void
-run_act(struct vp_daemon *d, const struct vp_sx_act *a,
-    const struct vp_sx_pushed *want, unsigned char *fate)
+run_act(struct vp_daemon *d, const struct vp_scx_act *a,
+    const struct vp_scx_pushed *want, unsigned char *fate)
 {
 	struct vp_schedext *s = &d->scx;
-	const struct vp_sx_pushed *o;
+	const struct vp_scx_pushed *o;
 	int r;
 
 	switch (a->kind) {
-	case VP_SX_SET:
+	case VP_SCX_SET:
 		r = LD(s)->vcpu_set(s->sched, a->tid, &want[a->want].e);
 		if (r < 0) {
 			fate[a->want] |= SET_FAILED;
-			note_err(d, VP_SX_OP_VCPU_SET, a->tid, r);
+			note_err(d, VP_SCX_OP_VCPU_SET, a->tid, r);
 		}
 		break;
-	case VP_SX_EXT_ON:
+	case VP_SCX_EXT_ON:
 		/* never into SCHED_EXT without its entry */
 		if (fate[a->want] & SET_FAILED)
 			break;
@@ -715,18 +716,18 @@ run_act(struct vp_daemon *d, const struct vp_sx_act *a,
 		else if (r == SCX_OWN_CLASS)	/* asked again each tick */
 			fate[a->want] |= OWN_CLASS;
 		else if (r != -ESRCH)	/* gone: a refresh drops it */
-			note_err(d, VP_SX_OP_EXT_ON, a->tid, r);
+			note_err(d, VP_SCX_OP_EXT_ON, a->tid, r);
 		break;
-	case VP_SX_EXT_OFF:
+	case VP_SCX_EXT_OFF:
 		/* s->pushed is still what was written: the thread moved */
 		if ((o = schedext_pushed(s, a->tid)) &&
 		    (r = LD(s)->task_set_ext(&THREAD_OF(o), false)) < 0 &&
 		    r != -ESRCH)
-			note_err(d, VP_SX_OP_EXT_OFF, a->tid, r);
+			note_err(d, VP_SCX_OP_EXT_OFF, a->tid, r);
 		break;
-	case VP_SX_DEL:
+	case VP_SCX_DEL:
 		if ((r = LD(s)->vcpu_del(s->sched, a->tid)) < 0 && r != -ENOENT)
-			note_err(d, VP_SX_OP_VCPU_DEL, a->tid, r);
+			note_err(d, VP_SCX_OP_VCPU_DEL, a->tid, r);
 		break;
 	}
 }
@@ -760,21 +761,21 @@ static void
 sync_vcpus(struct vp_daemon *d)
 {
 	struct vp_schedext *s = &d->scx;
-	struct vp_sx_pushed *want = NULL, *next;
-	const struct vp_sx_pushed *o;
-	struct vp_sx_act *acts;
+	struct vp_scx_pushed *want = NULL, *next;
+	const struct vp_scx_pushed *o;
+	struct vp_scx_act *acts;
 	unsigned char *fate;
 	int nwant, nacts, i, n = 0, own = 0;
 
 	if ((nwant = want_entries(d, &want)) < 0) {
-		note_err(d, VP_SX_OP_VCPU_SET, 0, nwant);
+		note_err(d, VP_SCX_OP_VCPU_SET, 0, nwant);
 		return;
 	}
 	acts = calloc(2 * (s->npushed + nwant) + 1, sizeof(*acts));
 	fate = calloc(nwant + 1, 1);
 	next = calloc(nwant + 1, sizeof(*next));
 	if (!acts || !fate || !next) {
-		note_err(d, VP_SX_OP_VCPU_SET, 0, -ENOMEM);
+		note_err(d, VP_SCX_OP_VCPU_SET, 0, -ENOMEM);
 		goto out;
 	}
 	nacts = schedext_diff(s->pushed, s->npushed, want, nwant, acts);
@@ -827,13 +828,13 @@ read_stats(struct vp_daemon *d)
 				v->scx = vs;
 				v->scx_known = true;
 			} else if (r != -ENOENT) {
-				note_err(d, VP_SX_OP_STATS, v->tid, r);
+				note_err(d, VP_SCX_OP_STATS, v->tid, r);
 			}
 		}
 	if ((r = LD(s)->stats_read(s->sched, st)) == 0)
 		memcpy(s->stats, st, sizeof(st));
 	else
-		note_err(d, VP_SX_OP_STATS, 0, r);
+		note_err(d, VP_SCX_OP_STATS, 0, r);
 }
 
 /* The kernel's debug dump, a line at a time, for --debug. */
@@ -869,8 +870,8 @@ eject(struct vp_daemon *d)
 	log_dump(LD(s)->exit_dump(s->sched));
 	unload(d);
 	s->ejections++;
-	s->state = VP_SX_EJECTED;
-	s->cause = VP_SX_CAUSE_EJECTED;
+	s->state = VP_SCX_EJECTED;
+	s->cause = VP_SCX_CAUSE_EJECTED;
 	snprintf(s->why, sizeof(s->why), "ejected: %s",
 	    ex.reason[0] ? ex.reason : "no reason recorded");
 	log_msg(LOG_ERR, "sched-ext: the kernel ejected the BPF scheduler "
@@ -916,8 +917,8 @@ restart(struct vp_daemon *d)
 	s->exit = ex;
 	s->exit_known = true;
 	s->ejections++;
-	s->state = VP_SX_EJECTED;
-	s->cause = VP_SX_CAUSE_LOAD_FAILED;
+	s->state = VP_SCX_EJECTED;
+	s->cause = VP_SCX_CAUSE_LOAD_FAILED;
 	snprintf(s->why, sizeof(s->why), "restart asked by the kernel (%s), "
 	    "reload failed: %s", ex.reason[0] ? ex.reason : "no reason",
 	    strerror(-r));
@@ -938,21 +939,21 @@ quota_tick(struct vp_daemon *d)
 {
 	struct vp_schedext *s = &d->scx;
 	char words[sizeof(s->quota_first) + 64];
-	struct vp_sx_verdict v;
-	struct vp_sx_probe p = { .opt = s->opt };
+	struct vp_scx_verdict v;
+	struct vp_scx_probe p = { .opt = s->opt };
 	int r;
 
 	quota_count(d);
-	if (s->opt == VP_SX_OPT_ON && s->sched)
+	if (s->opt == VP_SCX_OPT_ON && s->sched)
 		quota_note(d);
-	if (s->opt != VP_SX_OPT_AUTO)
+	if (s->opt != VP_SCX_OPT_AUTO)
 		return;
 	if (s->sched && s->quota_vms) {
 		quota_words(s, words, sizeof(words));
 		p.quota_vms = s->quota_vms;
 		p.quota_why = words;
 		schedext_decide(&p, &v);
-		if (v.cause != VP_SX_CAUSE_CPU_QUOTA)
+		if (v.cause != VP_SCX_CAUSE_CPU_QUOTA)
 			return;
 		unload(d);
 		s->state = v.state;
@@ -961,18 +962,18 @@ quota_tick(struct vp_daemon *d)
 		d->status_dirty = true;
 		log_mode(d, LOG_WARNING);
 	} else if (!s->sched && !s->quota_vms && s->state ==
-	    VP_SX_UNAVAILABLE && s->cause == VP_SX_CAUSE_CPU_QUOTA) {
+	    VP_SCX_UNAVAILABLE && s->cause == VP_SCX_CAUSE_CPU_QUOTA) {
 		d->status_dirty = true;
 		if ((r = load(d)) < 0) {
-			s->cause = VP_SX_CAUSE_LOAD_FAILED;
+			s->cause = VP_SCX_CAUSE_LOAD_FAILED;
 			snprintf(s->why, sizeof(s->why), "no VM has a CPU "
 			    "quota any more, but loading the BPF scheduler "
 			    "failed: %s", strerror(-r));
 			log_mode(d, LOG_WARNING);
 			return;
 		}
-		s->state = VP_SX_LOADED;
-		s->cause = VP_SX_CAUSE_NONE;
+		s->state = VP_SCX_LOADED;
+		s->cause = VP_SCX_CAUSE_NONE;
 		s->why[0] = '\0';
 		log_mode(d, LOG_NOTICE);
 	}
@@ -1011,8 +1012,8 @@ schedext_topology_changed(struct vp_daemon *d)
 		return;
 	if (scxfeed_topo_fits(d->topo, why, sizeof(why)) < 0) {
 		unload(d);
-		s->state = VP_SX_UNAVAILABLE;
-		s->cause = VP_SX_CAUSE_TOPOLOGY;
+		s->state = VP_SCX_UNAVAILABLE;
+		s->cause = VP_SCX_CAUSE_TOPOLOGY;
 		snprintf(s->why, sizeof(s->why), "the new topology does not "
 		    "fit the BPF tables: %s", why);
 		log_mode(d, LOG_WARNING);
@@ -1021,7 +1022,7 @@ schedext_topology_changed(struct vp_daemon *d)
 	/* the vCPU entries follow at the next tick: they hold OS and
 	 * domain ids, so an entry that reads the same still means the same */
 	if ((r = push_topology(d)) < 0)
-		note_err(d, VP_SX_OP_TABLES, 0, r);
+		note_err(d, VP_SCX_OP_TABLES, 0, r);
 }
 
 void

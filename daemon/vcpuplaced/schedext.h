@@ -17,40 +17,45 @@
 struct vp_daemon;
 
 /*
- * vcpuplace's sched_ext BPF scheduler (schedext.c).  VP_SX_* names are
- * the daemon's; VP_SCX_* ones (host/scx.h, scx/vcpuplace_scx.h) are what
- * it shares with the BPF side.
+ * vcpuplace's sched_ext BPF scheduler (schedext.c).  One prefix for it
+ * everywhere, VP_SCX_ and vp_scx_: the names here are the daemon's own,
+ * those of host/scx.h and scx/vcpuplace_scx.h it shares with the BPF
+ * side.
  */
 /* --sched-ext */
-enum vp_sx_opt { VP_SX_OPT_AUTO, VP_SX_OPT_ON, VP_SX_OPT_OFF };
-enum vp_sx_state {
-	VP_SX_OFF,		/* --sched-ext=off, or a dry run */
-	VP_SX_UNAVAILABLE,	/* this kernel, binary or host cannot */
-	VP_SX_DECLINED,		/* another BPF scheduler holds the kernel */
-	VP_SX_LOADED,		/* ours runs: kernel mode sched-ext */
-	VP_SX_EJECTED,		/* the kernel threw it out; never reloaded */
-	VP_SX_STATE_COUNT
+enum vp_scx_opt { VP_SCX_OPT_AUTO, VP_SCX_OPT_ON, VP_SCX_OPT_OFF };
+enum vp_scx_state {
+	VP_SCX_OFF,		/* --sched-ext=off, or a dry run */
+	VP_SCX_UNAVAILABLE,	/* this kernel, binary or host cannot */
+	VP_SCX_DECLINED,	/* another BPF scheduler holds the kernel */
+	VP_SCX_LOADED,		/* ours runs: kernel mode sched-ext */
+	VP_SCX_EJECTED,	/* the kernel threw it out; never reloaded */
+	VP_SCX_STATE_COUNT
 };
 /* Why it is not loaded (the metrics' cause label, status' "cause"). */
-enum vp_sx_cause {
-	VP_SX_CAUSE_NONE,	/* loaded */
-	VP_SX_CAUSE_OPTION,	/* --sched-ext=off */
-	VP_SX_CAUSE_DRY_RUN,	/* --dry-run changes no scheduling */
-	VP_SX_CAUSE_NO_SCHED_EXT,	/* kernel without CONFIG_SCHED_CLASS_EXT */
-	VP_SX_CAUSE_NO_BTF,	/* kernel without BTF */
-	VP_SX_CAUSE_ISOLCPUS,	/* isolcpus= domain isolation (isolation.h) */
-	VP_SX_CAUSE_NOT_BUILT,	/* a binary built without the scheduler */
-	VP_SX_CAUSE_OTHER,	/* another BPF scheduler is loaded */
-	VP_SX_CAUSE_TOPOLOGY,	/* the host exceeds the BPF tables */
-	VP_SX_CAUSE_LOAD_FAILED,	/* scx_load() or a first table failed */
-	VP_SX_CAUSE_EJECTED,	/* see struct vp_schedext.exit */
-	VP_SX_CAUSE_CPU_QUOTA,	/* auto, and a VM has a CPU quota (cpu.max),
-				 * which the BPF scheduler does not enforce */
-	VP_SX_CAUSE_COUNT
+enum vp_scx_cause {
+	VP_SCX_CAUSE_NONE,	/* loaded */
+	VP_SCX_CAUSE_OPTION,	/* --sched-ext=off */
+	VP_SCX_CAUSE_DRY_RUN,	/* --dry-run changes no scheduling */
+	/* a kernel without CONFIG_SCHED_CLASS_EXT */
+	VP_SCX_CAUSE_NO_SCHED_EXT,
+	VP_SCX_CAUSE_NO_BTF,	/* kernel without BTF */
+	/* isolcpus= domain isolation (isolation.h) */
+	VP_SCX_CAUSE_ISOLCPUS,
+	VP_SCX_CAUSE_NOT_BUILT, /* a binary built without the scheduler */
+	VP_SCX_CAUSE_OTHER,	/* another BPF scheduler is loaded */
+	VP_SCX_CAUSE_TOPOLOGY,	/* the host exceeds the BPF tables */
+	/* scx_load() or a first table failed */
+	VP_SCX_CAUSE_LOAD_FAILED,
+	VP_SCX_CAUSE_EJECTED,	/* see struct vp_schedext.exit */
+	/* auto, and a VM has a CPU quota (cpu.max), which the BPF
+	 * scheduler does not enforce */
+	VP_SCX_CAUSE_CPU_QUOTA,
+	VP_SCX_CAUSE_COUNT
 };
 
 /* One vCPU thread as its vp_vcpus entry was last written. */
-struct vp_sx_pushed {
+struct vp_scx_pushed {
 	int tid;
 	int pid;		/* its QEMU */
 	uint64_t start;		/* its start time: (tid, start) is one thread */
@@ -60,9 +65,9 @@ struct vp_sx_pushed {
 };
 
 /* The table writes and thread moves, for counting and logging errors. */
-enum vp_sx_op {
-	VP_SX_OP_VCPU_SET, VP_SX_OP_VCPU_DEL, VP_SX_OP_EXT_ON,
-	VP_SX_OP_EXT_OFF, VP_SX_OP_STATS, VP_SX_OP_TABLES, VP_SX_OP_COUNT
+enum vp_scx_op {
+	VP_SCX_OP_VCPU_SET, VP_SCX_OP_VCPU_DEL, VP_SCX_OP_EXT_ON,
+	VP_SCX_OP_EXT_OFF, VP_SCX_OP_STATS, VP_SCX_OP_TABLES, VP_SCX_OP_COUNT
 };
 
 /*
@@ -70,7 +75,7 @@ enum vp_sx_op {
  * or a unit test's fake, so that the lifecycle (the tables, the vCPU
  * entries, counters, an ejection) is tested without BPF.
  */
-struct vp_sx_loader {
+struct vp_scx_loader {
 	/* @root: --kernel-root, NULL for / */
 	int (*supported)(const char *root);
 	int (*loaded_ops)(const char *root, char *buf, size_t len);
@@ -98,28 +103,29 @@ struct vp_sx_loader {
 	/* optional (NULL: false): loaded with the cgroup ops */
 	bool (*cgroup_weights)(const struct scx_sched *s);
 };
-extern const struct vp_sx_loader schedext_scx_loader;
+extern const struct vp_scx_loader schedext_scx_loader;
 
 struct vp_schedext {
-	const struct vp_sx_loader *ld;	/* NULL: schedext_scx_loader */
-	enum vp_sx_opt opt;		/* --sched-ext */
+	const struct vp_scx_loader *ld;	/* NULL: schedext_scx_loader */
+	enum vp_scx_opt opt;		/* --sched-ext */
 	const char *root;		/* --kernel-root, NULL: / */
 	unsigned int load_flags;	/* scx_load()'s: 0, a full switch */
-	enum vp_sx_state state;
-	enum vp_sx_cause cause;
+	enum vp_scx_state state;
+	enum vp_scx_cause cause;
 	char why[320];			/* in words, "" when loaded */
 	char ops[64];			/* the other scheduler's name */
 	struct scx_sched *sched;	/* owned; NULL unless loaded */
 	uint32_t features;		/* enum vp_scx_feature bits written */
 	unsigned int pu_limit;		/* vp_pus entries written: 0..limit-1 */
-	struct vp_sx_pushed *pushed;	/* [npushed], sorted by tid */
+	struct vp_scx_pushed *pushed;	/* [npushed], sorted by tid */
 	int npushed;
-	uint64_t stats[VP_SCX_STAT_NR];	/* global counters, when loaded */
+	uint64_t stats[VP_SCX_STAT_NR]; /* global counters, when loaded */
 	unsigned long ejections;
 	unsigned long restarts;		/* reloads the kernel asked for */
 	unsigned long errors;		/* refused writes and moves */
 	int own_class;			/* threads left in their own class */
-	int logged[VP_SX_OP_COUNT];	/* last error logged per op, 0 none */
+	/* the last error logged per op, 0 none */
+	int logged[VP_SCX_OP_COUNT];
 	bool exit_known;
 	struct scx_exit exit;		/* the ejection, when exit_known */
 	/* CPU isolation as read at start (not with --sched-ext=off) */
@@ -144,10 +150,10 @@ struct vp_schedext {
 };
 
 /* "auto", "on", "off" into *ret (untouched on failure); -EINVAL. */
-int schedext_parse_opt(const char *arg, enum vp_sx_opt *ret) VP_MUST_CHECK;
-const char *schedext_opt_name(enum vp_sx_opt o);
-const char *schedext_state_name(enum vp_sx_state s);
-const char *schedext_cause_name(enum vp_sx_cause c);
+int schedext_parse_opt(const char *arg, enum vp_scx_opt *ret) VP_MUST_CHECK;
+const char *schedext_opt_name(enum vp_scx_opt o);
+const char *schedext_state_name(enum vp_scx_state s);
+const char *schedext_cause_name(enum vp_scx_cause c);
 /* "stall", "bpf-error", ...: enum scx_exit_kind, for people. */
 const char *schedext_exit_kind_name(int kind);
 /*
@@ -155,8 +161,8 @@ const char *schedext_exit_kind_name(int kind);
  * every earlier one allowed going on, so a caller fills them one by one
  * and asks again (schedext_start()).
  */
-struct vp_sx_probe {
-	enum vp_sx_opt opt;
+struct vp_scx_probe {
+	enum vp_scx_opt opt;
 	bool dry_run;
 	int supported;		/* scx_supported(): 0 or -errno */
 	/* isol_judge(); ISOL_NONE while not read */
@@ -172,9 +178,9 @@ struct vp_sx_probe {
 	unsigned int quota_vms;	/* VMs with a CPU quota (cpu.max) */
 	const char *quota_why;	/* ... the first in words */
 };
-struct vp_sx_verdict {
-	enum vp_sx_state state;	/* LOADED: load it (or keep it) */
-	enum vp_sx_cause cause;
+struct vp_scx_verdict {
+	enum vp_scx_state state;	/* LOADED: load it (or keep it) */
+	enum vp_scx_cause cause;
 	bool fatal;		/* --sched-ext=on and it cannot be: exit */
 	char why[320];		/* "" when LOADED */
 };
@@ -185,7 +191,7 @@ struct vp_sx_verdict {
 void schedext_isolation_words(const struct vp_schedext *s, char *buf,
     size_t len);
 /* The start decision: a pure function of what start-up found. */
-void schedext_decide(const struct vp_sx_probe *p, struct vp_sx_verdict *ret);
+void schedext_decide(const struct vp_scx_probe *p, struct vp_scx_verdict *ret);
 /*
  * Start-up, after the topology and the socket: probes, decides, loads
  * and fills the topology tables; logs the kernel mode.  Returns 0, or
@@ -232,16 +238,16 @@ const char *schedext_halt_probes(const struct vp_schedext *s);
 /* "sched-ext", else kernelmode_label(): the kernel mode everywhere. */
 const char *schedext_mode_label(const struct vp_daemon *d);
 /* The entry last written for thread @tid, or NULL. */
-const struct vp_sx_pushed *schedext_pushed(const struct vp_schedext *s,
+const struct vp_scx_pushed *schedext_pushed(const struct vp_schedext *s,
     int tid);
 /*
  * One tick's vp_vcpus changes, in the order they are made: for a new
  * thread its entry, then the move into SCHED_EXT (so it never runs
  * there without one); for a gone thread the move out, then the delete.
  */
-enum vp_sx_act_kind { VP_SX_SET, VP_SX_EXT_ON, VP_SX_EXT_OFF, VP_SX_DEL };
-struct vp_sx_act {
-	enum vp_sx_act_kind kind;
+enum vp_scx_act_kind { VP_SCX_SET, VP_SCX_EXT_ON, VP_SCX_EXT_OFF, VP_SCX_DEL };
+struct vp_scx_act {
+	enum vp_scx_act_kind kind;
 	int tid;
 	int want;		/* SET, EXT_ON: index into @want; else -1 */
 };
@@ -252,7 +258,7 @@ struct vp_sx_act {
  * in SCHED_EXT is moved (again).  Fills @ret (room for 2 * (nold +
  * nwant)) and returns how many.  Pure.
  */
-int schedext_diff(const struct vp_sx_pushed *old, int nold,
-    const struct vp_sx_pushed *want, int nwant, struct vp_sx_act *ret);
+int schedext_diff(const struct vp_scx_pushed *old, int nold,
+    const struct vp_scx_pushed *want, int nwant, struct vp_scx_act *ret);
 
 #endif /* VP_SCHEDEXT_H */

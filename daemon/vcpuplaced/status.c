@@ -269,7 +269,7 @@ sched_ext_json(const struct vp_schedext *s)
 	json_object_object_add(o, "cause", json_object_new_string(
 	    schedext_cause_name(s->cause)));
 	json_object_object_add(o, "why", json_object_new_string(s->why));
-	json_object_object_add(o, "ops", s->state == VP_SX_LOADED ?
+	json_object_object_add(o, "ops", s->state == VP_SCX_LOADED ?
 	    json_object_new_string(VP_SCX_NAME) : s->ops[0] ?
 	    json_object_new_string(s->ops) : NULL);
 	json_object_object_add(o, "partial", json_object_new_boolean(

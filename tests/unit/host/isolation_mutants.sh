@@ -86,8 +86,8 @@ s=daemon/vcpuplaced/schedext.c
 mutant $s schedext test_decide "	else if (p->isol == ISOL_BOOT || p->isol == ISOL_DOMAIN)" "	else if (0)"
 # ... and for this kernel's reason before this binary's
 mutant $s schedext test_decide "	else if (p->isol == ISOL_BOOT || p->isol == ISOL_DOMAIN)
-		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_ISOLCPUS," "	else if (p->supported != -EOPNOTSUPP && (p->isol == ISOL_BOOT || p->isol == ISOL_DOMAIN))
-		verdict(&v, VP_SX_UNAVAILABLE, VP_SX_CAUSE_ISOLCPUS,"
+		verdict(&v, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_ISOLCPUS," "	else if (p->supported != -EOPNOTSUPP && (p->isol == ISOL_BOOT || p->isol == ISOL_DOMAIN))
+		verdict(&v, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_ISOLCPUS,"
 # a partition's EINVAL
 mutant $s schedext test_decide "	else if (p->load_err == -EINVAL && p->isol == ISOL_PARTITION)" "	else if (0)"
 # sched_ext enabling or disabling

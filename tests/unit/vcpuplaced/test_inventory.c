@@ -106,7 +106,7 @@ START_TEST(test_refresh_reads_quota)
 	ck_assert_str_eq(vm->quota_words, "no quota");
 	/* off: not asked */
 	inventory_free(&d);
-	d.scx.opt = VP_SX_OPT_OFF;
+	d.scx.opt = VP_SCX_OPT_OFF;
 	ck_assert_int_eq(answers_refresh(&d), 0);
 	ck_assert(!inventory_vm_by_name(&d, "capped")->quota);
 	virDomainDestroy(dom);

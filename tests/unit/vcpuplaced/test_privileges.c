@@ -24,20 +24,20 @@ count(const bool want[VP_PRIV_COUNT])
 START_TEST(test_wanted_by_mode)
 {
 	static const struct {
-		enum vp_sx_opt opt;
-		enum vp_sx_state state;
-		enum vp_sx_cause cause;
+		enum vp_scx_opt opt;
+		enum vp_scx_state state;
+		enum vp_scx_cause cause;
 		bool bpf;	/* sched_ext's four wanted */
 	} cases[] = {
-		{ VP_SX_OPT_AUTO, VP_SX_UNAVAILABLE, VP_SX_CAUSE_NO_SCHED_EXT, 0 },
-		{ VP_SX_OPT_AUTO, VP_SX_LOADED, VP_SX_CAUSE_NONE, 1 },
+		{ VP_SCX_OPT_AUTO, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_NO_SCHED_EXT, 0 },
+		{ VP_SCX_OPT_AUTO, VP_SCX_LOADED, VP_SCX_CAUSE_NONE, 1 },
 		/* auto unloaded it for a quota: it loads again, so they stay */
-		{ VP_SX_OPT_AUTO, VP_SX_UNAVAILABLE, VP_SX_CAUSE_CPU_QUOTA, 1 },
+		{ VP_SCX_OPT_AUTO, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_CPU_QUOTA, 1 },
 		/* on never unloads for a quota; ejected, declined: never again */
-		{ VP_SX_OPT_ON, VP_SX_UNAVAILABLE, VP_SX_CAUSE_CPU_QUOTA, 0 },
-		{ VP_SX_OPT_AUTO, VP_SX_EJECTED, VP_SX_CAUSE_EJECTED, 0 },
-		{ VP_SX_OPT_AUTO, VP_SX_DECLINED, VP_SX_CAUSE_OTHER, 0 },
-		{ VP_SX_OPT_OFF, VP_SX_OFF, VP_SX_CAUSE_OPTION, 0 },
+		{ VP_SCX_OPT_ON, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_CPU_QUOTA, 0 },
+		{ VP_SCX_OPT_AUTO, VP_SCX_EJECTED, VP_SCX_CAUSE_EJECTED, 0 },
+		{ VP_SCX_OPT_AUTO, VP_SCX_DECLINED, VP_SCX_CAUSE_OTHER, 0 },
+		{ VP_SCX_OPT_OFF, VP_SCX_OFF, VP_SCX_CAUSE_OPTION, 0 },
 	};
 	struct vp_daemon d;
 	bool want[VP_PRIV_COUNT];
@@ -66,7 +66,7 @@ START_TEST(test_wanted_core_sched)
 	bool want[VP_PRIV_COUNT];
 
 	memset(&d, 0, sizeof(d));
-	d.scx.state = VP_SX_OFF;
+	d.scx.state = VP_SCX_OFF;
 	d.core_sched_supported = true;
 	privileges_wanted(&d, want);
 	ck_assert_int_eq(count(want), 1);

@@ -24,109 +24,109 @@ static const char *const topo_files[] = { "g4dnmetal.xml",
 
 START_TEST(test_parse_opt)
 {
-	enum vp_sx_opt o = VP_SX_OPT_ON;
+	enum vp_scx_opt o = VP_SCX_OPT_ON;
 
 	ck_assert_int_eq(schedext_parse_opt("auto", &o), 0);
-	ck_assert_int_eq(o, VP_SX_OPT_AUTO);
+	ck_assert_int_eq(o, VP_SCX_OPT_AUTO);
 	ck_assert_int_eq(schedext_parse_opt("off", &o), 0);
-	ck_assert_int_eq(o, VP_SX_OPT_OFF);
+	ck_assert_int_eq(o, VP_SCX_OPT_OFF);
 	ck_assert_int_eq(schedext_parse_opt("on", &o), 0);
-	ck_assert_int_eq(o, VP_SX_OPT_ON);
+	ck_assert_int_eq(o, VP_SCX_OPT_ON);
 	/* *ret untouched on failure */
 	ck_assert_int_eq(schedext_parse_opt("bogus", &o), -EINVAL);
 	ck_assert_int_eq(schedext_parse_opt("", &o), -EINVAL);
 	ck_assert_int_eq(schedext_parse_opt("On", &o), -EINVAL);
-	ck_assert_int_eq(o, VP_SX_OPT_ON);
-	ck_assert_str_eq(schedext_opt_name(VP_SX_OPT_AUTO), "auto");
+	ck_assert_int_eq(o, VP_SCX_OPT_ON);
+	ck_assert_str_eq(schedext_opt_name(VP_SCX_OPT_AUTO), "auto");
 }
 END_TEST
 
 /* What start-up can find, and what each option makes of it. */
 static const struct {
 	const char *name;
-	struct vp_sx_probe p;	/* opt filled per row below */
-	enum vp_sx_state state;	/* auto and on; off is always off */
-	enum vp_sx_cause cause;
+	struct vp_scx_probe p;	/* opt filled per row below */
+	enum vp_scx_state state;	/* auto and on; off is always off */
+	enum vp_scx_cause cause;
 } found[] = {
-	{ "supported", { 0 }, VP_SX_LOADED, VP_SX_CAUSE_NONE },
-	{ "no sched_ext", { .supported = -ENOENT }, VP_SX_UNAVAILABLE,
-	  VP_SX_CAUSE_NO_SCHED_EXT },
-	{ "no BTF", { .supported = -ENODATA }, VP_SX_UNAVAILABLE,
-	  VP_SX_CAUSE_NO_BTF },
-	{ "not built", { .supported = -EOPNOTSUPP }, VP_SX_UNAVAILABLE,
-	  VP_SX_CAUSE_NOT_BUILT },
-	{ "another loaded", { .other = "scx_rusty" }, VP_SX_DECLINED,
-	  VP_SX_CAUSE_OTHER },
-	{ "load -EBUSY", { .load_err = -EBUSY }, VP_SX_DECLINED,
-	  VP_SX_CAUSE_OTHER },
-	{ "load -EPERM", { .load_err = -EPERM }, VP_SX_UNAVAILABLE,
-	  VP_SX_CAUSE_LOAD_FAILED },
+	{ "supported", { 0 }, VP_SCX_LOADED, VP_SCX_CAUSE_NONE },
+	{ "no sched_ext", { .supported = -ENOENT }, VP_SCX_UNAVAILABLE,
+	  VP_SCX_CAUSE_NO_SCHED_EXT },
+	{ "no BTF", { .supported = -ENODATA }, VP_SCX_UNAVAILABLE,
+	  VP_SCX_CAUSE_NO_BTF },
+	{ "not built", { .supported = -EOPNOTSUPP }, VP_SCX_UNAVAILABLE,
+	  VP_SCX_CAUSE_NOT_BUILT },
+	{ "another loaded", { .other = "scx_rusty" }, VP_SCX_DECLINED,
+	  VP_SCX_CAUSE_OTHER },
+	{ "load -EBUSY", { .load_err = -EBUSY }, VP_SCX_DECLINED,
+	  VP_SCX_CAUSE_OTHER },
+	{ "load -EPERM", { .load_err = -EPERM }, VP_SCX_UNAVAILABLE,
+	  VP_SCX_CAUSE_LOAD_FAILED },
 	{ "too big", { .topo_err = -E2BIG, .topo_why = "1200 CPUs" },
-	  VP_SX_UNAVAILABLE, VP_SX_CAUSE_TOPOLOGY },
+	  VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_TOPOLOGY },
 	/* what the kernel lacks outranks what the operator asked */
 	{ "no sched_ext, other", { .supported = -ENOENT, .other = "x",
-	  .load_err = -EBUSY }, VP_SX_UNAVAILABLE, VP_SX_CAUSE_NO_SCHED_EXT },
+	  .load_err = -EBUSY }, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_NO_SCHED_EXT },
 	/* a dry run looks, but loads nothing */
-	{ "dry run", { .dry_run = true }, VP_SX_OFF, VP_SX_CAUSE_DRY_RUN },
+	{ "dry run", { .dry_run = true }, VP_SCX_OFF, VP_SCX_CAUSE_DRY_RUN },
 	{ "dry run, no BTF", { .dry_run = true, .supported = -ENODATA },
-	  VP_SX_UNAVAILABLE, VP_SX_CAUSE_NO_BTF },
+	  VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_NO_BTF },
 	/* isolcpus= domain isolation: the kernel refuses any scheduler */
-	{ "isolcpus", { .isol = ISOL_BOOT }, VP_SX_UNAVAILABLE,
-	  VP_SX_CAUSE_ISOLCPUS },
-	{ "isolated", { .isol = ISOL_DOMAIN }, VP_SX_UNAVAILABLE,
-	  VP_SX_CAUSE_ISOLCPUS },
+	{ "isolcpus", { .isol = ISOL_BOOT }, VP_SCX_UNAVAILABLE,
+	  VP_SCX_CAUSE_ISOLCPUS },
+	{ "isolated", { .isol = ISOL_DOMAIN }, VP_SCX_UNAVAILABLE,
+	  VP_SCX_CAUSE_ISOLCPUS },
 	/* ... before this binary's lack, after the kernel's */
 	{ "isolcpus, not built", { .supported = -EOPNOTSUPP,
-	  .isol = ISOL_BOOT }, VP_SX_UNAVAILABLE, VP_SX_CAUSE_ISOLCPUS },
+	  .isol = ISOL_BOOT }, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_ISOLCPUS },
 	{ "isolcpus, no sched_ext", { .supported = -ENOENT,
-	  .isol = ISOL_BOOT }, VP_SX_UNAVAILABLE, VP_SX_CAUSE_NO_SCHED_EXT },
+	  .isol = ISOL_BOOT }, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_NO_SCHED_EXT },
 	{ "isolcpus, other", { .isol = ISOL_BOOT, .other = "x" },
-	  VP_SX_UNAVAILABLE, VP_SX_CAUSE_ISOLCPUS },
+	  VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_ISOLCPUS },
 	/* a cpuset partition is tried; only 7.0's EINVAL is put down to it */
-	{ "partition", { .isol = ISOL_PARTITION }, VP_SX_LOADED,
-	  VP_SX_CAUSE_NONE },
+	{ "partition", { .isol = ISOL_PARTITION }, VP_SCX_LOADED,
+	  VP_SCX_CAUSE_NONE },
 	{ "partition, load -EINVAL", { .isol = ISOL_PARTITION,
-	  .load_err = -EINVAL }, VP_SX_UNAVAILABLE, VP_SX_CAUSE_ISOLCPUS },
-	{ "load -EINVAL", { .load_err = -EINVAL }, VP_SX_UNAVAILABLE,
-	  VP_SX_CAUSE_LOAD_FAILED },
-	{ "isolation unknown", { .isol = ISOL_UNKNOWN }, VP_SX_LOADED,
-	  VP_SX_CAUSE_NONE },
+	  .load_err = -EINVAL }, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_ISOLCPUS },
+	{ "load -EINVAL", { .load_err = -EINVAL }, VP_SCX_UNAVAILABLE,
+	  VP_SCX_CAUSE_LOAD_FAILED },
+	{ "isolation unknown", { .isol = ISOL_UNKNOWN }, VP_SCX_LOADED,
+	  VP_SCX_CAUSE_NONE },
 	/* sched_ext enabling or disabling: scx_enable() says -EBUSY */
-	{ "busy", { .busy = "disabling" }, VP_SX_DECLINED, VP_SX_CAUSE_OTHER },
+	{ "busy", { .busy = "disabling" }, VP_SCX_DECLINED, VP_SCX_CAUSE_OTHER },
 };
 
 START_TEST(test_decide)
 {
-	static const enum vp_sx_opt opts[] = { VP_SX_OPT_AUTO, VP_SX_OPT_ON,
-		VP_SX_OPT_OFF };
+	static const enum vp_scx_opt opts[] = { VP_SCX_OPT_AUTO, VP_SCX_OPT_ON,
+		VP_SCX_OPT_OFF };
 	size_t i, o;
 
 	for (i = 0; i < sizeof(found) / sizeof(found[0]); i++)
 		for (o = 0; o < 3; o++) {
-			struct vp_sx_probe p = found[i].p;
-			struct vp_sx_verdict v;
-			bool off = opts[o] == VP_SX_OPT_OFF;
+			struct vp_scx_probe p = found[i].p;
+			struct vp_scx_verdict v;
+			bool off = opts[o] == VP_SCX_OPT_OFF;
 
 			memset(&v, 0xa5, sizeof(v));
 			p.opt = opts[o];
 			schedext_decide(&p, &v);
-			ck_assert_msg(v.state == (off ? VP_SX_OFF :
+			ck_assert_msg(v.state == (off ? VP_SCX_OFF :
 			    found[i].state) && v.cause == (off ?
-			    VP_SX_CAUSE_OPTION : found[i].cause),
+			    VP_SCX_CAUSE_OPTION : found[i].cause),
 			    "%s, %s: state %s cause %s", found[i].name,
 			    schedext_opt_name(opts[o]),
 			    schedext_state_name(v.state),
 			    schedext_cause_name(v.cause));
 			/* only on turns "not loaded" into a start error,
 			 * and a dry run is not a failure */
-			ck_assert_msg(v.fatal == (opts[o] == VP_SX_OPT_ON &&
-			    v.state != VP_SX_LOADED &&
-			    v.cause != VP_SX_CAUSE_DRY_RUN),
+			ck_assert_msg(v.fatal == (opts[o] == VP_SCX_OPT_ON &&
+			    v.state != VP_SCX_LOADED &&
+			    v.cause != VP_SCX_CAUSE_DRY_RUN),
 			    "%s, %s: fatal %d", found[i].name,
 			    schedext_opt_name(opts[o]), v.fatal);
 			/* a reason in words whenever it is not loaded */
 			ck_assert_msg((v.why[0] != '\0') ==
-			    (v.state != VP_SX_LOADED), "%s: why '%s'",
+			    (v.state != VP_SCX_LOADED), "%s: why '%s'",
 			    found[i].name, v.why);
 		}
 }
@@ -139,73 +139,73 @@ END_TEST
  */
 START_TEST(test_decide_quota)
 {
-	struct vp_sx_probe p = { .opt = VP_SX_OPT_AUTO, .quota_vms = 1,
+	struct vp_scx_probe p = { .opt = VP_SCX_OPT_AUTO, .quota_vms = 1,
 	    .quota_why = "VM vm0: <quota> 50000 us per 100000 us period" };
-	struct vp_sx_verdict v;
+	struct vp_scx_verdict v;
 
 	ck_assert(!schedext_quota_enforced());
 	schedext_decide(&p, &v);
-	ck_assert_int_eq(v.state, VP_SX_UNAVAILABLE);
-	ck_assert_int_eq(v.cause, VP_SX_CAUSE_CPU_QUOTA);
+	ck_assert_int_eq(v.state, VP_SCX_UNAVAILABLE);
+	ck_assert_int_eq(v.cause, VP_SCX_CAUSE_CPU_QUOTA);
 	ck_assert(!v.fatal);
 	ck_assert_str_eq(schedext_cause_name(v.cause), "cpu-quota");
 	ck_assert_msg(strstr(v.why, "a VM has a CPU quota (cpu.max), which "
 	    "the BPF scheduler does not enforce") && strstr(v.why,
 	    "(VM vm0: <quota> 50000 us per 100000 us period)"), "%s", v.why);
-	p.opt = VP_SX_OPT_ON;
+	p.opt = VP_SCX_OPT_ON;
 	schedext_decide(&p, &v);
-	ck_assert_int_eq(v.state, VP_SX_LOADED);
+	ck_assert_int_eq(v.state, VP_SCX_LOADED);
 	ck_assert(!v.fatal);
-	p.opt = VP_SX_OPT_OFF;
+	p.opt = VP_SCX_OPT_OFF;
 	schedext_decide(&p, &v);
-	ck_assert_int_eq(v.cause, VP_SX_CAUSE_OPTION);
+	ck_assert_int_eq(v.cause, VP_SCX_CAUSE_OPTION);
 	/* the kernel's refusal is named before the quota */
-	p.opt = VP_SX_OPT_AUTO;
+	p.opt = VP_SCX_OPT_AUTO;
 	p.isol = ISOL_BOOT;
 	schedext_decide(&p, &v);
-	ck_assert_int_eq(v.cause, VP_SX_CAUSE_ISOLCPUS);
+	ck_assert_int_eq(v.cause, VP_SCX_CAUSE_ISOLCPUS);
 	p.isol = ISOL_NONE;
 	p.supported = -ENOENT;
 	schedext_decide(&p, &v);
-	ck_assert_int_eq(v.cause, VP_SX_CAUSE_NO_SCHED_EXT);
+	ck_assert_int_eq(v.cause, VP_SCX_CAUSE_NO_SCHED_EXT);
 	/* no quota: loaded */
-	p = (struct vp_sx_probe){ .opt = VP_SX_OPT_AUTO };
+	p = (struct vp_scx_probe){ .opt = VP_SCX_OPT_AUTO };
 	schedext_decide(&p, &v);
-	ck_assert_int_eq(v.state, VP_SX_LOADED);
+	ck_assert_int_eq(v.state, VP_SCX_LOADED);
 }
 END_TEST
 
 /* The words name what was found: the other scheduler, the limit. */
 START_TEST(test_decide_words)
 {
-	struct vp_sx_probe p = { .other = "scx_rusty" };
-	struct vp_sx_verdict v;
+	struct vp_scx_probe p = { .other = "scx_rusty" };
+	struct vp_scx_verdict v;
 
 	schedext_decide(&p, &v);
 	ck_assert_ptr_nonnull(strstr(v.why, "\"scx_rusty\""));
-	p = (struct vp_sx_probe){ .topo_err = -E2BIG, .topo_why = "1200 CPUs" };
+	p = (struct vp_scx_probe){ .topo_err = -E2BIG, .topo_why = "1200 CPUs" };
 	schedext_decide(&p, &v);
 	ck_assert_ptr_nonnull(strstr(v.why, "1200 CPUs"));
-	p = (struct vp_sx_probe){ .supported = -ENOENT };
+	p = (struct vp_scx_probe){ .supported = -ENOENT };
 	schedext_decide(&p, &v);
 	ck_assert_ptr_nonnull(strstr(v.why, "sched_ext"));
-	p = (struct vp_sx_probe){ .isol = ISOL_BOOT,
+	p = (struct vp_scx_probe){ .isol = ISOL_BOOT,
 	    .isol_why = "isolcpus=2-5 on the kernel command line" };
 	schedext_decide(&p, &v);
 	ck_assert_msg(strstr(v.why, "refuses BPF schedulers under isolcpus= "
 	    "domain isolation (isolcpus=2-5 on the kernel command line)") !=
 	    NULL, "%s", v.why);
-	p = (struct vp_sx_probe){ .busy = "enabling" };
+	p = (struct vp_scx_probe){ .busy = "enabling" };
 	schedext_decide(&p, &v);
 	ck_assert_ptr_nonnull(strstr(v.why, "\"enabling\""));
 }
 END_TEST
 
 /* An entry as the diff sees it. */
-static struct vp_sx_pushed
+static struct vp_scx_pushed
 pushed(int tid, bool ext, int home)
 {
-	struct vp_sx_pushed p;
+	struct vp_scx_pushed p;
 
 	memset(&p, 0, sizeof(p));
 	p.tid = tid;
@@ -217,7 +217,7 @@ pushed(int tid, bool ext, int home)
 #define NACT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static void
-check_acts(const struct vp_sx_act *got, int n, const struct vp_sx_act *want,
+check_acts(const struct vp_scx_act *got, int n, const struct vp_scx_act *want,
     int nwant)
 {
 	int i;
@@ -233,8 +233,8 @@ check_acts(const struct vp_sx_act *got, int n, const struct vp_sx_act *want,
 
 START_TEST(test_diff)
 {
-	struct vp_sx_act a[16];
-	struct vp_sx_pushed old[3], want[3];
+	struct vp_scx_act a[16];
+	struct vp_scx_pushed old[3], want[3];
 	int n;
 
 	/* unchanged: nothing written, nothing moved */
@@ -245,27 +245,27 @@ START_TEST(test_diff)
 	/* a new home: the entry, nothing else */
 	want[0].e.home = 5;
 	n = schedext_diff(old, 1, want, 1, a);
-	check_acts(a, n, (struct vp_sx_act[]){ { VP_SX_SET, 100, 0 } }, 1);
+	check_acts(a, n, (struct vp_scx_act[]){ { VP_SCX_SET, 100, 0 } }, 1);
 	/* any field counts */
 	want[0] = pushed(100, false, 4);
 	want[0].e.far_dom = 7;
 	n = schedext_diff(old, 1, want, 1, a);
-	check_acts(a, n, (struct vp_sx_act[]){ { VP_SX_SET, 100, 0 } }, 1);
+	check_acts(a, n, (struct vp_scx_act[]){ { VP_SCX_SET, 100, 0 } }, 1);
 	/* new: the entry first, then into SCHED_EXT */
 	n = schedext_diff(NULL, 0, want, 1, a);
-	check_acts(a, n, (struct vp_sx_act[]){ { VP_SX_SET, 100, 0 },
-	    { VP_SX_EXT_ON, 100, 0 } }, 2);
+	check_acts(a, n, (struct vp_scx_act[]){ { VP_SCX_SET, 100, 0 },
+	    { VP_SCX_EXT_ON, 100, 0 } }, 2);
 	/* gone: out of SCHED_EXT, then deleted; never moved: deleted */
 	n = schedext_diff(old, 1, NULL, 0, a);
-	check_acts(a, n, (struct vp_sx_act[]){ { VP_SX_EXT_OFF, 100, -1 },
-	    { VP_SX_DEL, 100, -1 } }, 2);
+	check_acts(a, n, (struct vp_scx_act[]){ { VP_SCX_EXT_OFF, 100, -1 },
+	    { VP_SCX_DEL, 100, -1 } }, 2);
 	old[0].ext = false;
 	n = schedext_diff(old, 1, NULL, 0, a);
-	check_acts(a, n, (struct vp_sx_act[]){ { VP_SX_DEL, 100, -1 } }, 1);
+	check_acts(a, n, (struct vp_scx_act[]){ { VP_SCX_DEL, 100, -1 } }, 1);
 	/* a move that failed is retried, the entry is not rewritten */
 	want[0] = pushed(100, true, 4);
 	n = schedext_diff(old, 1, want, 1, a);
-	check_acts(a, n, (struct vp_sx_act[]){ { VP_SX_EXT_ON, 100, 0 } }, 1);
+	check_acts(a, n, (struct vp_scx_act[]){ { VP_SCX_EXT_ON, 100, 0 } }, 1);
 	/* a tid changed (QEMU restarted a vCPU thread), one went, one came,
 	 * one stayed: in tid order */
 	old[0] = pushed(100, true, 4);
@@ -274,10 +274,10 @@ START_TEST(test_diff)
 	want[0] = pushed(150, false, 4);
 	want[1] = pushed(200, false, 5);
 	n = schedext_diff(old, 3, want, 2, a);
-	check_acts(a, n, (struct vp_sx_act[]){
-	    { VP_SX_EXT_OFF, 100, -1 }, { VP_SX_DEL, 100, -1 },
-	    { VP_SX_SET, 150, 0 }, { VP_SX_EXT_ON, 150, 0 },
-	    { VP_SX_EXT_OFF, 300, -1 }, { VP_SX_DEL, 300, -1 } }, 6);
+	check_acts(a, n, (struct vp_scx_act[]){
+	    { VP_SCX_EXT_OFF, 100, -1 }, { VP_SCX_DEL, 100, -1 },
+	    { VP_SCX_SET, 150, 0 }, { VP_SCX_EXT_ON, 150, 0 },
+	    { VP_SCX_EXT_OFF, 300, -1 }, { VP_SCX_DEL, 300, -1 } }, 6);
 }
 END_TEST
 
@@ -290,11 +290,11 @@ START_TEST(test_start_here)
 {
 	static const struct {
 		int supported;
-		enum vp_sx_cause cause;
+		enum vp_scx_cause cause;
 	} here[] = {
-		{ -ENOENT, VP_SX_CAUSE_NO_SCHED_EXT },
-		{ -ENODATA, VP_SX_CAUSE_NO_BTF },
-		{ -EOPNOTSUPP, VP_SX_CAUSE_NOT_BUILT },
+		{ -ENOENT, VP_SCX_CAUSE_NO_SCHED_EXT },
+		{ -ENODATA, VP_SCX_CAUSE_NO_BTF },
+		{ -EOPNOTSUPP, VP_SCX_CAUSE_NOT_BUILT },
 	};
 	int sup = scx_supported(NULL);
 	struct vp_daemon d;
@@ -305,13 +305,13 @@ START_TEST(test_start_here)
 	memset(&d, 0, sizeof(d));
 	d.topo = load_topo("g4dnmetal.xml");
 	features_default(&d.feat);
-	d.scx.opt = VP_SX_OPT_AUTO;
+	d.scx.opt = VP_SCX_OPT_AUTO;
 	ck_assert_int_eq(schedext_start(&d), 0);
-	ck_assert_int_eq(d.scx.state, VP_SX_UNAVAILABLE);
+	ck_assert_int_eq(d.scx.state, VP_SCX_UNAVAILABLE);
 	for (i = 0; i < sizeof(here) / sizeof(here[0]); i++)
 		if (here[i].supported == sup &&
 		    /* a host booted with isolcpus= says that first */
-		    !(d.scx.cause == VP_SX_CAUSE_ISOLCPUS &&
+		    !(d.scx.cause == VP_SCX_CAUSE_ISOLCPUS &&
 		    (d.scx.isol_verdict == ISOL_BOOT ||
 		    d.scx.isol_verdict == ISOL_DOMAIN)))
 			ck_assert_int_eq(d.scx.cause, here[i].cause);
@@ -321,12 +321,12 @@ START_TEST(test_start_here)
 	schedext_tick(&d);		/* nothing loaded: nothing done */
 	schedext_stop(&d);
 	ck_assert_uint_eq(d.scx.errors, 0);
-	d.scx.opt = VP_SX_OPT_ON;
+	d.scx.opt = VP_SCX_OPT_ON;
 	ck_assert_int_eq(schedext_start(&d), sup);
-	d.scx.opt = VP_SX_OPT_OFF;
+	d.scx.opt = VP_SCX_OPT_OFF;
 	ck_assert_int_eq(schedext_start(&d), 0);
-	ck_assert_int_eq(d.scx.state, VP_SX_OFF);
-	ck_assert_int_eq(d.scx.cause, VP_SX_CAUSE_OPTION);
+	ck_assert_int_eq(d.scx.state, VP_SCX_OFF);
+	ck_assert_int_eq(d.scx.cause, VP_SCX_CAUSE_OPTION);
 	topo_free(d.topo);
 }
 END_TEST
@@ -543,7 +543,7 @@ fake_task_set_ext(const struct scx_thread *t, bool ext)
 	return ext ? F.ext_err : 0;
 }
 
-static const struct vp_sx_loader fake_loader = {
+static const struct vp_scx_loader fake_loader = {
 	.supported = fake_supported, .loaded_ops = fake_loaded_ops,
 	.load = fake_load, .features_set = fake_features_set,
 	.pu_set = fake_pu_set, .dom_set = fake_dom_set,
@@ -581,7 +581,7 @@ struct life {
 };
 
 static void
-life_setup(struct life *w, enum vp_sx_opt opt)
+life_setup(struct life *w, enum vp_scx_opt opt)
 {
 	int i, k;
 
@@ -635,9 +635,9 @@ life_teardown(struct life *w)
 static void
 life_loaded(struct life *w)
 {
-	life_setup(w, VP_SX_OPT_AUTO);
+	life_setup(w, VP_SCX_OPT_AUTO);
 	ck_assert_int_eq(schedext_start(&w->d), 0);
-	ck_assert_int_eq(w->d.scx.state, VP_SX_LOADED);
+	ck_assert_int_eq(w->d.scx.state, VP_SCX_LOADED);
 	schedext_tick(&w->d);
 	ck_assert_int_eq(F.nmap, LNVMS * LNVCPUS);
 	F.log[0] = '\0';
@@ -653,12 +653,12 @@ START_TEST(test_life_load_writes_tables)
 	unsigned int cpu;
 	int i, holes;
 
-	life_setup(&w, VP_SX_OPT_AUTO);
+	life_setup(&w, VP_SCX_OPT_AUTO);
 	topo_free(w.d.topo);
 	t = w.d.topo = load_topo(topo_files[_i]);
 	ck_assert_int_eq(schedext_start(&w.d), 0);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
-	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_NONE);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_LOADED);
+	ck_assert_int_eq(w.d.scx.cause, VP_SCX_CAUSE_NONE);
 	ck_assert_str_eq(schedext_mode_label(&w.d), "sched-ext");
 	ck_assert_int_eq(F.nload, 1);
 	ck_assert_uint_eq(F.flags, 0);		/* a full switch */
@@ -698,42 +698,42 @@ START_TEST(test_life_declines)
 {
 	struct life w;
 
-	life_setup(&w, VP_SX_OPT_AUTO);
+	life_setup(&w, VP_SCX_OPT_AUTO);
 	F.ops = "scx_rusty";
 	ck_assert_int_eq(schedext_start(&w.d), 0);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_DECLINED);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_DECLINED);
 	ck_assert_int_eq(F.nload, 0);
 	ck_assert_ptr_nonnull(strstr(w.d.scx.why, "\"scx_rusty\""));
 	ck_assert_str_eq(w.d.scx.ops, "scx_rusty");
-	w.d.scx.opt = VP_SX_OPT_ON;
+	w.d.scx.opt = VP_SCX_OPT_ON;
 	ck_assert_int_eq(schedext_start(&w.d), -EBUSY);
 	life_teardown(&w);
 
-	life_setup(&w, VP_SX_OPT_AUTO);
+	life_setup(&w, VP_SCX_OPT_AUTO);
 	F.load_err = -EBUSY;
 	F.ops_after_load = "scx_lavd";
 	ck_assert_int_eq(schedext_start(&w.d), 0);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_DECLINED);
-	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_OTHER);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_DECLINED);
+	ck_assert_int_eq(w.d.scx.cause, VP_SCX_CAUSE_OTHER);
 	ck_assert_ptr_nonnull(strstr(w.d.scx.why, "\"scx_lavd\""));
 	ck_assert_ptr_null(w.d.scx.sched);
 	life_teardown(&w);
 
 	/* the tables cannot be written: unloaded, and said so */
-	life_setup(&w, VP_SX_OPT_AUTO);
+	life_setup(&w, VP_SCX_OPT_AUTO);
 	F.pu_err = -ENOMEM;
 	ck_assert_int_eq(schedext_start(&w.d), 0);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_UNAVAILABLE);
-	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_LOAD_FAILED);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_UNAVAILABLE);
+	ck_assert_int_eq(w.d.scx.cause, VP_SCX_CAUSE_LOAD_FAILED);
 	ck_assert_int_eq(F.nfree, 1);
 	ck_assert_ptr_null(w.d.scx.sched);
 	life_teardown(&w);
 
 	/* a dry run changes no scheduling */
-	life_setup(&w, VP_SX_OPT_ON);
+	life_setup(&w, VP_SCX_OPT_ON);
 	w.d.dry_run = true;
 	ck_assert_int_eq(schedext_start(&w.d), 0);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_OFF);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_OFF);
 	ck_assert_int_eq(F.nload, 0);
 	life_teardown(&w);
 }
@@ -773,13 +773,13 @@ START_TEST(test_life_isolcpus)
 	struct life w;
 	char *text;
 
-	life_setup(&w, VP_SX_OPT_AUTO);
+	life_setup(&w, VP_SCX_OPT_AUTO);
 	tree_put(kroot, ISOL_CMDLINE, "ro isolcpus=domain,managed_irq,2-5\n");
 	tree_put(kroot, ISOL_ISOLATED, "2-5\n");
 	ck_assert_int_eq(schedext_start(&w.d), 0);
 	ck_assert_int_eq(F.nload, 0);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_UNAVAILABLE);
-	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_ISOLCPUS);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_UNAVAILABLE);
+	ck_assert_int_eq(w.d.scx.cause, VP_SCX_CAUSE_ISOLCPUS);
 	ck_assert_int_eq(w.d.scx.isol_verdict, ISOL_BOOT);
 	ck_assert_msg(strstr(w.d.scx.why, "(isolcpus=domain,managed_irq,2-5 on "
 	    "the kernel command line; CPUs 2-5 isolated)") != NULL, "%s",
@@ -799,17 +799,17 @@ START_TEST(test_life_isolcpus)
 	    strstr(text, "\"isolated\":\"2-5\",\"isolcpus\":\"domain,"
 	    "managed_irq,2-5\",\"isolcpus_domain\":true"), "%s", text);
 	free(text);
-	w.d.scx.opt = VP_SX_OPT_ON;
+	w.d.scx.opt = VP_SCX_OPT_ON;
 	ck_assert_int_eq(schedext_start(&w.d), -EINVAL);
 	ck_assert_int_eq(F.nload, 0);
 	life_teardown(&w);
 
 	/* nohz_full= and the nohz isolcpus= form: loaded */
-	life_setup(&w, VP_SX_OPT_AUTO);
+	life_setup(&w, VP_SCX_OPT_AUTO);
 	tree_put(kroot, ISOL_CMDLINE, "isolcpus=nohz,managed_irq,2-5 "
 	    "nohz_full=2-5\n");
 	ck_assert_int_eq(schedext_start(&w.d), 0);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_LOADED);
 	ck_assert_int_eq(w.d.scx.isol_verdict, ISOL_NONE);
 	text = status_text(&w.d);
 	ck_assert_msg(strstr(text, "\"isolated\":null,\"isolcpus\":\"nohz,"
@@ -819,22 +819,22 @@ START_TEST(test_life_isolcpus)
 	life_teardown(&w);
 
 	/* 7.x, a cpuset partition: tried; an EINVAL is put down to it */
-	life_setup(&w, VP_SX_OPT_AUTO);
+	life_setup(&w, VP_SCX_OPT_AUTO);
 	tree_put(kroot, ISOL_RELEASE, "7.3.4+deb13-amd64\n");
 	tree_put(kroot, ISOL_ISOLATED, "4-7\n");
 	F.load_err = -EINVAL;
 	ck_assert_int_eq(schedext_start(&w.d), 0);
 	ck_assert_int_eq(F.nload, 1);
-	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_ISOLCPUS);
+	ck_assert_int_eq(w.d.scx.cause, VP_SCX_CAUSE_ISOLCPUS);
 	ck_assert_ptr_nonnull(strstr(w.d.scx.why, "CPUs 4-7 in "));
 	life_teardown(&w);
 
 	/* nothing readable: the kernel decides, and the files are named */
-	life_setup(&w, VP_SX_OPT_AUTO);
+	life_setup(&w, VP_SCX_OPT_AUTO);
 	tree_put(kroot, ISOL_CMDLINE, TREE_UNREADABLE);
 	tree_put(kroot, ISOL_ISOLATED, TREE_UNREADABLE);
 	ck_assert_int_eq(schedext_start(&w.d), 0);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_LOADED);
 	ck_assert_int_eq(w.d.scx.isol_verdict, ISOL_UNKNOWN);
 	text = status_text(&w.d);
 	ck_assert_msg(strstr(text, "\"unreadable\":{\"proc\\/cmdline\":\"Is "
@@ -863,12 +863,12 @@ START_TEST(test_life_quota)
 	struct life w;
 	char *text;
 
-	life_setup(&w, VP_SX_OPT_AUTO);
+	life_setup(&w, VP_SCX_OPT_AUTO);
 	quota_set(&w, 1, true);
 	ck_assert_int_eq(schedext_start(&w.d), 0);
 	ck_assert_int_eq(F.nload, 0);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_UNAVAILABLE);
-	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_CPU_QUOTA);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_UNAVAILABLE);
+	ck_assert_int_eq(w.d.scx.cause, VP_SCX_CAUSE_CPU_QUOTA);
 	ck_assert_int_eq(w.d.scx.quota_vms, 1);
 	ck_assert_msg(strstr(w.d.scx.why, "(VM vm1: <quota> 50000 us per "
 	    "100000 us period)"), "%s", w.d.scx.why);
@@ -892,8 +892,8 @@ START_TEST(test_life_quota)
 	quota_set(&w, 1, false);
 	schedext_tick(&w.d);
 	ck_assert_int_eq(F.nload, 1);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
-	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_NONE);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_LOADED);
+	ck_assert_int_eq(w.d.scx.cause, VP_SCX_CAUSE_NONE);
 	ck_assert_str_eq(w.d.scx.why, "");
 	ck_assert_int_eq(F.nmap, LNVMS * LNVCPUS);
 	/* a VM gets one: unloaded, every thread back first */
@@ -903,20 +903,20 @@ START_TEST(test_life_quota)
 	ck_assert_str_eq(F.log, "ext 101 0;ext 102 0;ext 103 0;ext 104 0;"
 	    "free;");
 	ck_assert_ptr_null(w.d.scx.sched);
-	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_CPU_QUOTA);
+	ck_assert_int_eq(w.d.scx.cause, VP_SCX_CAUSE_CPU_QUOTA);
 	ck_assert_ptr_nonnull(strstr(w.d.scx.why, "VM vm0: "));
 	ck_assert_int_eq(w.d.scx.ejections, 0);
 	life_teardown(&w);
 
 	/* on: loaded, and the quota it does not enforce counted */
-	life_setup(&w, VP_SX_OPT_ON);
+	life_setup(&w, VP_SCX_OPT_ON);
 	quota_set(&w, 0, true);
 	quota_set(&w, 1, true);
 	ck_assert_int_eq(schedext_start(&w.d), 0);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_LOADED);
 	ck_assert(w.d.scx.quota_warned);
 	schedext_tick(&w.d);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_LOADED);
 	text = metrics_text(&w.d);
 	ck_assert_ptr_nonnull(strstr(text,
 	    "\nvcpuplace_sched_ext_quota_unenforced_vms 2\n"));
@@ -982,18 +982,18 @@ halt_probes_expect(struct life *w, const char *via)
 
 START_TEST(test_life_halt_probes)
 {
-	struct vp_sx_loader ld = fake_loader;
+	struct vp_scx_loader ld = fake_loader;
 	struct life w;
 
 	ld.halt_probes = fake_halt_probes;
-	life_setup(&w, VP_SX_OPT_AUTO);
+	life_setup(&w, VP_SCX_OPT_AUTO);
 	w.d.scx.ld = &ld;
 	ck_assert_int_eq(schedext_start(&w.d), 0);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_LOADED);
 	halt_probes_expect(&w, "kprobe");
 	life_teardown(&w);
 	/* a loader that cannot say (NULL): not attached */
-	life_setup(&w, VP_SX_OPT_AUTO);
+	life_setup(&w, VP_SCX_OPT_AUTO);
 	ck_assert_int_eq(schedext_start(&w.d), 0);
 	halt_probes_expect(&w, NULL);
 	life_teardown(&w);
@@ -1017,26 +1017,26 @@ fake_cgroup_weights(const struct scx_sched *s)
  */
 START_TEST(test_life_cgroup_weight)
 {
-	struct vp_sx_loader ld = fake_loader;
+	struct vp_scx_loader ld = fake_loader;
 	struct life w;
 
 	ld.cgroup_weights = fake_cgroup_weights;
-	life_setup(&w, VP_SX_OPT_AUTO);
+	life_setup(&w, VP_SCX_OPT_AUTO);
 	w.d.scx.ld = &ld;
 	fake_cg = true;
 	ck_assert_int_eq(schedext_start(&w.d), 0);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_LOADED);
 	ck_assert(w.d.scx.cg_weights);
 	ck_assert(!w.d.scx.cg_told);
 	loaded_fact_expect(&w, "vcpuplace_sched_ext_cgroup_weight",
 	    "cgroup_weight", true);
 	life_teardown(&w);
 
-	life_setup(&w, VP_SX_OPT_AUTO);
+	life_setup(&w, VP_SCX_OPT_AUTO);
 	w.d.scx.ld = &ld;
 	fake_cg = false;
 	ck_assert_int_eq(schedext_start(&w.d), 0);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_LOADED);
 	ck_assert(!w.d.scx.cg_weights);
 	ck_assert(w.d.scx.cg_told);
 	loaded_fact_expect(&w, "vcpuplace_sched_ext_cgroup_weight",
@@ -1044,7 +1044,7 @@ START_TEST(test_life_cgroup_weight)
 	life_teardown(&w);
 
 	/* a loader that cannot say (NULL): not honoured */
-	life_setup(&w, VP_SX_OPT_AUTO);
+	life_setup(&w, VP_SCX_OPT_AUTO);
 	ck_assert_int_eq(schedext_start(&w.d), 0);
 	ck_assert(!w.d.scx.cg_weights);
 	life_teardown(&w);
@@ -1062,17 +1062,17 @@ fake_state_busy(const char *root, char *buf, size_t len)
 
 START_TEST(test_life_busy)
 {
-	struct vp_sx_loader ld = fake_loader;
+	struct vp_scx_loader ld = fake_loader;
 	struct life w;
 
-	life_setup(&w, VP_SX_OPT_AUTO);
+	life_setup(&w, VP_SCX_OPT_AUTO);
 	ld.state_read = fake_state_busy;
 	w.d.scx.ld = &ld;
 	ck_assert_int_eq(schedext_start(&w.d), 0);
 	ck_assert_int_eq(F.nload, 0);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_DECLINED);
-	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_OTHER);
-	w.d.scx.opt = VP_SX_OPT_ON;
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_DECLINED);
+	ck_assert_int_eq(w.d.scx.cause, VP_SCX_CAUSE_OTHER);
+	w.d.scx.opt = VP_SCX_OPT_ON;
 	ck_assert_int_eq(schedext_start(&w.d), -EBUSY);
 	life_teardown(&w);
 }
@@ -1084,7 +1084,7 @@ START_TEST(test_life_sync)
 	struct vp_vcpu *v;
 	int i, k;
 
-	life_setup(&w, VP_SX_OPT_AUTO);
+	life_setup(&w, VP_SCX_OPT_AUTO);
 	ck_assert_int_eq(schedext_start(&w.d), 0);
 	F.log[0] = '\0';
 	schedext_tick(&w.d);
@@ -1186,7 +1186,7 @@ START_TEST(test_life_own_class)
 {
 	struct life w;
 
-	life_setup(&w, VP_SX_OPT_AUTO);
+	life_setup(&w, VP_SCX_OPT_AUTO);
 	F.own_class_tid = 102;
 	ck_assert_int_eq(schedext_start(&w.d), 0);
 	schedext_tick(&w.d);
@@ -1235,8 +1235,8 @@ START_TEST(test_life_ejection)
 	ck_assert_str_eq(F.log, "ext 101 0;ext 102 0;ext 103 0;ext 104 0;"
 	    "free;");
 	ck_assert_ptr_null(w.d.scx.sched);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_EJECTED);
-	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_EJECTED);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_EJECTED);
+	ck_assert_int_eq(w.d.scx.cause, VP_SCX_CAUSE_EJECTED);
 	ck_assert_str_eq(w.d.scx.why, "ejected: runnable task stall");
 	ck_assert_uint_eq(w.d.scx.ejections, 1);
 	ck_assert(w.d.scx.exit_known);
@@ -1278,7 +1278,7 @@ START_TEST(test_life_restart)
 	F.exited = false;
 	ck_assert_int_eq(F.nload, 2);
 	ck_assert_ptr_eq(w.d.scx.sched, FAKE_SCHED);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_LOADED);
 	ck_assert_uint_eq(w.d.scx.restarts, 1);
 	ck_assert_uint_eq(w.d.scx.ejections, 0);
 	F.log[0] = '\0';
@@ -1291,8 +1291,8 @@ START_TEST(test_life_restart)
 	ck_assert_ptr_null(w.d.scx.sched);
 	ck_assert_uint_eq(w.d.scx.restarts, 2);
 	ck_assert_uint_eq(w.d.scx.ejections, 1);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_EJECTED);
-	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_LOAD_FAILED);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_EJECTED);
+	ck_assert_int_eq(w.d.scx.cause, VP_SCX_CAUSE_LOAD_FAILED);
 	F.load_err = 0;
 	life_teardown(&w);
 }
@@ -1316,14 +1316,14 @@ START_TEST(test_life_stop_and_reload)
 	writes = F.npu_writes;
 	schedext_topology_changed(&w.d);
 	ck_assert_int_eq(F.npu_writes, 2 * writes);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_LOADED);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_LOADED);
 	/* one that does not: unloaded, in the other mode, and why */
 	old = w.d.topo;
 	w.d.topo = load_synth("pack:2 core:600 pu:1");
 	F.log[0] = '\0';
 	schedext_topology_changed(&w.d);
-	ck_assert_int_eq(w.d.scx.state, VP_SX_UNAVAILABLE);
-	ck_assert_int_eq(w.d.scx.cause, VP_SX_CAUSE_TOPOLOGY);
+	ck_assert_int_eq(w.d.scx.state, VP_SCX_UNAVAILABLE);
+	ck_assert_int_eq(w.d.scx.cause, VP_SCX_CAUSE_TOPOLOGY);
 	ck_assert_ptr_nonnull(strstr(w.d.scx.why, "CPU 1199"));
 	ck_assert_str_eq(F.log, "ext 101 0;ext 102 0;ext 103 0;ext 104 0;"
 	    "free;");
