@@ -137,3 +137,33 @@ scx_task_set_ext(const struct scx_thread *t, bool ext)
 		return -errno;
 	return 0;
 }
+
+/* enum scx_exit_kind of Linux 6.12 (kernel/sched/ext.c) */
+const char *
+scx_exit_kind_name(int kind)
+{
+	switch (kind) {
+	case 0: return "none";
+	case 1: return "done";
+	case 64: return "unregistered";
+	case 65: return "unregistered-bpf";
+	case 66: return "unregistered-kernel";
+	case 67: return "sysrq";
+	case 1024: return "error";
+	case 1025: return "bpf-error";
+	case 1026: return "stall";
+	default: return "unknown";
+	}
+}
+
+bool
+scx_quota_enforced(void)
+{
+	/*
+	 * vcpuplace.bpf.c has no ops.cgroup_set_bandwidth (7.3.4's
+	 * sched_ext_ops has it, 6.12's not) and throttles nothing itself;
+	 * CFS's bandwidth control throttles only CFS tasks, and a full
+	 * switch moves every task out of CFS.
+	 */
+	return false;
+}

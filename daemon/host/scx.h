@@ -169,4 +169,14 @@ void scx_free(struct scx_sched *s);
 static inline void scx_free_p(struct scx_sched **s) { scx_free(*s); }
 #define _cleanup_scx_ __attribute__((cleanup(scx_free_p)))
 
+/* "stall", "bpf-error", ...: enum scx_exit_kind, for people. */
+const char *scx_exit_kind_name(int kind);
+/*
+ * Whether our BPF scheduler enforces cgroup cpu.max quotas: no, on every
+ * kernel (it implements no ops.cgroup_set_bandwidth, which 7.3.4's
+ * sched_ext_ops has, and 6.12's enforces quotas for CFS tasks only, which
+ * a full switch leaves none of).  The one place that says so.
+ */
+bool scx_quota_enforced(void);
+
 #endif /* VP_SCX_H */

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "host/scxfeed.h"
@@ -279,4 +280,54 @@ scxfeed_topology(struct scx_sched *s, const struct vp_topo *t,
 			    &dom)))
 				return err;
 	return 0;
+}
+
+int
+scxfeed_pushed_cmp(const void *a, const void *b)
+{
+	int x = ((const struct vp_scx_pushed *)a)->tid;
+	int y = ((const struct vp_scx_pushed *)b)->tid;
+
+	return (x > y) - (x < y);
+}
+
+const struct vp_scx_pushed *
+scxfeed_pushed_find(const struct vp_scx_pushed *p, int n, int tid)
+{
+	struct vp_scx_pushed key = { .tid = tid };
+
+	if (!n)
+		return NULL;
+	return bsearch(&key, p, (size_t)n, sizeof(*p), scxfeed_pushed_cmp);
+}
+
+int
+scxfeed_diff(const struct vp_scx_pushed *old, int nold,
+    const struct vp_scx_pushed *want, int nwant, struct vp_scx_act *ret)
+{
+	int i = 0, j = 0, n = 0;
+
+#define ACT(k, t, w) (ret[n++] = (struct vp_scx_act){ (k), (t), (w) })
+	while (i < nold || j < nwant) {
+		if (j == nwant || (i < nold && old[i].tid < want[j].tid)) {
+			/* gone: its VM, its policy's placement, or its tid */
+			if (old[i].ext)
+				ACT(VP_SCX_EXT_OFF, old[i].tid, -1);
+			ACT(VP_SCX_DEL, old[i].tid, -1);
+			i++;
+		} else if (i == nold || want[j].tid < old[i].tid) {
+			ACT(VP_SCX_SET, want[j].tid, j);
+			ACT(VP_SCX_EXT_ON, want[j].tid, j);
+			j++;
+		} else {
+			if (!scxfeed_vcpu_equal(&old[i].e, &want[j].e))
+				ACT(VP_SCX_SET, want[j].tid, j);
+			if (!old[i].ext)	/* a move that failed: again */
+				ACT(VP_SCX_EXT_ON, want[j].tid, j);
+			i++;
+			j++;
+		}
+	}
+#undef ACT
+	return n;
 }

@@ -80,4 +80,43 @@ struct scxfeed_writer {
 int scxfeed_topology(struct scx_sched *s, const struct vp_topo *t,
     unsigned int cpu_limit, const struct scxfeed_writer *w);
 
+/* One vCPU thread as its vp_vcpus entry was last written. */
+struct vp_scx_pushed {
+	int tid;
+	int pid;		/* its QEMU */
+	uint64_t start;		/* its start time: (tid, start) is one thread */
+	bool ext;		/* moved into SCHED_EXT */
+	bool own_class;		/* left in its own real-time class */
+	struct vp_scx_vcpu e;
+};
+
+/*
+ * Orders entries by tid, for qsort() and bsearch(): the daemon keeps
+ * what it wrote sorted so that a tick's changes are one merge.
+ */
+int scxfeed_pushed_cmp(const void *a, const void *b);
+/* The entry of thread @tid among @n sorted by tid, or NULL. */
+const struct vp_scx_pushed *scxfeed_pushed_find(
+    const struct vp_scx_pushed *p, int n, int tid);
+/*
+ * One tick's vp_vcpus changes, in the order they are made: for a new
+ * thread its entry, then the move into SCHED_EXT (so it never runs
+ * there without one); for a gone thread the move out, then the delete.
+ */
+enum vp_scx_act_kind { VP_SCX_SET, VP_SCX_EXT_ON, VP_SCX_EXT_OFF, VP_SCX_DEL };
+struct vp_scx_act {
+	enum vp_scx_act_kind kind;
+	int tid;
+	int want;		/* SET, EXT_ON: index into @want; else -1 */
+};
+/*
+ * Compares what was written (@old, sorted by tid) with what the plan
+ * wants now (@want, sorted by tid, tids unique, .ext ignored): an entry
+ * that differs is written again, an equal one is not; a thread not yet
+ * in SCHED_EXT is moved (again).  Fills @ret (room for 2 * (nold +
+ * nwant)) and returns how many.  Pure.
+ */
+int scxfeed_diff(const struct vp_scx_pushed *old, int nold,
+    const struct vp_scx_pushed *want, int nwant, struct vp_scx_act *ret);
+
 #endif /* VP_SCXFEED_H */

@@ -426,7 +426,7 @@ write_sched_ext(const struct vp_daemon *d, FILE *f)
 	single(f, "vcpuplace_sched_ext_quota_unenforced_vms", "gauge", "VMs "
 	    "with a CPU quota (cpu.max) while vcpuplace's BPF scheduler runs, "
 	    "which does not enforce it (--sched-ext=on; auto unloads "
-	    "instead).", s->sched && !schedext_quota_enforced() ?
+	    "instead).", s->sched && !scx_quota_enforced() ?
 	    (double)s->quota_vms : 0);
 	single(f, "vcpuplace_sched_ext_cgroup_weight", "gauge", "1 while "
 	    "vcpuplace's BPF scheduler runs with its cgroup ops, so cgroup "

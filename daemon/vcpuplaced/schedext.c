@@ -110,36 +110,6 @@ schedext_cause_name(enum vp_scx_cause c)
 	return (unsigned int)c < VP_SCX_CAUSE_COUNT ? cause_names[c] : "?";
 }
 
-/* enum scx_exit_kind of Linux 6.12 (kernel/sched/ext.c) */
-const char *
-schedext_exit_kind_name(int kind)
-{
-	switch (kind) {
-	case 0: return "none";
-	case 1: return "done";
-	case 64: return "unregistered";
-	case 65: return "unregistered-bpf";
-	case 66: return "unregistered-kernel";
-	case 67: return "sysrq";
-	case 1024: return "error";
-	case 1025: return "bpf-error";
-	case 1026: return "stall";
-	default: return "unknown";
-	}
-}
-
-bool
-schedext_quota_enforced(void)
-{
-	/*
-	 * vcpuplace.bpf.c has no ops.cgroup_set_bandwidth (7.3.4's
-	 * sched_ext_ops has it, 6.12's not) and throttles nothing itself;
-	 * CFS's bandwidth control throttles only CFS tasks, and a full
-	 * switch moves every task out of CFS.
-	 */
-	return false;
-}
-
 const char *
 schedext_halt_probes(const struct vp_schedext *s)
 {
@@ -210,7 +180,7 @@ schedext_decide(const struct vp_scx_probe *p, struct vp_scx_verdict *ret)
 		    p->topo_why ? p->topo_why : strerror(-p->topo_err));
 	/* on: loaded anyway, with a warning (quota_note()) */
 	else if (p->quota_vms && p->opt == VP_SCX_OPT_AUTO &&
-	    !schedext_quota_enforced())
+	    !scx_quota_enforced())
 		verdict(&v, VP_SCX_UNAVAILABLE, VP_SCX_CAUSE_CPU_QUOTA,
 		    "a VM has a CPU quota (cpu.max), which the BPF scheduler "
 		    "does not enforce: it would be lost for every task (%s); "
@@ -491,7 +461,7 @@ quota_note(struct vp_daemon *d)
 	struct vp_schedext *s = &d->scx;
 	char words[sizeof(s->quota_first) + 64];
 
-	if (!s->quota_vms || schedext_quota_enforced()) {
+	if (!s->quota_vms || scx_quota_enforced()) {
 		s->quota_warned = false;
 		return;
 	}
@@ -584,55 +554,10 @@ schedext_start(struct vp_daemon *d)
 	return 0;
 }
 
-static int
-cmp_tid(const void *a, const void *b)
-{
-	int x = ((const struct vp_scx_pushed *)a)->tid;
-	int y = ((const struct vp_scx_pushed *)b)->tid;
-
-	return (x > y) - (x < y);
-}
-
 const struct vp_scx_pushed *
 schedext_pushed(const struct vp_schedext *s, int tid)
 {
-	struct vp_scx_pushed key = { .tid = tid };
-
-	if (!s->npushed)
-		return NULL;
-	return bsearch(&key, s->pushed, (size_t)s->npushed,
-	    sizeof(*s->pushed), cmp_tid);
-}
-
-int
-schedext_diff(const struct vp_scx_pushed *old, int nold,
-    const struct vp_scx_pushed *want, int nwant, struct vp_scx_act *ret)
-{
-	int i = 0, j = 0, n = 0;
-
-#define ACT(k, t, w) (ret[n++] = (struct vp_scx_act){ (k), (t), (w) })
-	while (i < nold || j < nwant) {
-		if (j == nwant || (i < nold && old[i].tid < want[j].tid)) {
-			/* gone: its VM, its policy's placement, or its tid */
-			if (old[i].ext)
-				ACT(VP_SCX_EXT_OFF, old[i].tid, -1);
-			ACT(VP_SCX_DEL, old[i].tid, -1);
-			i++;
-		} else if (i == nold || want[j].tid < old[i].tid) {
-			ACT(VP_SCX_SET, want[j].tid, j);
-			ACT(VP_SCX_EXT_ON, want[j].tid, j);
-			j++;
-		} else {
-			if (!scxfeed_vcpu_equal(&old[i].e, &want[j].e))
-				ACT(VP_SCX_SET, want[j].tid, j);
-			if (!old[i].ext)	/* a move that failed: again */
-				ACT(VP_SCX_EXT_ON, want[j].tid, j);
-			i++;
-			j++;
-		}
-	}
-#undef ACT
-	return n;
+	return scxfeed_pushed_find(s->pushed, s->npushed, tid);
 }
 
 /*
@@ -677,7 +602,7 @@ want_entries(const struct vp_daemon *d, struct vp_scx_pushed **ret)
 			n++;
 		}
 	}
-	qsort(w, (size_t)n, sizeof(*w), cmp_tid);
+	qsort(w, (size_t)n, sizeof(*w), scxfeed_pushed_cmp);
 	for (i = m = 0; i < n; i++)
 		if (!m || w[i].tid != w[m - 1].tid)
 			w[m++] = w[i];
@@ -778,7 +703,7 @@ sync_vcpus(struct vp_daemon *d)
 		note_err(d, VP_SCX_OP_VCPU_SET, 0, -ENOMEM);
 		goto out;
 	}
-	nacts = schedext_diff(s->pushed, s->npushed, want, nwant, acts);
+	nacts = scxfeed_diff(s->pushed, s->npushed, want, nwant, acts);
 	for (i = 0; i < nacts; i++)
 		run_act(d, &acts[i], want, fate);
 	for (i = 0; i < nwant; i++) {
@@ -876,7 +801,7 @@ eject(struct vp_daemon *d)
 	    ex.reason[0] ? ex.reason : "no reason recorded");
 	log_msg(LOG_ERR, "sched-ext: the kernel ejected the BPF scheduler "
 	    "(%s, kind %d): %s%s%.*s; kernel mode now %s, placing by "
-	    "affinity, not reloading", schedext_exit_kind_name(ex.kind),
+	    "affinity, not reloading", scx_exit_kind_name(ex.kind),
 	    ex.kind, ex.reason[0] ? ex.reason : "no reason recorded",
 	    ex.msg[0] ? ": " : "", (int)strcspn(ex.msg, "\n"), ex.msg,
 	    schedext_mode_label(d));

@@ -54,16 +54,6 @@ enum vp_scx_cause {
 	VP_SCX_CAUSE_COUNT
 };
 
-/* One vCPU thread as its vp_vcpus entry was last written. */
-struct vp_scx_pushed {
-	int tid;
-	int pid;		/* its QEMU */
-	uint64_t start;		/* its start time: (tid, start) is one thread */
-	bool ext;		/* moved into SCHED_EXT */
-	bool own_class;		/* left in its own real-time class */
-	struct vp_scx_vcpu e;
-};
-
 /* The table writes and thread moves, for counting and logging errors. */
 enum vp_scx_op {
 	VP_SCX_OP_VCPU_SET, VP_SCX_OP_VCPU_DEL, VP_SCX_OP_EXT_ON,
@@ -154,8 +144,6 @@ int schedext_parse_opt(const char *arg, enum vp_scx_opt *ret) VP_MUST_CHECK;
 const char *schedext_opt_name(enum vp_scx_opt o);
 const char *schedext_state_name(enum vp_scx_state s);
 const char *schedext_cause_name(enum vp_scx_cause c);
-/* "stall", "bpf-error", ...: enum scx_exit_kind, for people. */
-const char *schedext_exit_kind_name(int kind);
 /*
  * What start-up found, in the order it asks.  A field is read only when
  * every earlier one allowed going on, so a caller fills them one by one
@@ -224,13 +212,6 @@ void schedext_topology_changed(struct vp_daemon *d);
 /* Daemon exit: threads back to SCHED_OTHER, the scheduler unloaded. */
 void schedext_stop(struct vp_daemon *d);
 /*
- * Whether our BPF scheduler enforces cgroup cpu.max quotas: no, on every
- * kernel (it implements no ops.cgroup_set_bandwidth, which 7.3.4's
- * sched_ext_ops has, and 6.12's enforces quotas for CFS tasks only, which
- * a full switch leaves none of).  The one place that says so.
- */
-bool schedext_quota_enforced(void);
-/*
  * Whether the loaded scheduler sees halt polls (its kvm_vcpu_halt()
  * probes attached, so POLL_END can act); false when not loaded.
  */
@@ -240,25 +221,4 @@ const char *schedext_mode_label(const struct vp_daemon *d);
 /* The entry last written for thread @tid, or NULL. */
 const struct vp_scx_pushed *schedext_pushed(const struct vp_schedext *s,
     int tid);
-/*
- * One tick's vp_vcpus changes, in the order they are made: for a new
- * thread its entry, then the move into SCHED_EXT (so it never runs
- * there without one); for a gone thread the move out, then the delete.
- */
-enum vp_scx_act_kind { VP_SCX_SET, VP_SCX_EXT_ON, VP_SCX_EXT_OFF, VP_SCX_DEL };
-struct vp_scx_act {
-	enum vp_scx_act_kind kind;
-	int tid;
-	int want;		/* SET, EXT_ON: index into @want; else -1 */
-};
-/*
- * Compares what was written (@old, sorted by tid) with what the plan
- * wants now (@want, sorted by tid, tids unique, .ext ignored): an entry
- * that differs is written again, an equal one is not; a thread not yet
- * in SCHED_EXT is moved (again).  Fills @ret (room for 2 * (nold +
- * nwant)) and returns how many.  Pure.
- */
-int schedext_diff(const struct vp_scx_pushed *old, int nold,
-    const struct vp_scx_pushed *want, int nwant, struct vp_scx_act *ret);
-
 #endif /* VP_SCHEDEXT_H */

@@ -291,7 +291,7 @@ sched_ext_json(const struct vp_schedext *s)
 	json_object_object_add(o, "quota_first", s->quota_vms ?
 	    json_object_new_string(s->quota_first) : NULL);
 	json_object_object_add(o, "quota_enforced", json_object_new_boolean(
-	    schedext_quota_enforced()));
+	    scx_quota_enforced()));
 	json_object_object_add(o, "cgroup_weight", json_object_new_boolean(
 	    s->sched && s->cg_weights));
 	if (s->exit_known) {
@@ -299,7 +299,7 @@ sched_ext_json(const struct vp_schedext *s)
 		json_object_object_add(ex, "kind", json_object_new_int(
 		    s->exit.kind));
 		json_object_object_add(ex, "kind_name", json_object_new_string(
-		    schedext_exit_kind_name(s->exit.kind)));
+		    scx_exit_kind_name(s->exit.kind)));
 		json_object_object_add(ex, "reason", json_object_new_string(
 		    s->exit.reason));
 		json_object_object_add(ex, "msg", json_object_new_string(

@@ -443,6 +443,102 @@ START_TEST(test_topology_stub)
 }
 END_TEST
 
+/* An entry as the diff sees it. */
+static struct vp_scx_pushed
+pushed(int tid, bool ext, int home)
+{
+	struct vp_scx_pushed p;
+
+	memset(&p, 0, sizeof(p));
+	p.tid = tid;
+	p.ext = ext;
+	p.e.home = home;
+	return p;
+}
+
+#define NACT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static void
+check_acts(const struct vp_scx_act *got, int n, const struct vp_scx_act *want,
+    int nwant)
+{
+	int i;
+
+	ck_assert_int_eq(n, nwant);
+	for (i = 0; i < n; i++)
+		ck_assert_msg(got[i].kind == want[i].kind &&
+		    got[i].tid == want[i].tid && got[i].want == want[i].want,
+		    "action %d: kind %d tid %d want %d, expected %d %d %d",
+		    i, got[i].kind, got[i].tid, got[i].want, want[i].kind,
+		    want[i].tid, want[i].want);
+}
+
+START_TEST(test_diff)
+{
+	struct vp_scx_act a[16];
+	struct vp_scx_pushed old[3], want[3];
+	int n;
+
+	/* unchanged: nothing written, nothing moved */
+	old[0] = pushed(100, true, 4);
+	want[0] = pushed(100, false, 4);	/* .ext of @want is ignored */
+	n = scxfeed_diff(old, 1, want, 1, a);
+	ck_assert_int_eq(n, 0);
+	/* a new home: the entry, nothing else */
+	want[0].e.home = 5;
+	n = scxfeed_diff(old, 1, want, 1, a);
+	check_acts(a, n, (struct vp_scx_act[]){ { VP_SCX_SET, 100, 0 } }, 1);
+	/* any field counts */
+	want[0] = pushed(100, false, 4);
+	want[0].e.far_dom = 7;
+	n = scxfeed_diff(old, 1, want, 1, a);
+	check_acts(a, n, (struct vp_scx_act[]){ { VP_SCX_SET, 100, 0 } }, 1);
+	/* new: the entry first, then into SCHED_EXT */
+	n = scxfeed_diff(NULL, 0, want, 1, a);
+	check_acts(a, n, (struct vp_scx_act[]){ { VP_SCX_SET, 100, 0 },
+	    { VP_SCX_EXT_ON, 100, 0 } }, 2);
+	/* gone: out of SCHED_EXT, then deleted; never moved: deleted */
+	n = scxfeed_diff(old, 1, NULL, 0, a);
+	check_acts(a, n, (struct vp_scx_act[]){ { VP_SCX_EXT_OFF, 100, -1 },
+	    { VP_SCX_DEL, 100, -1 } }, 2);
+	old[0].ext = false;
+	n = scxfeed_diff(old, 1, NULL, 0, a);
+	check_acts(a, n, (struct vp_scx_act[]){ { VP_SCX_DEL, 100, -1 } }, 1);
+	/* a move that failed is retried, the entry is not rewritten */
+	want[0] = pushed(100, true, 4);
+	n = scxfeed_diff(old, 1, want, 1, a);
+	check_acts(a, n, (struct vp_scx_act[]){ { VP_SCX_EXT_ON, 100, 0 } }, 1);
+	/* a tid changed (QEMU restarted a vCPU thread), one went, one came,
+	 * one stayed: in tid order */
+	old[0] = pushed(100, true, 4);
+	old[1] = pushed(200, true, 5);
+	old[2] = pushed(300, true, 6);
+	want[0] = pushed(150, false, 4);
+	want[1] = pushed(200, false, 5);
+	n = scxfeed_diff(old, 3, want, 2, a);
+	check_acts(a, n, (struct vp_scx_act[]){
+	    { VP_SCX_EXT_OFF, 100, -1 }, { VP_SCX_DEL, 100, -1 },
+	    { VP_SCX_SET, 150, 0 }, { VP_SCX_EXT_ON, 150, 0 },
+	    { VP_SCX_EXT_OFF, 300, -1 }, { VP_SCX_DEL, 300, -1 } }, 6);
+}
+END_TEST
+
+/* The entry of a thread among those written, by tid, or none. */
+START_TEST(test_pushed_find)
+{
+	struct vp_scx_pushed p[3] = { pushed(300, true, 6),
+	    pushed(100, true, 4), pushed(200, false, 5) };
+
+	qsort(p, 3, sizeof(p[0]), scxfeed_pushed_cmp);
+	ck_assert_int_eq(p[0].tid, 100);
+	ck_assert_int_eq(p[2].tid, 300);
+	ck_assert_int_eq(scxfeed_pushed_find(p, 3, 200)->e.home, 5);
+	ck_assert_int_eq(scxfeed_pushed_find(p, 3, 300)->e.home, 6);
+	ck_assert_ptr_null(scxfeed_pushed_find(p, 3, 150));
+	ck_assert_ptr_null(scxfeed_pushed_find(NULL, 0, 100));
+}
+END_TEST
+
 Suite *
 scxfeed_suite(void)
 {
@@ -460,6 +556,8 @@ scxfeed_suite(void)
 	tcase_add_test(tt, test_vcpu_flags);
 	tcase_add_test(tt, test_vcpu_latency_flag);
 	tcase_add_test(tt, test_topology_stub);
+	tcase_add_test(tt, test_diff);
+	tcase_add_test(tt, test_pushed_find);
 	suite_add_tcase(s, tt);
 	return s;
 }

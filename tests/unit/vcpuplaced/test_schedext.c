@@ -143,7 +143,7 @@ START_TEST(test_decide_quota)
 	    .quota_why = "VM vm0: <quota> 50000 us per 100000 us period" };
 	struct vp_scx_verdict v;
 
-	ck_assert(!schedext_quota_enforced());
+	ck_assert(!scx_quota_enforced());
 	schedext_decide(&p, &v);
 	ck_assert_int_eq(v.state, VP_SCX_UNAVAILABLE);
 	ck_assert_int_eq(v.cause, VP_SCX_CAUSE_CPU_QUOTA);
@@ -198,86 +198,6 @@ START_TEST(test_decide_words)
 	p = (struct vp_scx_probe){ .busy = "enabling" };
 	schedext_decide(&p, &v);
 	ck_assert_ptr_nonnull(strstr(v.why, "\"enabling\""));
-}
-END_TEST
-
-/* An entry as the diff sees it. */
-static struct vp_scx_pushed
-pushed(int tid, bool ext, int home)
-{
-	struct vp_scx_pushed p;
-
-	memset(&p, 0, sizeof(p));
-	p.tid = tid;
-	p.ext = ext;
-	p.e.home = home;
-	return p;
-}
-
-#define NACT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-static void
-check_acts(const struct vp_scx_act *got, int n, const struct vp_scx_act *want,
-    int nwant)
-{
-	int i;
-
-	ck_assert_int_eq(n, nwant);
-	for (i = 0; i < n; i++)
-		ck_assert_msg(got[i].kind == want[i].kind &&
-		    got[i].tid == want[i].tid && got[i].want == want[i].want,
-		    "action %d: kind %d tid %d want %d, expected %d %d %d",
-		    i, got[i].kind, got[i].tid, got[i].want, want[i].kind,
-		    want[i].tid, want[i].want);
-}
-
-START_TEST(test_diff)
-{
-	struct vp_scx_act a[16];
-	struct vp_scx_pushed old[3], want[3];
-	int n;
-
-	/* unchanged: nothing written, nothing moved */
-	old[0] = pushed(100, true, 4);
-	want[0] = pushed(100, false, 4);	/* .ext of @want is ignored */
-	n = schedext_diff(old, 1, want, 1, a);
-	ck_assert_int_eq(n, 0);
-	/* a new home: the entry, nothing else */
-	want[0].e.home = 5;
-	n = schedext_diff(old, 1, want, 1, a);
-	check_acts(a, n, (struct vp_scx_act[]){ { VP_SCX_SET, 100, 0 } }, 1);
-	/* any field counts */
-	want[0] = pushed(100, false, 4);
-	want[0].e.far_dom = 7;
-	n = schedext_diff(old, 1, want, 1, a);
-	check_acts(a, n, (struct vp_scx_act[]){ { VP_SCX_SET, 100, 0 } }, 1);
-	/* new: the entry first, then into SCHED_EXT */
-	n = schedext_diff(NULL, 0, want, 1, a);
-	check_acts(a, n, (struct vp_scx_act[]){ { VP_SCX_SET, 100, 0 },
-	    { VP_SCX_EXT_ON, 100, 0 } }, 2);
-	/* gone: out of SCHED_EXT, then deleted; never moved: deleted */
-	n = schedext_diff(old, 1, NULL, 0, a);
-	check_acts(a, n, (struct vp_scx_act[]){ { VP_SCX_EXT_OFF, 100, -1 },
-	    { VP_SCX_DEL, 100, -1 } }, 2);
-	old[0].ext = false;
-	n = schedext_diff(old, 1, NULL, 0, a);
-	check_acts(a, n, (struct vp_scx_act[]){ { VP_SCX_DEL, 100, -1 } }, 1);
-	/* a move that failed is retried, the entry is not rewritten */
-	want[0] = pushed(100, true, 4);
-	n = schedext_diff(old, 1, want, 1, a);
-	check_acts(a, n, (struct vp_scx_act[]){ { VP_SCX_EXT_ON, 100, 0 } }, 1);
-	/* a tid changed (QEMU restarted a vCPU thread), one went, one came,
-	 * one stayed: in tid order */
-	old[0] = pushed(100, true, 4);
-	old[1] = pushed(200, true, 5);
-	old[2] = pushed(300, true, 6);
-	want[0] = pushed(150, false, 4);
-	want[1] = pushed(200, false, 5);
-	n = schedext_diff(old, 3, want, 2, a);
-	check_acts(a, n, (struct vp_scx_act[]){
-	    { VP_SCX_EXT_OFF, 100, -1 }, { VP_SCX_DEL, 100, -1 },
-	    { VP_SCX_SET, 150, 0 }, { VP_SCX_EXT_ON, 150, 0 },
-	    { VP_SCX_EXT_OFF, 300, -1 }, { VP_SCX_DEL, 300, -1 } }, 6);
 }
 END_TEST
 
@@ -1241,7 +1161,7 @@ START_TEST(test_life_ejection)
 	ck_assert_uint_eq(w.d.scx.ejections, 1);
 	ck_assert(w.d.scx.exit_known);
 	ck_assert_int_eq(w.d.scx.exit.kind, 1026);
-	ck_assert_str_eq(schedext_exit_kind_name(w.d.scx.exit.kind), "stall");
+	ck_assert_str_eq(scx_exit_kind_name(w.d.scx.exit.kind), "stall");
 	ck_assert_str_eq(schedext_mode_label(&w.d), kernelmode_label(&w.d));
 	ck_assert_int_eq(w.d.scx.npushed, 0);
 	for (i = 0; i < LNVMS; i++)
@@ -1415,7 +1335,6 @@ schedext_suite(void)
 	tcase_add_test(tc, test_decide);
 	tcase_add_test(tc, test_decide_words);
 	tcase_add_test(tc, test_decide_quota);
-	tcase_add_test(tc, test_diff);
 	tcase_add_test(tc, test_start_here);
 	tcase_add_loop_test(tl, test_life_load_writes_tables, 0, 3);
 	tcase_add_test(tl, test_life_declines);
