@@ -46,6 +46,7 @@ int main(void)
 	srunner_add_suite(sr, tick_suite());
 	srunner_add_suite(sr, load_suite());
 	srunner_add_suite(sr, inventory_suite());
+	srunner_add_suite(sr, answers_suite());
 	srunner_add_suite(sr, schedext_suite());
 	srunner_add_suite(sr, kernelmode_suite());
 	srunner_add_suite(sr, sampler_suite());

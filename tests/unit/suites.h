@@ -37,6 +37,7 @@ Suite *command_suite(void);
 Suite *tick_suite(void);
 Suite *load_suite(void);
 Suite *inventory_suite(void);
+Suite *answers_suite(void);
 Suite *schedext_suite(void);
 Suite *kernelmode_suite(void);
 Suite *sampler_suite(void);
