@@ -499,28 +499,15 @@ static enum vp_scx_vstat idle_why(const struct wake *w, __s32 cpu,
 }
 
 /*
- * The decision for one managed vCPU: the tries above, cheapest first, as
- * place.c's place_select() orders them.  Returns the PU and sets *@why to
- * the vstat that says which rule chose it; *@direct when the PU was
- * claimed (idle, or its halt poll) and the task may be dispatched to it
- * straight away.
+ * The tries that claim an idle PU, cheapest first, as place.c's
+ * place_select() orders them: the PU (-1 when none), and in *@why the
+ * vstat that says which rule chose it.
  */
-static __s32 decide(struct wake *w, enum vp_scx_vstat *why, bool *direct)
+static __s32 decide_idle(struct wake *w, enum vp_scx_vstat *why)
 {
 	bool whole = false;
 	__s32 cpu;
 
-	*direct = true;
-	/*
-	 * Nothing of the allowed set idles: every try up to try_prev()
-	 * needs an idle PU, so one test of the masks replaces their walks
-	 * of the domains, on the busy host where wake-ups are most frequent
-	 * (select_idle_cpu() bounds its scan by the LLC's idleness for the
-	 * same reason: SIS_UTIL).
-	 */
-	w->probes++;
-	if (!vpw_any_idle(w, false))
-		goto busy;
 	if ((cpu = try_home(w)) >= 0) {
 		*why = VP_SCX_V_HOME;
 		return cpu;
@@ -542,11 +529,20 @@ static __s32 decide(struct wake *w, enum vp_scx_vstat *why, bool *direct)
 		    VP_SCX_V_IDLE_SIBLING);
 		return cpu;
 	}
-	if ((cpu = try_prev(w)) >= 0) {
+	if ((cpu = try_prev(w)) >= 0)
 		*why = VP_SCX_V_PREV;
-		return cpu;
-	}
-busy:
+	return cpu;
+}
+
+/*
+ * No idle PU could be claimed: a halt poll ended, prev kept, or the
+ * shared queue.  *@direct is false only for the queue.
+ */
+static __s32 decide_busy(struct wake *w, enum vp_scx_vstat *why,
+    bool *direct)
+{
+	__s32 cpu;
+
 	if ((cpu = try_polling(w)) >= 0) {
 		/* its SMT sibling is unknown: not counted as either */
 		w->sib_busy = false;
@@ -562,6 +558,30 @@ busy:
 	*direct = false;
 	*why = VP_SCX_V_QUEUED;
 	return queue_cpu(w);
+}
+
+/*
+ * The decision for one managed vCPU.  Returns the PU and sets *@why to
+ * the vstat that says which rule chose it; *@direct when the PU was
+ * claimed (idle, or its halt poll) and the task may be dispatched to it
+ * straight away.
+ */
+static __s32 decide(struct wake *w, enum vp_scx_vstat *why, bool *direct)
+{
+	__s32 cpu;
+
+	*direct = true;
+	/*
+	 * Nothing of the allowed set idles: every idle try needs an idle
+	 * PU, so one test of the masks replaces their walks of the domains,
+	 * on the busy host where wake-ups are most frequent
+	 * (select_idle_cpu() bounds its scan by the LLC's idleness for the
+	 * same reason: SIS_UTIL).
+	 */
+	w->probes++;
+	if (vpw_any_idle(w, false) && (cpu = decide_idle(w, why)) >= 0)
+		return cpu;
+	return decide_busy(w, why, direct);
 }
 
 #endif /* VCPUPLACE_WAKE_H */
