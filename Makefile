@@ -73,10 +73,15 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 #   core/          the placement core: pure C, libc only (check-layering)
 #   host/          adapters: hwloc, libvirt, /proc, sched/features, XML, log,
 #                  clock
+#   scx/           sched_ext in one place: the BPF scheduler (scx.mk), its
+#                  loader, and its adapter (scx.c, scxfeed.c: host's layer)
 #   vcpuplaced/    the service; main.c is linked only into the daemon
 #   vcpuplacectl/  the CLI
 CORE_SRCS := $(sort $(wildcard daemon/core/*.c))
-HOST_SRCS := $(sort $(wildcard daemon/host/*.c))
+# sched_ext's adapter lives beside its BPF program: daemon/scx/'s userspace
+# files, but for the loader that only the scheduler's build has (scx.mk)
+SCX_USER_SRCS := daemon/scx/scx.c daemon/scx/scx_stub.c daemon/scx/scxfeed.c
+HOST_SRCS := $(sort $(wildcard daemon/host/*.c)) $(SCX_USER_SRCS)
 SERVICE_SRCS := $(filter-out daemon/vcpuplaced/main.c,\
 	$(sort $(wildcard daemon/vcpuplaced/*.c)))
 CTL_SRCS := $(sort $(wildcard daemon/vcpuplacectl/*.c))

@@ -63,6 +63,8 @@ def layer_of(path):
     if not path or path.startswith("/usr/"):
         return "lib"
     parent = os.path.basename(os.path.dirname(os.path.normpath(path)))
+    if parent == "scx":
+        return "host"       # sched_ext's adapter, beside its BPF program
     return parent if parent in RANK else "lib"
 
 

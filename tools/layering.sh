@@ -92,7 +92,8 @@ for o in "$b/scx/scx_loader.o" "$b/scx/scx_btf.o"; do
 		fi
 	done
 done
-if grep -ln 'vcpuplaced/daemon\.h\|struct vp_daemon' "$src"/host/*.[ch] >&2; then
+if grep -ln 'vcpuplaced/daemon\.h\|struct vp_daemon' "$src"/host/*.[ch] \
+    "$src"/scx/*.[ch] >&2; then
 	echo "layering: the adapters above take the daemon's struct" >&2
 	fail=1
 fi

@@ -1,7 +1,7 @@
 /*
  * strategy_scx.c - the `scx` strategy: the daemon's plan (plan.c, through
  * strategy.c's replan()) fed to the sched_ext scheduler the way the daemon
- * feeds it (host/scxfeed.c), and that scheduler's own wake decision:
+ * feeds it (scx/scxfeed.c), and that scheduler's own wake decision:
  * decide() of daemon/scx/vcpuplace_wake.h, the header vcpuplace.bpf.c
  * compiles, here over the simulator's state.
  *
@@ -49,7 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/scxfeed.h"
+#include "scx/scxfeed.h"
 #include "costs.h"
 #include "sim.h"
 

@@ -37,7 +37,7 @@
 # `all` builds the daemon with the scheduler only with SCX=yes (the
 # package's build); `make check` runs check-scx and scx-test-deb, whose
 # rules are in tests/check.mk with every check.  The
-# normal build links daemon/host/scx_stub.c in place of the loader.
+# normal build links daemon/scx/scx_stub.c in place of the loader.
 # See daemon/scx/README.md.
 
 .PHONY: scx-kernel scx-debian-kernel scx-vmlinux-h scx-bpf scx-test \
@@ -108,11 +108,11 @@ $(SB)/vcpuplace.skel.h: $(SB)/vcpuplace.bpf.o
 	mv -f $@.tmp $@
 
 # The real loader, daemon/scx/scx_loader.c, and scx_btf.c, which only it
-# uses; the normal build has host/scx_stub.c in their place.  libbpf's
+# uses; the normal build has scx/scx_stub.c in their place.  libbpf's
 # headers are Debian's, in /usr/include/bpf.
 SCX_HOST_CFLAGS = $(VP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -I$(SB)
 
-$(SB)/scx_loader.o: daemon/scx/scx_loader.c daemon/host/scx.h \
+$(SB)/scx_loader.o: daemon/scx/scx_loader.c daemon/scx/scx.h \
 		daemon/scx/scx_btf.h daemon/scx/vcpuplace_scx.h \
 		$(SB)/vcpuplace.skel.h
 	@mkdir -p $(dir $@)
@@ -122,17 +122,19 @@ $(SB)/scx_btf.o: daemon/scx/scx_btf.c daemon/scx/scx_btf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SCX_HOST_CFLAGS) -c -o $@ $<
 
-$(SB)/%.o: tests/scx/%.c daemon/host/scx.h daemon/host/scxfeed.h \
+$(SB)/%.o: tests/scx/%.c daemon/scx/scx.h daemon/scx/scxfeed.h \
 		daemon/scx/vcpuplace_scx.h tests/scx/guest_topo.h \
 		tests/scx/guest_util.h tests/scx/guest_kvm.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SCX_HOST_CFLAGS) -c -o $@ $<
 
 # Static, so the initramfs needs no libc: libbpf needs libelf and zlib.
-# The real loader replaces the normal build's stub (libvphost.a is not
-# linked); the placement core comes whole from libvpcore.a.
+# The real loader in place of the normal build's stub (libvphost.a is not
+# linked), with what needs no BPF (scx.o); the placement core comes whole
+# from libvpcore.a.
 SCX_TEST_LIBS = $(SB)/guest_util.o $(SB)/scx_loader.o $(SB)/scx_btf.o \
-	$(B)/daemon/host/scxfeed.o $(B)/daemon/host/procstat.o \
+	$(B)/daemon/scx/scx.o $(B)/daemon/scx/scxfeed.o \
+	$(B)/daemon/host/procstat.o \
 	$(B)/daemon/host/smallfile.o $(B)/libvpcore.a
 SCX_TESTS = $(SB)/scx_smoke $(SB)/scx_progress $(SB)/scx_slice \
 	$(SB)/scx_weight $(SB)/scx_pingpong $(SB)/scx_kvm $(SB)/scx_yield

@@ -1,9 +1,9 @@
 /*
- * scx_loader.c - the loader of host/scx.h: opens the BPF object's libbpf
+ * scx_loader.c - the loader of scx/scx.h: opens the BPF object's libbpf
  * skeleton, sizes it for this kernel, loads and attaches it, writes its
  * tables and reads its counters and exit record.  Built only with the
  * scheduler (daemon/scx/scx.mk, `make SCX=yes`), which links it in place
- * of host/scx_stub.c; the parts that need no BPF are host/scx.c's.
+ * of scx/scx_stub.c; the parts that need no BPF are scx/scx.c's.
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,7 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "host/scx.h"
+#include "scx/scx.h"
 #include "scx/scx_btf.h"
 /* the skeleton declares the BPF side's globals with vmlinux.h's names */
 typedef __u32 u32;

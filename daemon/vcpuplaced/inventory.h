@@ -10,7 +10,7 @@
 
 #include "core/vcpuplace.h"
 #include "host/policy_xml.h"
-#include "host/scx.h"
+#include "scx/scx.h"
 #include "host/virt.h"
 
 struct vp_daemon;

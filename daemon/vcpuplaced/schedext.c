@@ -2,8 +2,8 @@
  * schedext.c - the daemon owns vcpuplace's sched_ext scheduler
  * (daemon/scx/): whether to load it at start, the tables it reads, kept
  * current each tick, its counters, and what happens when the kernel
- * ejects it.  The loader is host/scx.h; the tables are
- * host/scxfeed.c.
+ * ejects it.  The loader is scx/scx.h; the tables are
+ * scx/scxfeed.c.
  *
  * Three kernel modes: sched-ext (our BPF scheduler decides every
  * wake-up), kernel-patch (kernelmode.c: the kernel series' SIS_CORE in
@@ -76,7 +76,7 @@ const struct vp_scx_loader schedext_scx_loader = {
 	.cgroup_weights = scx_cgroup_weights,
 };
 
-/* The loader @s uses: host/scx.h's unless a test gave a fake. */
+/* The loader @s uses: scx/scx.h's unless a test gave a fake. */
 #define LD(s) ((s)->ld ? (s)->ld : &schedext_scx_loader)
 
 int

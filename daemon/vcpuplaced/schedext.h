@@ -11,7 +11,7 @@
 
 #include "core/vcpuplace.h"
 #include "host/isolation.h"
-#include "host/scx.h"
+#include "scx/scx.h"
 #include "vcpuplaced/inventory.h"
 
 struct vp_daemon;
@@ -19,7 +19,7 @@ struct vp_daemon;
 /*
  * vcpuplace's sched_ext BPF scheduler (schedext.c).  One prefix for it
  * everywhere, VP_SCX_ and vp_scx_: the names here are the daemon's own,
- * those of host/scx.h and scx/vcpuplace_scx.h it shares with the BPF
+ * those of scx/scx.h and scx/vcpuplace_scx.h it shares with the BPF
  * side.
  */
 /* --sched-ext */
@@ -61,7 +61,7 @@ enum vp_scx_op {
 };
 
 /*
- * The loader calls schedext.c makes: host/scx.h's (schedext_scx_loader),
+ * The loader calls schedext.c makes: scx/scx.h's (schedext_scx_loader),
  * or a unit test's fake, so that the lifecycle (the tables, the vCPU
  * entries, counters, an ejection) is tested without BPF.
  */

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "guest_util.h"
-#include "host/scxfeed.h"
+#include "scx/scxfeed.h"
 #include "host/procstat.h"
-#include "host/scx.h"
+#include "scx/scx.h"
 
 const char *test_name = "scx_test";
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "core/vcpuplace.h"
-#include "host/scx.h"
+#include "scx/scx.h"
 
 /* The program's name, the first word of its verdict; main() sets it. */
 extern const char *test_name;

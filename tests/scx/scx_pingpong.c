@@ -18,7 +18,7 @@
  * are not counted.  Under vcpuplace the pairs are managed vCPUs: each pair
  * is a VM of two vCPUs, homed by the placement core's planner on the
  * guest's own topology, and fed to the scheduler as the daemon feeds it
- * (host/scxfeed.c).  The scheduler's own per-vCPU counters give the
+ * (scx/scxfeed.c).  The scheduler's own per-vCPU counters give the
  * decision-time share (a busy sibling chosen while the idle-core mask
  * showed a whole idle core) and the share woken on their home.
  *
@@ -49,8 +49,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "host/scx.h"
-#include "host/scxfeed.h"
+#include "scx/scx.h"
+#include "scx/scxfeed.h"
 #include "guest_topo.h"
 #include "guest_util.h"
 

@@ -39,8 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "host/scx.h"
-#include "host/scxfeed.h"
+#include "scx/scx.h"
+#include "scx/scxfeed.h"
 #include "guest_topo.h"
 #include "guest_util.h"
 

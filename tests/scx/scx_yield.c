@@ -33,8 +33,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "host/scx.h"
-#include "host/scxfeed.h"
+#include "scx/scx.h"
+#include "scx/scxfeed.h"
 #include "guest_kvm.h"
 #include "guest_topo.h"
 #include "guest_util.h"

@@ -9,7 +9,7 @@
  */
 #include <check.h>
 
-#include "host/scxfeed.h"
+#include "scx/scxfeed.h"
 #include "../suites.h"
 #include "../testutil.h"
 #include "wakectx.h"

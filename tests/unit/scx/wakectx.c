@@ -6,7 +6,7 @@
 
 #include <check.h>
 
-#include "host/scxfeed.h"
+#include "scx/scxfeed.h"
 #include "wakectx.h"
 #include "../testutil.h"
 

@@ -12,7 +12,7 @@
 #include <check.h>
 
 #include "host/policy_xml.h"
-#include "host/scxfeed.h"
+#include "scx/scxfeed.h"
 #include "../suites.h"
 #include "../testutil.h"
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/scxfeed.h"
+#include "scx/scxfeed.h"
 
 /* A core priority the BPF side can divide by: unknown counts as best. */
 static unsigned int

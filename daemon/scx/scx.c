@@ -14,7 +14,7 @@
 #include <linux/sched/types.h>
 
 #include "host/procstat.h"
-#include "host/scx.h"
+#include "scx/scx.h"
 #include "host/smallfile.h"
 
 /* Linux 6.12 include/uapi/linux/sched.h; Debian 12's headers are 6.1 */

@@ -5,7 +5,7 @@
  * scheduler the same way (tests/scx/).  Everything the BPF side sees is
  * in OS CPU numbers, and every domain by a domain id: the clusters first,
  * then the LLCs, the NUMA nodes and the packages.  The builders are pure;
- * scxfeed_topology() writes them all, through the loader (host/scx.h) or
+ * scxfeed_topology() writes them all, through the loader (scx/scx.h) or
  * the daemon's seam.
  */
 #ifndef VP_SCXFEED_H
@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "core/vcpuplace.h"
-#include "host/scx.h"
+#include "scx/scx.h"
 
 /*
  * The daemon does not see how long a vCPU sleeps (schedstat gives run

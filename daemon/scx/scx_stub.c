@@ -1,5 +1,5 @@
 /*
- * scx_stub.c - the loader of host/scx.h in a build without BPF (the
+ * scx_stub.c - the loader of scx/scx.h in a build without BPF (the
  * normal one): the kernel may have sched_ext, this binary has no
  * scheduler to load, so scx_load() and its kin say -EOPNOTSUPP and
  * callers need no #ifdef.  The scheduler's build (daemon/scx/scx.mk)
@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "host/scx.h"
+#include "scx/scx.h"
 const char *
 scx_built_with(void)
 {

@@ -13,7 +13,7 @@
 #include <check.h>
 
 #include "host/procstat.h"
-#include "host/scx.h"
+#include "scx/scx.h"
 #include "../suites.h"
 
 START_TEST(test_stub_load_refuses)

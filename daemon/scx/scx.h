@@ -6,9 +6,9 @@
  * The loader (daemon/scx/scx_loader.c) is built only by the scx make
  * targets (daemon/scx/scx.mk) or `make SCX=yes`, as the package is: they
  * build the BPF object and its libbpf skeleton from the committed
- * vmlinux.h.  The normal build links host/scx_stub.c instead:
+ * vmlinux.h.  The normal build links scx/scx_stub.c instead:
  * scx_load() then returns -EOPNOTSUPP and callers need no #ifdef
- * (CONTRIBUTING.md rule 6).  What needs no BPF (host/scx.c:
+ * (CONTRIBUTING.md rule 6).  What needs no BPF (scx/scx.c:
  * scx_state_read(), scx_kernel_supports(), scx_task_set_ext()) is the
  * same in both.
  */
