@@ -33,10 +33,12 @@ done
 
 defined() { nm -g --defined-only "$@" 2>/dev/null | awk 'NF == 3 {print $3}' | sort -u; }
 undefined() { nm -g --undefined-only "$@" 2>/dev/null | awk '$1 == "U" {print $2}' | sort -u; }
-# "  SYMBOL in OBJECT" for each object of archive $1 that references $2
+# "  SYMBOL in OBJECT" for each object of $1 (archives and objects,
+# blank-separated) that references $2
 who() {
-	nm -A --undefined-only "$1" 2>/dev/null | awk -F: -v s="$2" \
-	    '{n = split($NF, w, " ")} w[n] == s {print "  " s " in " $2}'
+	# shellcheck disable=SC2086
+	nm -A --undefined-only $1 2>/dev/null | awk -F: -v s="$2" \
+	    '{n = split($NF, w, " ")} w[n] == s {print "  " s " in " $(NF - 1)}'
 }
 bad() {
 	echo "layering: $1" >&2
@@ -67,31 +69,24 @@ if [ -n "$inc" ]; then
 	fail=1
 fi
 
-# 2. the adapters: no symbol of the service, the CLI or main; no logging
+# 2. the adapters: no symbol of the service, the CLI or main; no logging.
+# The BPF scheduler's loader is one too, outside the archive: built only
+# with the scheduler (daemon/scx/scx.mk), checked when the build has it.
 lib=$b/libvphost.a
+for o in "$b/scx/scx_loader.o" "$b/scx/scx_btf.o"; do
+	[ -f "$o" ] && lib="$lib $o"
+done
 upper=$(defined "$b/libvpservice.a" "$b/daemon/vcpuplaced/main.o" \
 	"$b"/daemon/vcpuplacectl/*.o)
 out=""
-for s in $(undefined "$lib"); do
+# shellcheck disable=SC2086
+for s in $(undefined $lib); do
 	echo "$upper" | grep -qx "$s" && out="$out $s"
 done
 # shellcheck disable=SC2086
 [ -z "$out" ] || bad "an adapter references the service or the CLI:" $out
-logs=$(nm -A --undefined-only "$lib" 2>/dev/null | awk -F: \
-	'{n = split($NF, w, " ")} w[n] == "log_msg" {print "  " $2}')
+logs=$(who "$lib" log_msg)
 [ -z "$logs" ] || { echo "layering: adapters that log:" >&2; echo "$logs" >&2; fail=1; }
-# the BPF scheduler's loader is an adapter too, outside the archive: it
-# is built only with the scheduler (daemon/scx/scx.mk), checked if there
-for o in "$b/scx/scx_loader.o" "$b/scx/scx_btf.o"; do
-	[ -f "$o" ] || continue
-	for s in $(undefined "$o"); do
-		if [ "$s" = log_msg ] || echo "$upper" | grep -qx "$s"; then
-			echo "layering: ${o#"$b"/} references $s (the service," \
-			    "the CLI or the log)" >&2
-			fail=1
-		fi
-	done
-done
 if grep -ln 'vcpuplaced/daemon\.h\|struct vp_daemon' "$src"/host/*.[ch] \
     "$src"/scx/*.[ch] >&2; then
 	echo "layering: the adapters above take the daemon's struct" >&2

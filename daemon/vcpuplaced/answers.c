@@ -34,28 +34,44 @@ adopt_snapshot(struct vp_daemon *d, const struct vp_lv_answer *a)
 	return got;
 }
 
-static unsigned int
-apply_results(struct vp_daemon *d, const struct vp_lv_answer *a)
+/*
+ * A policy write's results: a written one makes the metadata to be read
+ * again, a failed one is counted; either way its client hears, or only
+ * the log when none waits any more.
+ */
+static void
+answer_policy_write(struct vp_daemon *d, const struct vp_lv_answer *a)
 {
 	struct vp_msg_result res;
 	uint32_t i;
 
 	for (i = 0; i < a->nres; i++) {
 		memcpy(&res, a->res + i * sizeof(res), sizeof(res));
-		if (a->kind == VP_LV_ANS_POLICY_WRITE) {
-			if (!server_policy_answered(d, a->seq, &res))
-				log_msg(res.result ? LOG_WARNING : LOG_NOTICE,
-				    "policy write %u answered late: %s",
-				    a->seq, res.result ? res.why : "written");
-		} else if (res.id < (uint32_t)a->npins) {
+		if (res.result == 0)
+			virt_mark_dirty(&d->virt, 0);
+		else
+			d->c.libvirt_errors++;
+		if (!server_policy_answered(d, a->seq, &res))
+			log_msg(res.result ? LOG_WARNING : LOG_NOTICE,
+			    "policy write %u answered late: %s", a->seq,
+			    res.result ? res.why : "written");
+	}
+}
+
+/* An APPLY's results, each applied to the vCPU its pin was for. */
+static void
+apply_pins(struct vp_daemon *d, const struct vp_lv_answer *a)
+{
+	struct vp_msg_result res;
+	uint32_t i;
+
+	for (i = 0; i < a->nres; i++) {
+		memcpy(&res, a->res + i * sizeof(res), sizeof(res));
+		if (res.id < (uint32_t)a->npins)
 			actuate_result(d, &a->pin[res.id],
 			    (enum vp_apply)res.result, res.why);
-		}
 	}
-	if (a->kind != VP_LV_ANS_PINS)
-		return 0;
 	actuate_note_latency(d, a->apply_ns);
-	return VP_LV_GOT_PINS;
 }
 
 unsigned int
@@ -64,8 +80,21 @@ answers_take(struct vp_daemon *d)
 	struct vp_lv_answer a;
 	unsigned int got = 0;
 
-	while (libvirt_next(d, &a) > 0)
-		got |= a.snap ? adopt_snapshot(d, &a) : apply_results(d, &a);
+	while (libvirt_next(d, &a) > 0) {
+		switch (a.kind) {
+		case VP_LV_ANS_INVENTORY:
+		case VP_LV_ANS_POLICIES:
+			got |= adopt_snapshot(d, &a);
+			break;
+		case VP_LV_ANS_PINS:
+			apply_pins(d, &a);
+			got |= VP_LV_GOT_PINS;
+			break;
+		case VP_LV_ANS_POLICY_WRITE:
+			answer_policy_write(d, &a);
+			break;
+		}
+	}
 	return got;
 }
 

@@ -539,20 +539,9 @@ take_results(struct vp_daemon *d, uint32_t seq, const unsigned char *body,
     uint32_t n, struct vp_lv_answer *a)
 {
 	struct vp_libvirt *lv = &d->lv;
-	struct vp_msg_result res;
-	uint32_t i;
 
-	*a = (struct vp_lv_answer){ .seq = seq,
-	    .res = body, .nres = n };
+	*a = (struct vp_lv_answer){ .seq = seq, .res = body, .nres = n };
 	if (seq != lv->apply_seq) {
-		/* a policy write's: its client, or only the log */
-		for (i = 0; i < n; i++) {
-			memcpy(&res, body + i * sizeof(res), sizeof(res));
-			if (res.result == 0)
-				virt_mark_dirty(&d->virt, 0);
-			else
-				d->c.libvirt_errors++;
-		}
 		a->kind = VP_LV_ANS_POLICY_WRITE;
 		return 1;
 	}

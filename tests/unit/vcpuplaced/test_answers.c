@@ -220,16 +220,18 @@ START_TEST(test_late_and_bad)
 
 	/* a header whose length is not the datagram's */
 	ck_assert_int_eq(send(f.fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	/* ... and the channel goes on: the next datagram is taken (late) */
 	fake_send(&f, VP_MSG_INV_END, 1, 0, &e, sizeof(e), NULL, 0);
 	ck_assert_uint_eq(answers_take(&f.d), 0);
 	ck_assert_uint_eq(f.d.lv.bad_messages, 1);
+	ck_assert_uint_eq(f.d.lv.late_answers, 5);
 	ck_assert_int_eq(f.d.nvms, 1);
 	check_vcpu_on(&f, 1, 5);
 	fake_teardown(&f);
 }
 END_TEST
 
-/* Pins @n of the batch sent: APPLIED for vCPU 0, RETRY for vCPU 1. */
+/* The results of APPLY @seq: APPLIED for pin 0, RETRY for pin 1. */
 static void
 fake_results(struct fake *f, uint32_t seq)
 {
@@ -254,7 +256,7 @@ START_TEST(test_pins_answered)
 	struct vp_lv_pin *p;
 	unsigned int got;
 	uint32_t seq;
-	int pu11 = 0, k;
+	int pu11, k;
 
 	fake_setup(&f);
 	fake_connected(&f);
