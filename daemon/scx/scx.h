@@ -106,7 +106,7 @@ enum scx_load_flag {
  * Opens, loads and attaches the scheduler.  The struct_ops link belongs to
  * this process: if it dies, the kernel unloads the scheduler and every
  * task goes back to CFS.  -EBUSY: another BPF scheduler is loaded;
- * -EOPNOTSUPP: built without VP_HAVE_SCX.  *@ret_sched is set only on
+ * -EOPNOTSUPP: the stand-in (scx_stub.c).  *@ret_sched is set only on
  * success.  @flags: enum scx_load_flag.
  */
 int scx_load(struct scx_sched **ret_sched, unsigned int flags);

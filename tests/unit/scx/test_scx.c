@@ -1,6 +1,6 @@
 /*
- * test_scx.c - scx.c as the normal build compiles it (without VP_HAVE_SCX):
- * the loader is a stub that refuses cleanly, so a daemon on a host without
+ * test_scx.c - scx.c and the loader's stand-in, scx_stub.c, as the normal
+ * build links them: the loader refuses cleanly, so a daemon on a host without
  * the BPF build stays in affinity-only mode.  The real loader is tested by
  * `make scx-test` in a kernel with sched_ext (tests/scx/).
  */

@@ -204,7 +204,7 @@ END_TEST
 /*
  * On a host without sched_ext (or with the stub loader): auto stays in
  * the other mode and says why, on refuses to start, off does nothing.
- * Skipped where the loader could really load (VP_HAVE_SCX on sched_ext).
+ * Skipped where the loader could really load (scx_loader.c on sched_ext).
  */
 START_TEST(test_start_here)
 {
