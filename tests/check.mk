@@ -211,6 +211,7 @@ check-sim: $(B)/vcpuplace-sim $(B)/test-sim $(B)/sim-rules
 	sh tests/sim/stock.sh $(B)/vcpuplace-sim tests/topologies
 	sh tests/sim/numbering.sh $(B)/vcpuplace-sim tests/topologies
 	sh tests/sim/classes.sh $(B)/vcpuplace-sim tests/topologies
+	sh tests/sim/schbench.sh $(B)/vcpuplace-sim tests/topologies
 
 # vcpuplaced against libvirt and tiny TCG QEMU guests
 # (tests/integration/run.py).  Needs root, libvirtd and packages

@@ -319,6 +319,7 @@ start_run(struct sim *s, int pu, int thi)
 			stats_add_latency(&s->st, s->now_ns - th->wake_t_ns);
 			if (cs)
 				stats_add_latency(cs, s->now_ns - th->wake_t_ns);
+			workload_woke(s, thi, s->now_ns - th->wake_t_ns);
 		}
 		th->over_ns += host_refetch_ns(s, s->p.msg_lines,
 		    host_distance(s->t, th->waker_pu, pu));
@@ -499,6 +500,7 @@ poll_hit(struct sim *s, int thi, int waker_pu)
 
 		s->st.wakes++;
 		s->st.poll_hits++;
+		workload_woke(s, thi, 0);
 		if (cs) {
 			cs->wakes++;
 			cs->poll_hits++;

@@ -15,6 +15,7 @@ sim_free(struct sim *s)
 	classes_release(s);
 	scx_release(s);
 	cores_release(s);
+	workload_release(s);
 	free(s->th);
 	free(s->vm);
 	free(s->allowed);

@@ -209,6 +209,10 @@ struct sim_thread {
 	uint32_t timer_gen;
 	/* workload state */
 	int pending;		/* messages or requests waiting */
+	/* schbench: when each pending request was posted, oldest first
+	 * (a ring of posted_cap; pending entries from posted_head) */
+	uint64_t *posted_ns;
+	int posted_cap, posted_head;
 	bool on;		/* dense mix: in a run phase */
 	uint64_t phase_end_ns;
 	/* what /proc/<tid>/schedstat shows: time on a CPU, time runnable
@@ -295,6 +299,10 @@ struct sim {
 	 * those latencies, host_run_ns their time on a PU */
 	struct sim_stats host_st;
 	double host_wait_ns, host_run_ns;
+	/* schbench's request latency: each request's wait from its post
+	 * to its worker starting on it, a request behind a busy worker
+	 * included (workload.c); st counts only the wake-ups */
+	struct sim_stats req_st;
 	struct cores_state *cores;	/* strategy_cores.c, or NULL */
 	struct vp_policy policy;	/* the run's default (--policy-*) */
 	/* VM classes (classes.c): each VM's profile, and each class's own
@@ -524,6 +532,9 @@ void workload_start(struct sim *s);
 bool workload_burst_end(struct sim *s, int th);
 /* @th's timer fired while it slept. */
 void workload_timer(struct sim *s, int th);
+/* @th started on a CPU after a wake-up that waited @ns (0: a poll hit). */
+void workload_woke(struct sim *s, int th, uint64_t ns);
+void workload_release(struct sim *s);
 
 /* The definition bound.c reads: messages in flight per VM, mean bursts,
  * the schbench period. */

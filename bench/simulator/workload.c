@@ -11,7 +11,9 @@
  *   tbench     client/server VMs of 2 vCPUs, one request in flight,
  *              short bursts: a wake-up per burst (tbench4)
  *   schbench   VMs of one message vCPU and 4 workers it wakes every
- *              2 ms; what counts is the workers' wake-up latency
+ *              2 ms; what counts is the workers' wake-up latency, and
+ *              the request latency, which counts a request that waits
+ *              behind its busy worker too
  *   hogs       VMs of 4 vCPUs running 10 ms bursts with 100 us halts
  *   dense      many 1- and 2-vCPU VMs with 20 ms run and idle phases;
  *              in a run phase 100 us bursts, 50 us halts, and every
@@ -224,6 +226,60 @@ workload_start(struct sim *s)
 	hosttasks_start(s);
 }
 
+/*
+ * schbench -R's request list (schbench.c's worker keeps the requests
+ * the message thread posts while it is busy and runs them in order):
+ * remembers when a request was posted to busy @th.  0 or -ENOMEM.
+ */
+static int
+post_request(struct sim_thread *th, uint64_t now_ns)
+{
+	if (th->pending == th->posted_cap) {
+		int cap = th->posted_cap ? th->posted_cap * 2 : 8, i;
+		uint64_t *ring = malloc(sizeof(*ring) * (size_t)cap);
+
+		if (!ring)
+			return -ENOMEM;
+		for (i = 0; i < th->pending; i++)
+			ring[i] = th->posted_ns[(th->posted_head + i) %
+			    th->posted_cap];
+		free(th->posted_ns);
+		th->posted_ns = ring;
+		th->posted_cap = cap;
+		th->posted_head = 0;
+	}
+	th->posted_ns[(th->posted_head + th->pending) % th->posted_cap] =
+	    now_ns;
+	return 0;
+}
+
+/* The oldest pending request of @th starts now: its request latency. */
+static void
+start_request(struct sim *s, struct sim_thread *th)
+{
+	uint64_t posted = th->posted_ns[th->posted_head];
+
+	th->posted_head = (th->posted_head + 1) % th->posted_cap;
+	if (s->measuring)
+		stats_add_latency(&s->req_st, s->now_ns - posted);
+}
+
+void
+workload_woke(struct sim *s, int thi, uint64_t ns)
+{
+	if (s->wl == WL_SCHBENCH && s->th[thi].idx && s->measuring)
+		stats_add_latency(&s->req_st, ns);
+}
+
+void
+workload_release(struct sim *s)
+{
+	int i;
+
+	for (i = 0; s->th && i < s->nth; i++)
+		free(s->th[i].posted_ns);
+}
+
 /* Gives @thi a burst and wakes it, or leaves it a message pending. */
 static void
 send(struct sim *s, int thi, int waker_pu)
@@ -231,6 +287,10 @@ send(struct sim *s, int thi, int waker_pu)
 	struct sim_thread *th = &s->th[thi];
 
 	if (th->state != TH_SLEEP) {
+		if (s->wl == WL_SCHBENCH && post_request(th, s->now_ns) < 0) {
+			s->errors++;
+			return;
+		}
 		th->pending++;
 		return;
 	}
@@ -260,6 +320,8 @@ next_pending(struct sim *s, int thi)
 {
 	if (!s->th[thi].pending)
 		return false;
+	if (s->wl == WL_SCHBENCH)
+		start_request(s, &s->th[thi]);
 	s->th[thi].pending--;
 	host_burst(s, thi, burst(s, thi));
 	return true;
