@@ -520,9 +520,16 @@ balance_event(struct sim *s, int arg)
 	bool kick = false, due = false;
 
 	(void)arg;
-	/* sched_ext switches the whole system: no CFS balance at all */
-	if (s->strat == STRAT_SCX)
+	/* sched_ext switches the whole system: no CFS balance at all, but
+	 * the tick still calls ops.tick (6.12 sched_tick() ->
+	 * task_tick_scx()) */
+	if (s->strat == STRAT_SCX) {
+		scx_tick(s);
+		if (evq_push(&s->q, s->now_ns + JIFFY_NS, EV_BALANCE, 0,
+		    0) < 0)
+			s->errors++;
 		return;
+	}
 	for (pu = 0; pu < t->npus; pu++)
 		if (host_idle(s, pu)) {
 			if (ilb < 0)

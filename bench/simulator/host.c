@@ -181,6 +181,18 @@ resched(struct sim *s, int pu)
 	push(s, t, EV_PU, pu, p->gen);
 }
 
+void
+host_cut_slice(struct sim *s, int pu)
+{
+	struct sim_pu *p = &s->pu[pu];
+
+	if (p->cur < 0 || p->slice_end_ns <= s->now_ns)
+		return;
+	settle(s, pu);
+	p->slice_end_ns = s->now_ns;
+	resched(s, pu);
+}
+
 /*
  * Turbo: @pu's package gained (+1) or lost (-1) an active core.  Only
  * when that moves its frequency bin (costs_turbo()) are its running

@@ -345,6 +345,9 @@ void host_wake(struct sim *s, int th, int waker_pu);
 void host_timer(struct sim *s, int th, uint64_t delay_ns);
 /* Gives @th a new burst of @work_ns useful work. */
 void host_burst(struct sim *s, int th, uint64_t work_ns);
+/* Ends the slice of what runs on @pu now (a tick's cut); it then goes
+ * through the strategy's slice end like any slice that ran out. */
+void host_cut_slice(struct sim *s, int pu);
 /* True when @pu runs nothing, queues nothing and awaits nothing. */
 static inline bool host_idle(const struct sim *s, int pu)
 {
@@ -506,6 +509,10 @@ enum scx_slice_fate {
 	SCX_SLICE_SHARED,	/* into the shared queue */
 };
 enum scx_slice_fate scx_slice_end(struct sim *s, int pu, int th);
+/* ops.tick on every PU, once a jiffy (balance.c's event, which CFS's
+ * balance would take): ends a slice run past the one that fits the
+ * waiters now. */
+void scx_tick(struct sim *s);
 /* The shared queue's invariants hold. */
 bool scx_check(const struct sim *s);
 

@@ -28,11 +28,11 @@
  *     renewed (vp_running(), vp_dispatch()): VP_SLICE_MAX / (n + 1), at
  *     least VP_SLICE_MIN, n the threads waiting where the PU would take
  *     them first (its local queue, its own PU's and its LLC's queues, as
- *     scx_bpf_dsq_nr_queued() counts them: nr_waiting()).  Not modelled:
- *     ops.tick's cut of a slice that has run past that once others wait
- *     (host.c has no tick: a waiter that comes mid-slice waits it out, at
- *     most VP_SLICE_MAX), and the preempting wake-ups of per-CPU kthreads
- *     and latency-profile vCPUs (vp_enqueue()'s enqueue_urgent());
+ *     scx_bpf_dsq_nr_queued() counts them: nr_waiting()); ops.tick, once
+ *     a jiffy (scx_tick()), cuts a slice that has run past the one that
+ *     fits the waiters now.  Not modelled: the preempting wake-ups of
+ *     per-CPU kthreads and latency-profile vCPUs (vp_enqueue()'s
+ *     enqueue_urgent());
  *   - the per-CPU run records (vp_cpu_runs) are written at each start
  *     (vp_running()) and at each direct dispatch (note_claim()); a
  *     thread's average run and vtime at each stop (vp_stopping()).
@@ -94,7 +94,7 @@ struct scx_sim {
 	/* whole run, printed at the end when $VP_SIM_SCX_STATS is set */
 	unsigned long n_direct, n_queued, n_kick, n_consume, n_kept,
 	    n_requeue, n_walked, n_queued_pu, n_stolen, n_poll_end,
-	    n_stay_prev;
+	    n_stay_prev, n_cut;
 };
 
 /* The wake decision's context: the simulator instead of a task. */
@@ -290,20 +290,63 @@ stopping(struct scx_th *x, uint64_t end_ns)
 	x->open = false;
 }
 
-/* slice_for() of vcpuplace.bpf.c: the slice that fits @pu's waiters. */
+/* nr_waiting() of vcpuplace.bpf.c: the threads waiting where @pu takes
+ * them first (its local queue, its PU's and its LLC's queues). */
 static uint64_t
-slice_for(const struct sim *s, int pu)
+nr_waiting(const struct sim *s, int pu)
 {
 	const struct scx_sim *x = s->scx;
 	int cq = costs_dsq_pu(s->t, pu), lq = costs_dsq_llc(s->t->pu[pu].llc);
-	uint64_t n = (uint64_t)s->pu[pu].nq, slice;
+	uint64_t n = (uint64_t)s->pu[pu].nq;
 	int i;
 
 	for (i = 0; i < x->ndsq; i++)
 		if (x->dsq_q[x->dsq[i]] == cq || x->dsq_q[x->dsq[i]] == lq)
 			n++;
-	slice = SCX_SLICE_MAX_NS / (n + 1);
+	return n;
+}
+
+/* slice_of() of vcpuplace.bpf.c: the slice that fits @n waiters. */
+static uint64_t
+slice_of(uint64_t n)
+{
+	uint64_t slice = SCX_SLICE_MAX_NS / (n + 1);
+
 	return slice < SCX_SLICE_MIN_NS ? SCX_SLICE_MIN_NS : slice;
+}
+
+/* slice_for() of vcpuplace.bpf.c: the slice that fits @pu's waiters. */
+static uint64_t
+slice_for(const struct sim *s, int pu)
+{
+	return slice_of(nr_waiting(s, pu));
+}
+
+/*
+ * vp_tick() of vcpuplace.bpf.c, from 6.12 task_tick_scx(): the slice of
+ * the thread running on a PU ends once it has run the slice that fits
+ * the waiters now (slice_for() counted them when it started), so that a
+ * waiter that came mid-slice waits for the next tick, not for the whole
+ * VP_SLICE_MAX.  A polling vCPU's PU runs no task of its own here (its
+ * window ends at slice_end_ns).
+ */
+void
+scx_tick(struct sim *s)
+{
+	struct scx_sim *x = s->scx;
+	int pu;
+
+	for (pu = 0; pu < s->t->npus; pu++) {
+		int cur = s->pu[pu].cur;
+		uint64_t n = nr_waiting(s, pu);
+
+		if (cur < 0 || !n || s->th[cur].polling)
+			continue;
+		if (s->now_ns - x->th[cur].ran_at < slice_of(n))
+			continue;
+		x->n_cut++;
+		host_cut_slice(s, pu);
+	}
 }
 
 void
@@ -718,10 +761,10 @@ scx_release(struct sim *s)
 	if (getenv("VP_SIM_SCX_STATS"))
 		fprintf(stderr, "scx: direct %lu queued %lu kick %lu consume "
 		    "%lu kept %lu requeue %lu walked %lu queued_pu %lu "
-		    "stolen %lu poll_end %lu stay_prev %lu\n", x->n_direct,
-		    x->n_queued, x->n_kick, x->n_consume, x->n_kept,
-		    x->n_requeue, x->n_walked, x->n_queued_pu, x->n_stolen,
-		    x->n_poll_end, x->n_stay_prev);
+		    "stolen %lu poll_end %lu stay_prev %lu cut %lu\n",
+		    x->n_direct, x->n_queued, x->n_kick, x->n_consume,
+		    x->n_kept, x->n_requeue, x->n_walked, x->n_queued_pu,
+		    x->n_stolen, x->n_poll_end, x->n_stay_prev, x->n_cut);
 	free(x->doms);
 	free(x->runs);
 	free(x->cursor);

@@ -14,6 +14,10 @@
 #   - with threads waiting (128arm, no SMT: 192 hogs on 128 PUs) a slice
 #     end requeues, and freed PUs consume the queues; but a thread still
 #     earlier by vtime than its PU's queue heads keeps it (prev_goes_on());
+#   - ops.tick (scx_tick(), once a jiffy): a slice that has run past the
+#     one that fits the waiters now is cut (g4dn.metal hogs, a per-CPU
+#     kthread waiting behind a hog that started its 5 ms alone), and with
+#     nobody waiting none is;
 #   - a per-CPU kthread waits in its PU's own queue; a PU whose own
 #     queues are empty takes another LLC's thread (128arm dense);
 #   - a queued wake-up kicks an idle PU of its allowed set (dense, 150 %);
@@ -83,12 +87,14 @@ expect "kept, nobody waiting" "$(field "$s" kept)" ge 1
 expect "requeued, nobody waiting" "$(field "$s" requeue)" eq 0
 expect "slices of 5 ms" "$(field "$s" kept)" le 748
 expect "slices of 5 ms, not 20" "$(field "$s" kept)" gt 187
+expect "no slice cut, nobody waiting" "$(field "$s" cut)" eq 0
 # with host tasks a per-CPU kthread waits in its own PU's queue for
 # its busy PU (it may run nowhere else; no ops.select_cpu for it): that
 # hog's slice end finds somebody waiting and requeues it
 s=$(stats g4dnmetal.xml hogs)
 expect "requeued behind a waiting kthread" "$(field "$s" requeue)" ge 1
 expect "kthreads queued in their PU's queue" "$(field "$s" queued_pu)" ge 1
+expect "slices cut by the tick for a waiter" "$(field "$s" cut)" ge 1
 
 s=$(stats 128arm-2pa2n8cluster4co.xml hogs)
 expect "requeued, threads waiting" "$(field "$s" requeue)" ge 1
