@@ -299,9 +299,10 @@ struct sim {
 	 * those latencies, host_run_ns their time on a PU */
 	struct sim_stats host_st;
 	double host_wait_ns, host_run_ns;
-	/* schbench's request latency: each request's wait from its post
-	 * to its worker starting on it, a request behind a busy worker
-	 * included (workload.c); st counts only the wake-ups */
+	/* schbench's request waits: each request's wait from its post to
+	 * its worker starting on it, a request behind a busy worker
+	 * included (workload.c); st counts only the wake-ups.  Not what
+	 * schbench calls request latency (work start to end) */
 	struct sim_stats req_st;
 	struct cores_state *cores;	/* strategy_cores.c, or NULL */
 	struct vp_policy policy;	/* the run's default (--policy-*) */

@@ -11,9 +11,9 @@
  *   tbench     client/server VMs of 2 vCPUs, one request in flight,
  *              short bursts: a wake-up per burst (tbench4)
  *   schbench   VMs of one message vCPU and 4 workers it wakes every
- *              2 ms; what counts is the workers' wake-up latency, and
- *              the request latency, which counts a request that waits
- *              behind its busy worker too
+ *              2 ms; what counts is the workers' wake-up latency (as
+ *              schbench reports it), and the request wait, which
+ *              counts a request that waits behind its busy worker too
  *   hogs       VMs of 4 vCPUs running 10 ms bursts with 100 us halts
  *   dense      many 1- and 2-vCPU VMs with 20 ms run and idle phases;
  *              in a run phase 100 us bursts, 50 us halts, and every
@@ -253,7 +253,7 @@ post_request(struct sim_thread *th, uint64_t now_ns)
 	return 0;
 }
 
-/* The oldest pending request of @th starts now: its request latency. */
+/* The oldest pending request of @th starts now: its wait since its post. */
 static void
 start_request(struct sim *s, struct sim_thread *th)
 {

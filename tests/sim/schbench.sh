@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/sim/schbench.sh - schbench's request latency counts every request
+# tests/sim/schbench.sh - schbench's request wait counts every request
 # (workload.c): one the message vCPU posts while its worker is still busy
 # waits in the worker's list (schbench -R) and has no wake-up of its own,
 # so the wake-up latencies alone miss it.  Each period wakes the message
