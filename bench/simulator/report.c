@@ -121,7 +121,8 @@ report_json(const struct sim *s, const struct run_cfg *c)
 	if (s->wl == WL_SCHBENCH) {
 		/* every request's wait from post to start, poll hits as
 		 * 0 ns (workload.c) */
-		add_d(o, "request_wait_p99_ns", stats_quantile(&s->req_st, 0.99));
+		add_d(o, "request_wait_p99_ns",
+		    stats_quantile(&s->req_st, 0.99));
 		add_d(o, "requests_per_s", (double)s->req_st.nlat / secs);
 	}
 	add_d(o, "probes_per_wake", share(st->probes, st->wakes));

@@ -671,8 +671,9 @@ scx_slice_end(struct sim *s, int pu, int thi)
 		 * VP_SCX_KEPT: nothing in its local DSQ (6.12 balance_one()
 		 * would run that first), and nothing in the queues this PU
 		 * may run or nothing earlier there by vtime, so vp_dispatch()
-		 * moves nothing and gives prev a new slice.  It runs on, after the schedule() pass that
-		 * ends where it began (params.c, scx_resched_ns).
+		 * moves nothing and gives prev a new slice.  It runs on,
+		 * after the schedule() pass that ends where it began
+		 * (params.c, scx_resched_ns).
 		 */
 		x->n_kept++;
 		if (s->p.costs & COST_SCX) {

@@ -227,8 +227,8 @@ workload_start(struct sim *s)
 }
 
 /*
- * schbench -R's request list (schbench.c's worker keeps the requests
- * the message thread posts while it is busy and runs them in order):
+ * schbench -R's request list (its worker.c splices the requests the
+ * message thread posted while it ran and works through them in order):
  * remembers when a request was posted to busy @th.  0 or -ENOMEM.
  */
 static int
