@@ -69,6 +69,7 @@ struct scx_th {
 	uint64_t avg_run_ns;	/* 1/4 new, 3/4 old (vp_stopping()) */
 	bool open;		/* a run started and not yet stopped */
 	bool queued;		/* the last decision sent it to the queue */
+	bool join;		/* ... to the waker's PU's own (JOIN_WAKER) */
 };
 
 struct scx_sim {
@@ -94,7 +95,7 @@ struct scx_sim {
 	/* whole run, printed at the end when $VP_SIM_SCX_STATS is set */
 	unsigned long n_direct, n_queued, n_kick, n_consume, n_kept,
 	    n_requeue, n_walked, n_queued_pu, n_stolen, n_poll_end,
-	    n_stay_prev, n_cut;
+	    n_stay_prev, n_cut, n_join;
 };
 
 /* The wake decision's context: the simulator instead of a task. */
@@ -120,6 +121,8 @@ struct scx_sim {
 #define vpw_claim_poll(w, cpu)	scx_polling((w)->s, cpu)
 #define vpw_any_idle(w, core)	scx_any_idle((w)->s, (w)->th, core)
 #define vpw_claim_stay(w, cpu)	scx_stay((w)->s, cpu)
+#define vpw_avg_run(w)		((w)->s->scx->th[(w)->th].avg_run_ns)
+#define vpw_waker_cpu(w)	scx_waker_cpu((w)->s, (w)->th)
 
 static int
 dense(const struct sim *s, __s32 cpu)
@@ -212,6 +215,25 @@ scx_stay(const struct sim *s, __s32 cpu)
 		return false;
 	return !s->th[s->pu[pu].cur].polling && !s->pu[pu].inflight &&
 	    !s->pu[pu].nq && dsq_head(s->scx, costs_dsq_pu(s->t, pu)) < 0;
+}
+
+/*
+ * waker_cpu_of() of vcpuplace.bpf.c: the PU of the vCPU of @thi's VM that
+ * runs the wake-up (host.c: waker_pu, where the waker still runs), as an
+ * OS CPU id; -1 when the wake-up came from a timer or a host task.
+ */
+static __s32
+scx_waker_cpu(const struct sim *s, int thi)
+{
+	int pu = s->th[thi].waker_pu, cur;
+
+	if (pu < 0)
+		return -1;
+	cur = s->pu[pu].cur;
+	if (cur < 0 || cur == thi || th_is_host(s, cur) ||
+	    s->th[cur].vm != s->th[thi].vm)
+		return -1;
+	return (__s32)s->t->pu[pu].os_index;
 }
 
 /* vp_cpu_runs: below, once vcpuplace_wake.h has defined the record */
@@ -374,7 +396,8 @@ scx_running(struct sim *s, int pu, int thi)
 static int
 queue_of(const struct sim *s, int thi, int pu)
 {
-	if (cpuset_count(&s->allowed[s->th[thi].allowed]) == 1)
+	if (cpuset_count(&s->allowed[s->th[thi].allowed]) == 1 ||
+	    s->scx->th[thi].join)
 		return costs_dsq_pu(s->t, pu);
 	return costs_dsq_llc(s->t->pu[pu].llc);
 }
@@ -448,6 +471,9 @@ scx_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 		return cpuset_first(&s->allowed[th->allowed]);
 	}
 	t->queued = !direct;
+	t->join = why == VP_SCX_V_JOIN_WAKER;
+	if (t->join)
+		x->n_join++;
 	if (!direct)
 		x->n_queued++;
 	if (why == VP_SCX_V_POLL_END)
@@ -498,6 +524,12 @@ scx_enqueue(struct sim *s, int thi)
 	if (th->waker_pu >= 0)
 		host_charge(s, th->waker_pu,
 		    costs_dsq_op(s, q, th->waker_pu, 0));
+	/* JOIN_WAKER, once: the waker's PU takes it, kicked only if idle
+	 * (vp_enqueue()'s own-CPU kick) */
+	if (x->th[thi].join) {
+		x->th[thi].join = false;
+		return host_idle(s, th->pu) ? th->pu : -1;
+	}
 	/* kick an idle PU of its allowed set, a whole idle core first */
 	cpu = scx_pick_idle(s, thi, caller, true);
 	if (cpu < 0)
@@ -762,10 +794,11 @@ scx_release(struct sim *s)
 	if (getenv("VP_SIM_SCX_STATS"))
 		fprintf(stderr, "scx: direct %lu queued %lu kick %lu consume "
 		    "%lu kept %lu requeue %lu walked %lu queued_pu %lu "
-		    "stolen %lu poll_end %lu stay_prev %lu cut %lu\n",
+		    "stolen %lu poll_end %lu stay_prev %lu cut %lu join %lu\n",
 		    x->n_direct, x->n_queued, x->n_kick, x->n_consume,
 		    x->n_kept, x->n_requeue, x->n_walked, x->n_queued_pu,
-		    x->n_stolen, x->n_poll_end, x->n_stay_prev, x->n_cut);
+		    x->n_stolen, x->n_poll_end, x->n_stay_prev, x->n_cut,
+		    x->n_join);
 	free(x->doms);
 	free(x->runs);
 	free(x->cursor);

@@ -19,7 +19,7 @@ VP_FEATURE(SMT_PRIO, 1,
 	"a PU whose SMT siblings are busy is worth less (seed 002)")
 VP_FEATURE(FAIL_PRONE, 1,
 	"a PU whose last scan failed also probes SMT siblings next time")
-/* The five below steer only the sched_ext scheduler (daemon/scx/). */
+/* The six below steer only the sched_ext scheduler (daemon/scx/). */
 VP_FEATURE(SOON_IDLE, 1,
 	"of idle PUs next to busy siblings, take the one whose sibling idles soonest")
 VP_FEATURE(HOST_PACK, 1,
@@ -31,3 +31,5 @@ VP_FEATURE(YIELD_TO, 1,
 /* Off: the held-out set's schbench tails tripled (bench/README.md). */
 VP_FEATURE(STAY_PREV, 0,
 	"with nothing idle nor polling, a vCPU waits on prev if its task should stop within a slice")
+VP_FEATURE(JOIN_WAKER, 1,
+	"with nothing idle, a short-run vCPU woken by a short-run vCPU of its VM queues on the waker's PU")

@@ -47,6 +47,8 @@ scxfeed_features(const struct vp_features *f)
 		bits |= VP_SCX_FEAT_YIELD_TO;
 	if (feat(f, STAY_PREV))
 		bits |= VP_SCX_FEAT_STAY_PREV;
+	if (feat(f, JOIN_WAKER))
+		bits |= VP_SCX_FEAT_JOIN_WAKER;
 	/* FAIL_PRONE has no BPF side: sched_ext's idle masks are exact */
 	return bits;
 }

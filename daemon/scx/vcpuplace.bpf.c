@@ -96,6 +96,9 @@ struct vp_task {
 	u64 avg_run_ns;		/* its bursts, averaged (1/4 new, 3/4 old) */
 	bool vcpu;		/* a managed vCPU at its last wake-up */
 	bool latency;		/* ... of the latency profile (VP_SCX_F_LATENCY) */
+	bool join_waker;	/* JOIN_WAKER sent its wake-up to the waker's
+				 * PU: ops.enqueue queues it on that PU's own
+				 * queue, once */
 	bool kthread_wake;	/* a per-CPU kthread woken with its short
 				 * slice, which ops.running leaves alone */
 	u64 cg_id;		/* the cgroup counted at ops.runnable, 0:
@@ -201,6 +204,35 @@ static bool stay_free(s32 cpu)
 	       scx_bpf_dsq_nr_queued(VP_SCX_DSQ_CPU(cpu)) == 0;
 }
 
+/* The usual run of @p, 0 when it has no record yet. */
+static u64 avg_run_of(struct task_struct *p)
+{
+	struct vp_task *t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
+
+	return t ? t->avg_run_ns : 0;
+}
+
+/*
+ * JOIN_WAKER's waker: the task running this select_cpu (current), if it
+ * is a vCPU of the same VM as @v, on the CPU it runs on; else -1.  A
+ * wake-up from interrupt context finds whatever runs there, which counts
+ * only when it is such a vCPU: then it is one all the same.
+ */
+static s32 waker_cpu_of(struct task_struct *p, const struct vp_scx_vcpu *v)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	const struct vp_scx_vcpu *wv;
+	u32 tid;
+
+	if (!cur || cur == p)
+		return -1;
+	tid = cur->pid;
+	wv = bpf_map_lookup_elem(&vp_vcpus, &tid);
+	if (!wv || wv->vm != v->vm)
+		return -1;
+	return bpf_get_smp_processor_id();
+}
+
 #define VPW_WAKE_CTX \
 	struct task_struct *p; \
 	const struct cpumask *idle;	/* PUs idle now */ \
@@ -221,6 +253,8 @@ static bool stay_free(s32 cpu)
 #define vpw_for(i, from, to)	bpf_for(i, from, to)
 #define vpw_claim_poll(w, cpu)	claim_poll(cpu)
 #define vpw_claim_stay(w, cpu)	stay_free(cpu)
+#define vpw_avg_run(w)		avg_run_of((w)->p)
+#define vpw_waker_cpu(w)	waker_cpu_of((w)->p, (w)->v)
 #define vpw_any_idle(w, core)	bpf_cpumask_intersects((core) ? \
 					(w)->idle_core : (w)->idle, \
 					(w)->p->cpus_ptr)
@@ -468,6 +502,14 @@ static s32 select_vcpu(struct task_struct *p, s32 prev_cpu,
 				 VP_SCX_WAKE_IDLE_CORE);
 		stat_inc(VP_SCX_DIRECT);
 		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_MAX, 0);
+	} else if (why == VP_SCX_V_JOIN_WAKER) {
+		struct vp_task *t = bpf_task_storage_get(&vp_task_store, p,
+							 0, 0);
+
+		/* without its storage it goes to the LLC's queue instead */
+		if (t)
+			t->join_waker = true;
+		stat_inc(VP_SCX_WAKE_JOIN_WAKER);
 	} else {
 		stat_inc(VP_SCX_WAKE_QUEUED);
 	}
@@ -994,8 +1036,9 @@ static bool enqueue_urgent(struct task_struct *p, u64 enq_flags)
 /*
  * The queue @p waits in when it found no idle PU: the queue of the one
  * CPU it may run on (pinned, a per-CPU kthread: no other PU should walk
- * past it), else its LLC's queue at @cpu, where select_cpu left it;
- * before the daemon has described @cpu, the shared queue.
+ * past it) or of the waker's CPU JOIN_WAKER chose, else its LLC's queue
+ * at @cpu, where select_cpu left it; before the daemon has described
+ * @cpu, the shared queue.
  *
  * Not a task that merely has migration disabled: from ops.enqueue the
  * count cannot be told from the BPF programs' own when they nest (6.12's
@@ -1008,9 +1051,15 @@ static bool enqueue_urgent(struct task_struct *p, u64 enq_flags)
  */
 static u64 queue_of(struct task_struct *p, s32 cpu, bool *own_cpu)
 {
+	struct vp_task *t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
 	const struct vp_scx_pu *pu;
 
 	*own_cpu = p->nr_cpus_allowed == 1;
+	/* JOIN_WAKER: the waker's PU (select_cpu returned it), once */
+	if (t && t->join_waker) {
+		t->join_waker = false;
+		*own_cpu = true;
+	}
 	if (*own_cpu)
 		return VP_SCX_DSQ_CPU(cpu);
 	pu = pu_of(cpu);
@@ -1380,6 +1429,7 @@ void VP_SCX_OP(vp_running, struct task_struct *p)
 	if (!t->kthread_wake)
 		p->scx.slice = slice_for(cpu);
 	t->kthread_wake = false;
+	t->join_waker = false;
 	now = bpf_ktime_get_ns();
 	t->ran_at = now;
 	t->slice_at = now;

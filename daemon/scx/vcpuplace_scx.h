@@ -69,6 +69,8 @@ enum vp_scx_stat {
 				 * its tasks are charged as the root's */
 	VP_SCX_WAKE_STAY_PREV,	/* ... of vCPUs: nothing idle nor polling,
 				 * waits on prev, whose task ends soon */
+	VP_SCX_WAKE_JOIN_WAKER,	/* ... of vCPUs: nothing idle, queued on
+				 * the PU of the vCPU of its VM that woke it */
 	VP_SCX_STAT_NR
 };
 
@@ -78,14 +80,15 @@ enum vp_scx_stat {
 	"kept", "host_packed", "host_moved", "bad_input", "queued_cpu", \
 	"stolen", "slice_cut", "kthread", "lat_preempt", "wake_poll_end", \
 	"halt_seen", "yield_to", "yield_moved", "cg_untracked", \
-	"wake_stay_prev" }
+	"wake_stay_prev", "wake_join_waker" }
 
 /*
  * Per managed vCPU thread, per CPU (vp_vcpu_stats, a per-CPU hash keyed by
  * tid).  home, smt_busy and migrated were named after the
  * halt_wake_* counters of kvm-patches/0001, since dropped.  One wake-up
  * adds 1 to WAKEUP and to exactly one of HOME, IDLE_CORE, IDLE_SIBLING,
- * CACHE_HOT, PREV, POLL_END, QUEUED; the others qualify it.
+ * CACHE_HOT, PREV, POLL_END, STAY_PREV, JOIN_WAKER, QUEUED; the others
+ * qualify it.
  */
 enum vp_scx_vstat {
 	VP_SCX_V_WAKEUP,	/* wake-ups decided (halt_wakeup) */
@@ -107,13 +110,15 @@ enum vp_scx_vstat {
 	VP_SCX_V_POLL_END,	/* nothing idle: a PU whose vCPU halt-polled */
 	VP_SCX_V_STAY_PREV,	/* nothing idle: waits on prev, whose task
 				 * should stop within VP_SCX_STAY_PREV_NS */
+	VP_SCX_V_JOIN_WAKER,	/* nothing idle: queued on the PU of the
+				 * vCPU of its VM that woke it */
 	VP_SCX_VSTAT_NR
 };
 
 #define VP_SCX_VSTAT_NAMES { "wakeup", "home", "idle_core", \
 	"idle_sibling", "prev", "queued", "smt_busy", "smt_busy_idle_core", \
 	"migrated", "cross_cluster", "cross_llc", "cache_hot", "probes", \
-	"poll_end", "stay_prev" }
+	"poll_end", "stay_prev", "join_waker" }
 
 struct vp_scx_vcpu_stats {
 	__u64 n[VP_SCX_VSTAT_NR];
@@ -181,6 +186,16 @@ struct vp_scx_dom {
 #define VP_SCX_SLICE_MAX_NS	5000000ULL
 #define VP_SCX_SLICE_MIN_NS	1000000ULL
 #define VP_SCX_STAY_PREV_NS	VP_SCX_SLICE_MIN_NS
+/*
+ * JOIN_WAKER's bound on the usual run of the vCPU woken and of the one
+ * waking it: ping-pong partners whose bursts are a few migrations long
+ * (tbench's 10-20 us; a migration costs 4-6 us in the simulator's
+ * tables).  schbench's 400 us workers stay out.  Swept on the tuning set
+ * at 30, 60 and 120 us (bench/README.md, "Joining the waker").
+ */
+#ifndef VP_SCX_JOIN_RUN_NS	/* -D for the sweep of the bound only */
+#define VP_SCX_JOIN_RUN_NS	60000ULL
+#endif
 
 /* Global switches (the .bss's vp_features), one bit per rule. */
 enum vp_scx_feature {
@@ -199,7 +214,10 @@ enum vp_scx_feature {
 	VP_SCX_FEAT_YIELD_TO	= 1u << 8,
 	/* nothing idle nor polling: wait on prev if its task ends soon */
 	VP_SCX_FEAT_STAY_PREV	= 1u << 9,
-	VP_SCX_FEAT_ALL		= (1u << 10) - 1,
+	/* nothing idle: a short-run vCPU woken by a short-run vCPU of its
+	 * VM queues on the waker's PU */
+	VP_SCX_FEAT_JOIN_WAKER	= 1u << 10,
+	VP_SCX_FEAT_ALL		= (1u << 11) - 1,
 	/*
 	 * What the program runs before the daemon writes its switches, and
 	 * the core's defaults (feature_list.h): all but STAY_PREV, which the

@@ -34,6 +34,9 @@
  *                                to run there next (its local DSQ and its
  *                                own queue are empty): this wake-up may
  *                                wait there, first in line
+ *   vpw_avg_run(w)               the task's usual run (ns), 0: unknown
+ *   vpw_waker_cpu(w)             the CPU of the task waking this one if
+ *                                that is a vCPU of the same VM, else -1
  *   vpw_for(i, from, to)         a bounded loop: bpf_for() in BPF, a plain
  *                                for in C
  *
@@ -472,6 +475,42 @@ static __s32 try_stay_prev(struct wake *w)
 }
 
 /*
+ * Rule 8 (JOIN_WAKER): nothing idle, and the wake-up comes from a vCPU of
+ * the same VM, running on its own PU: a guest IPI, one vCPU handing work
+ * to another (tbench's client and server, a pipe between two guest
+ * threads).  When both run short bursts, the waker halts about as soon
+ * as its wake-up lands, so the wakee waits behind it on that PU's own
+ * queue instead of taking some other PU: it runs there next, the waker's
+ * caches still warm, and the pair settles on one PU, each burst a
+ * hand-off rather than a migration.  This is what the kernel's
+ * wake_affine() gets to on a busy host; without it the wake-up ends a
+ * poll elsewhere (POLL_END) or waits in the LLC's queue for whichever PU
+ * frees first, a migration nearly every time (Kunpeng 920 tbench at
+ * 125 %: one per wake-up, 23 cores' worth; bench/README.md).  Both usual
+ * runs must be under VP_SCX_JOIN_RUN_NS: a long-running waker would keep
+ * the wakee waiting, and a long wakee gains nothing from its caches.
+ */
+static __s32 try_join_waker(struct wake *w)
+{
+	const struct vp_cpu_run *r;
+	__u64 run = vpw_avg_run(w);
+	__s32 cpu;
+
+	if (!vpw_feat(w, VP_SCX_FEAT_JOIN_WAKER) || !run ||
+	    run > VP_SCX_JOIN_RUN_NS)
+		return -1;
+	cpu = vpw_waker_cpu(w);
+	if (cpu < 0 || !allowed(w, cpu))
+		return -1;
+	w->probes++;
+	r = vpw_cpu_run(w, cpu);
+	if (!r || !r->vcpu || !r->expect_ns ||
+	    r->expect_ns > VP_SCX_JOIN_RUN_NS)
+		return -1;
+	return cpu;
+}
+
+/*
  * Nothing idle: the CPU whose queue the vCPU waits on.  prev, else home,
  * else any PU it may run on (re-pinned while asleep, it may have
  * neither).  Never an invalid CPU: the kernel ejects a scheduler whose
@@ -535,14 +574,22 @@ static __s32 decide_idle(struct wake *w, enum vp_scx_vstat *why)
 }
 
 /*
- * No idle PU could be claimed: a halt poll ended, prev kept, or the
- * shared queue.  *@direct is false only for the queue.
+ * No idle PU could be claimed: the waker's PU joined (its own queue), a
+ * halt poll ended, prev kept, or the queue.  *@direct is false only for
+ * the queues.
  */
 static __s32 decide_busy(struct wake *w, enum vp_scx_vstat *why,
     bool *direct)
 {
 	__s32 cpu;
 
+	if ((cpu = try_join_waker(w)) >= 0) {
+		/* queued, but on that PU's own queue (the caller's part) */
+		w->sib_busy = false;
+		*direct = false;
+		*why = VP_SCX_V_JOIN_WAKER;
+		return cpu;
+	}
 	if ((cpu = try_polling(w)) >= 0) {
 		/* its SMT sibling is unknown: not counted as either */
 		w->sib_busy = false;

@@ -293,6 +293,9 @@ static const char *const vstat_help[VP_SCX_VSTAT_NR] = {
 	[VP_SCX_V_STAY_PREV] = "Wake-ups of the vCPU that found nothing idle "
 	    "nor polling and waited on its previous PU, whose task was due "
 	    "to stop within the shortest slice (sched-ext, STAY_PREV).",
+	[VP_SCX_V_JOIN_WAKER] = "Wake-ups of the vCPU that found nothing "
+	    "idle and queued on the PU of the vCPU of its VM that woke it "
+	    "(sched-ext, JOIN_WAKER).",
 };
 
 /* "wakeup" is the count of wake-ups, the others wake_<what>. */
@@ -370,6 +373,9 @@ static const char *const stat_help[VP_SCX_STAT_NR] = {
 	[VP_SCX_WAKE_STAY_PREV] = "vCPU wake-ups that found nothing idle "
 	    "nor polling and waited on their previous PU, whose task was due "
 	    "to stop within the shortest slice (STAY_PREV).",
+	[VP_SCX_WAKE_JOIN_WAKER] = "vCPU wake-ups that found nothing idle "
+	    "and queued on the PU of the vCPU of their VM that woke them "
+	    "(JOIN_WAKER).",
 	[VP_SCX_HALT_SEEN] = "vCPU halts the kvm_vcpu_halt() probe saw (0 "
 	    "while the probes are not attached).",
 	[VP_SCX_YIELD_TO] = "Directed yields (KVM's yield_to()) honoured: a "

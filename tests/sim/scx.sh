@@ -18,6 +18,10 @@
 #     one that fits the waiters now is cut (g4dn.metal hogs, a per-CPU
 #     kthread waiting behind a hog that started its 5 ms alone), and with
 #     nobody waiting none is;
+#   - JOIN_WAKER: on 128arm tbench (client/server pairs, short bursts,
+#     nothing idle at 150 %) wake-ups queue on the waker's PU, in its own
+#     queue (queued_pu), and migrate at most a tenth as often as with the
+#     rule off, which queues none there;
 #   - a per-CPU kthread waits in its PU's own queue; a PU whose own
 #     queues are empty takes another LLC's thread (128arm dense);
 #   - a queued wake-up kicks an idle PU of its allowed set (dense, 150 %);
@@ -34,7 +38,8 @@
 #     began (ops.dispatch renews prev's slice), --scx-resched-ns per
 #     kept slice (g4dn.metal hogs);
 #   - POLL_END: a wake-up that finds nothing idle goes to a PU whose vCPU
-#     halt-polls (g4dn.metal tbench at 150 %, where most PUs poll), and
+#     halt-polls (g4dn.metal tbench at 150 %, where most PUs poll; with
+#     JOIN_WAKER off, which would take the pairs' wake-ups first), and
 #     with the feature off none does (the counter is the decision's:
 #     decide() said VP_SCX_V_POLL_END), while --check holds that no
 #     thread waits on a runqueue where a vCPU still polls.
@@ -151,7 +156,23 @@ then
 	fail=1
 fi
 
-s=$(stats g4dnmetal.xml tbench)
+s=$(stats 128arm-2pa2n8cluster4co.xml tbench --measure-ms 20)
+expect "wake-ups joining their waker's PU" "$(field "$s" join)" ge 1
+expect "... queued on that PU's own queue" "$(field "$s" queued_pu)" ge \
+    "$(field "$s" join)"
+mj=$(json migrations_per_s)
+s=$(stats 128arm-2pa2n8cluster4co.xml tbench --measure-ms 20 \
+    --feature -JOIN_WAKER)
+expect "no wake-up joins its waker with JOIN_WAKER off" "$(field "$s" join)" \
+    eq 0
+m0=$(json migrations_per_s)
+if ! awk -v a="$mj" -v b="$m0" 'BEGIN { exit !(a * 10 <= b) }'; then
+	echo "FAIL: scx: JOIN_WAKER: $mj migrations/s, $m0 without it"
+	fail=1
+fi
+
+# (JOIN_WAKER off: its wake-ups, tried first, are queued ones too)
+s=$(stats g4dnmetal.xml tbench --feature -JOIN_WAKER)
 expect "wake-ups that ended a halt poll" "$(field "$s" poll_end)" ge 1
 expect "... more than were queued" "$(field "$s" poll_end)" gt \
     "$(field "$s" queued)"

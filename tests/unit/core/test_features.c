@@ -42,6 +42,7 @@ static const struct {
 	{ "POLL_END", VP_FEAT_POLL_END, true },
 	{ "YIELD_TO", VP_FEAT_YIELD_TO, true },
 	{ "STAY_PREV", VP_FEAT_STAY_PREV, false },
+	{ "JOIN_WAKER", VP_FEAT_JOIN_WAKER, true },
 };
 #define NTABLE ((int)(sizeof(table) / sizeof(table[0])))
 

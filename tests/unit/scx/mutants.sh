@@ -62,9 +62,17 @@ mutant test_stay_prev "	if (!r || !r->vcpu)" "	if (!r)"
 mutant test_stay_prev "	if (r->expect_ns <= ran ||" "	if ("
 mutant test_stay_prev "	return vpw_claim_stay(w, w->prev) ? w->prev : -1;" \
     "	return vpw_claim_stay(w, w->prev) || 1 ? w->prev : -1;"
-mutant test_busy_host_no_scan "	if (!vpw_any_idle(w, false))
-		goto busy;" "	if (0)
-		goto busy;"
+mutant test_join_waker "	if ((cpu = try_join_waker(w)) >= 0) {" \
+    "	if (0 && (cpu = try_join_waker(w)) >= 0) {"
+mutant test_join_waker "	    run > VP_SCX_JOIN_RUN_NS)" "	    0)"
+mutant test_join_waker "	if (cpu < 0 || !allowed(w, cpu))" "	if (cpu < 0)"
+mutant test_join_waker "	if (!r || !r->vcpu || !r->expect_ns ||" "	if (!r || !r->expect_ns ||"
+mutant test_join_waker "	    r->expect_ns > VP_SCX_JOIN_RUN_NS)" "	    0)"
+mutant test_join_waker "		*direct = false;
+		*why = VP_SCX_V_JOIN_WAKER;" "		*why = VP_SCX_V_JOIN_WAKER;"
+mutant test_busy_host_no_scan \
+    "	if (vpw_any_idle(w, false) && (cpu = decide_idle(w, why)) >= 0)" \
+    "	if ((cpu = decide_idle(w, why)) >= 0)"
 mutant test_busy_host_no_scan "	if (!vpw_any_idle(w, true))
 		return -1;" "	if (0)
 		return -1;"

@@ -458,6 +458,97 @@ START_TEST(test_stay_prev)
 END_TEST
 
 /*
+ * 8 (JOIN_WAKER): nothing idle, and a vCPU of its VM woke it from its
+ * own PU: when both usually run short, the wake-up queues on the
+ * waker's PU (not directly: behind the waker), before a poll is ended
+ * elsewhere (a claimed poll is no longer one: set again each time); not for a long-running wakee or waker, not for a host
+ * task's record, not outside the allowed set, not with the feature off,
+ * and never while something idles.
+ */
+START_TEST(test_join_waker)
+{
+	struct tctx *c = setup();
+	struct vp_scx_vcpu v;
+	enum vp_scx_vstat why;
+	bool direct;
+	int home = pu_of_core(c, 5, 0), prev = pu_of_core(c, 1, 1);
+	int waker = pu_of_core(c, 3, 0), far = pu_of_core(c, 2, 0), pu;
+	struct vp_cpu_run *r = &c->runs[waker];
+
+	entry(c, home, VP_LOC_LLC, &v);
+	c->waker = (__s32)c->t->pu[waker].os_index;
+	c->avg_run = 15000;
+	r->vcpu = true;
+	r->since = c->now - 10000;
+	r->expect_ns = 20000;
+	cpuset_set(&c->polling, far);
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert(!direct);
+	ck_assert_int_eq(why, VP_SCX_V_JOIN_WAKER);
+	ck_assert_int_eq(pu, waker);
+	/* the bound itself still joins; past it, the poll is ended */
+	c->avg_run = VP_SCX_JOIN_RUN_NS;
+	r->expect_ns = VP_SCX_JOIN_RUN_NS;
+	cpuset_set(&c->polling, far);
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_JOIN_WAKER);
+	c->avg_run = VP_SCX_JOIN_RUN_NS + 1;
+	cpuset_set(&c->polling, far);
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_POLL_END);
+	ck_assert_int_eq(pu, far);
+	c->avg_run = 15000;
+	/* a waker that runs long, or whose run is unknown */
+	r->expect_ns = VP_SCX_JOIN_RUN_NS + 1;
+	cpuset_set(&c->polling, far);
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_POLL_END);
+	r->expect_ns = 0;
+	cpuset_set(&c->polling, far);
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_POLL_END);
+	r->expect_ns = 20000;
+	/* a wakee with no run yet */
+	c->avg_run = 0;
+	cpuset_set(&c->polling, far);
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_POLL_END);
+	c->avg_run = 15000;
+	/* a host task's record there */
+	r->vcpu = false;
+	cpuset_set(&c->polling, far);
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_POLL_END);
+	r->vcpu = true;
+	/* not woken by a vCPU of its VM */
+	c->waker = -1;
+	cpuset_set(&c->polling, far);
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_POLL_END);
+	c->waker = (__s32)c->t->pu[waker].os_index;
+	/* not outside the allowed set */
+	cpuset_clear(&c->allowed, waker);
+	cpuset_set(&c->polling, far);
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_POLL_END);
+	cpuset_set(&c->allowed, waker);
+	/* not with the feature off */
+	c->feat &= ~VP_SCX_FEAT_JOIN_WAKER;
+	cpuset_set(&c->polling, far);
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_POLL_END);
+	c->feat |= VP_SCX_FEAT_JOIN_WAKER;
+	/* something idles: the idle rules decide, not this one */
+	all_busy(c);
+	cpuset_clear(&c->busy, prev);
+	pu = run(c, &v, prev, &why, &direct);
+	ck_assert(direct);
+	ck_assert_int_ne(why, VP_SCX_V_JOIN_WAKER);
+	teardown(c);
+}
+END_TEST
+
+/*
  * A wake-up that finds nothing idle in its allowed set looks at no PU
  * for the idle rules (one test of the masks), and one with no whole idle
  * core does not walk the domains for one: the same decisions, at a
@@ -546,6 +637,7 @@ scxwake_suite(void)
 	tcase_add_test(tt, test_queued_inside_allowed);
 	tcase_add_test(tt, test_poll_end);
 	tcase_add_test(tt, test_stay_prev);
+	tcase_add_test(tt, test_join_waker);
 	tcase_add_test(tt, test_busy_host_no_scan);
 	tcase_add_test(tt, test_migration_held);
 	tcase_add_test(tt, test_busy_rest_since_after_now);

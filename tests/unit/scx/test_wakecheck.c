@@ -31,8 +31,9 @@
  * E4 claims: decide() claims what it picks; one wake-up at a time, a
  *    claim of an idle PU always succeeds.  Probes: each side counts its
  *    own cost; not compared.
- * E5 rules only wake.h has: POLL_END, STAY_PREV and SOON_IDLE are off
- *    (nothing polls, no run records); HOST_PACK and YIELD_TO are not in decide().
+ * E5 rules only wake.h has: POLL_END, STAY_PREV, JOIN_WAKER and SOON_IDLE
+ *    are off (nothing polls, no run records, no waker); HOST_PACK and
+ *    YIELD_TO are not in decide().
  *    Rule 5 (an idle prev, beyond what rules 1-4 may take) is mapped:
  *    place.c's fallback matches wake.h's PREV or QUEUED.
  * E6 nothing idle: place.c's fallback PU (home, prev, first allowed;
@@ -248,6 +249,7 @@ gen(struct rng *r, const struct vp_topo *t, struct sit *s)
 	s->feat.on[VP_FEAT_SOON_IDLE] = false;
 	s->feat.on[VP_FEAT_POLL_END] = false;
 	s->feat.on[VP_FEAT_STAY_PREV] = false;
+	s->feat.on[VP_FEAT_JOIN_WAKER] = false;
 }
 
 static struct out

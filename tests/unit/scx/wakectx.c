@@ -150,6 +150,7 @@ tctx_new(struct vp_topo *t)
 	/* the scheduler's tables as the daemon writes them */
 	ck_assert_int_eq(scxfeed_topology((struct scx_sched *)c, t, 0, &w), 0);
 	c->allowed = t->all;
+	c->waker = -1;
 	c->feat = VP_SCX_FEAT_ALL;
 	c->now = 10000000;
 	return c;

@@ -28,6 +28,9 @@ struct tctx {
 	unsigned int ndoms;
 	struct vp_cpu_run *runs;	/* by dense PU */
 	__u64 now, slept_at;
+	__u64 avg_run;			/* the task's usual run, 0: none */
+	__s32 waker;			/* a vCPU of its VM waking it (OS
+					 * CPU id), -1: none */
 	__u32 feat;
 };
 
@@ -85,6 +88,8 @@ int tdecide(struct tctx *c, const struct vp_scx_vcpu *v, int prev,
 #define vpw_now(w)		((w)->c->now)
 #define vpw_cpu_run(w, cpu)	trun((w)->c, cpu)
 #define vpw_slept_at(w)		((w)->c->slept_at)
+#define vpw_avg_run(w)		((w)->c->avg_run)
+#define vpw_waker_cpu(w)	((w)->c->waker)
 #define vpw_pick_idle(w, core)	tpick((w)->c, (core) ? 2 : 1)
 #define vpw_any_allowed(w)	tpick((w)->c, 0)
 #define vpw_for(i, from, to)	for ((i) = (from); (i) < (to); (i)++)
