@@ -360,11 +360,13 @@ scx_tick(struct sim *s)
 
 	for (pu = 0; pu < s->t->npus; pu++) {
 		int cur = s->pu[pu].cur;
-		uint64_t n = nr_waiting(s, pu);
+		uint64_t n;
 
-		if (cur < 0 || !n || s->th[cur].polling)
+		/* nr_waiting() walks the queues: only where a task runs */
+		if (cur < 0 || s->th[cur].polling)
 			continue;
-		if (s->now_ns - x->th[cur].ran_at < slice_of(n))
+		n = nr_waiting(s, pu);
+		if (!n || s->now_ns - x->th[cur].ran_at < slice_of(n))
 			continue;
 		x->n_cut++;
 		host_cut_slice(s, pu);

@@ -493,11 +493,13 @@ static __s32 try_stay_prev(struct wake *w)
 static __s32 try_join_waker(struct wake *w)
 {
 	const struct vp_cpu_run *r;
-	__u64 run = vpw_avg_run(w);
+	__u64 run;
 	__s32 cpu;
 
-	if (!vpw_feat(w, VP_SCX_FEAT_JOIN_WAKER) || !run ||
-	    run > VP_SCX_JOIN_RUN_NS)
+	if (!vpw_feat(w, VP_SCX_FEAT_JOIN_WAKER))
+		return -1;
+	run = vpw_avg_run(w);
+	if (!run || run > VP_SCX_JOIN_RUN_NS)
 		return -1;
 	cpu = vpw_waker_cpu(w);
 	if (cpu < 0 || !allowed(w, cpu))

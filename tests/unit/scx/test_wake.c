@@ -461,9 +461,10 @@ END_TEST
  * 8 (JOIN_WAKER): nothing idle, and a vCPU of its VM woke it from its
  * own PU: when both usually run short, the wake-up queues on the
  * waker's PU (not directly: behind the waker), before a poll is ended
- * elsewhere (a claimed poll is no longer one: set again each time); not for a long-running wakee or waker, not for a host
- * task's record, not outside the allowed set, not with the feature off,
- * and never while something idles.
+ * elsewhere (a claimed poll is no longer one: set again each time); not
+ * for a long-running wakee or waker, not for a host task's record, not
+ * outside the allowed set, not with the feature off, and never while
+ * something idles.
  */
 START_TEST(test_join_waker)
 {
