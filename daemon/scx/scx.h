@@ -145,6 +145,12 @@ int scx_vcpu_stats_read(const struct scx_sched *s, int tid,
  * the kernel ejects the scheduler as on any BPF error.
  */
 void scx_force_error(struct scx_sched *s);
+/*
+ * Test hook: JOIN_WAKER's bound on the usual runs of a vCPU woken and of
+ * its waker (VP_SCX_JOIN_RUN_NS until set).  The boot tests raise it:
+ * under QEMU TCG a ping-pong burst takes hundreds of microseconds.
+ */
+void scx_join_run_set(struct scx_sched *s, uint64_t ns);
 /* The counters summed over CPUs, indexed by enum vp_scx_stat. */
 int scx_stats_read(const struct scx_sched *s,
     uint64_t ret_stats[VP_SCX_STAT_NR]);

@@ -105,6 +105,13 @@ scx_force_error(struct scx_sched *s)
 	(void)s;
 }
 
+void
+scx_join_run_set(struct scx_sched *s, uint64_t ns)
+{
+	(void)s;
+	(void)ns;
+}
+
 int
 scx_stats_read(const struct scx_sched *s, uint64_t ret_stats[VP_SCX_STAT_NR])
 {

@@ -48,6 +48,9 @@ u32 vp_features = VP_SCX_FEAT_DEFAULT;
 /* Test hook (scx_force_error()): the next vCPU wake-up calls
  * scx_bpf_error(), as a bug in this program would. */
 bool vp_force_error;
+/* Test hook (scx_join_run_set()): JOIN_WAKER's bound on both usual runs,
+ * raised by the boot tests, whose bursts take QEMU TCG far longer. */
+__u64 vp_join_run_ns = VP_SCX_JOIN_RUN_NS;
 
 /* The vtime of the task that ran last: where a waking task starts. */
 static u64 vtime_now;
@@ -255,6 +258,7 @@ static s32 waker_cpu_of(struct task_struct *p, const struct vp_scx_vcpu *v)
 #define vpw_claim_stay(w, cpu)	stay_free(cpu)
 #define vpw_avg_run(w)		avg_run_of((w)->p)
 #define vpw_waker_cpu(w)	waker_cpu_of((w)->p, (w)->v)
+#define vpw_join_run_ns(w)	(*(volatile __u64 *)&vp_join_run_ns)
 #define vpw_any_idle(w, core)	bpf_cpumask_intersects((core) ? \
 					(w)->idle_core : (w)->idle, \
 					(w)->p->cpus_ptr)
@@ -1186,6 +1190,67 @@ static bool steal(const struct vp_scx_pu *pu)
 	return false;
 }
 
+/*
+ * Per CPU: 1 while a higher class (RT, deadline, stop) holds it, from
+ * ops.cpu_release to ops.cpu_acquire.  Its own queue (VP_SCX_DSQ_CPU) is
+ * drained by it alone, and may hold a task that can run elsewhere: one
+ * JOIN_WAKER queued behind its waker, which the RT task then preempted.
+ * scx_bpf_reenqueue_local() reaches only the local DSQ, and ops.cpu_release
+ * may not move tasks between DSQs, so the PUs of its LLC take such a task
+ * instead (take_released()).  nr_released gates their walk: 0 on a host
+ * whose higher classes leave sched_ext's PUs alone.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(u32));
+	__uint(max_entries, VP_SCX_MAX_CPUS);
+} vp_cpu_released SEC(".maps");
+
+static u32 nr_released;
+
+static u32 *released_of(s32 cpu)
+{
+	u32 key = cpu;
+
+	if (cpu < 0 || cpu >= VP_SCX_MAX_CPUS)
+		return NULL;
+	return bpf_map_lookup_elem(&vp_cpu_released, &key);
+}
+
+/*
+ * A task of the queue of a PU of this LLC that a higher class holds.  The
+ * move skips what may run only there (pinned tasks, per-CPU kthreads:
+ * 6.12 consume_dispatch_q() passes over a task that cannot run on this
+ * PU), so those wait for their PU, as they must.
+ */
+static bool take_released(s32 cpu, const struct vp_scx_pu *pu)
+{
+	const struct vp_scx_dom *d;
+	u32 i, n, *rel;
+	s32 c;
+
+	if (!*(volatile u32 *)&nr_released)
+		return false;
+	d = dom_of(pu->llc_dom);
+	if (!d)
+		return false;
+	n = d->ncpus;
+	bpf_for(i, 0, VP_SCX_DOM_CPUS) {
+		if (i >= n)
+			break;
+		c = d->cpu[i];
+		if (c == cpu || !(rel = released_of(c)) || !*rel)
+			continue;
+		if (scx_bpf_dsq_nr_queued(VP_SCX_DSQ_CPU(c)) > 0 &&
+		    vp_dsq_move_to_local(VP_SCX_DSQ_CPU(c))) {
+			stat_inc(VP_SCX_TAKEN_RELEASED);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* A task this PU may run, from any queue: its own first. */
 static bool take_any(s32 cpu)
 {
@@ -1197,7 +1262,8 @@ static bool take_any(s32 cpu)
 		       vp_dsq_move_to_local(VP_SCX_DSQ_SHARED);
 	/* the shared queue: what woke before the daemon described a CPU */
 	return take_own(cpu, pu) ||
-	       vp_dsq_move_to_local(VP_SCX_DSQ_SHARED) || steal(pu);
+	       vp_dsq_move_to_local(VP_SCX_DSQ_SHARED) ||
+	       take_released(cpu, pu) || steal(pu);
 }
 
 /*
@@ -1400,7 +1466,48 @@ void VP_SCX_OP(vp_tick, struct task_struct *p)
  */
 void VP_SCX_OP(vp_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
 {
+	const struct vp_scx_pu *pu = pu_of(cpu);
+	const struct vp_scx_dom *d;
+	u32 i, n, *rel = released_of(cpu);
+	s32 c;
+
 	vp_reenqueue_local();
+	/*
+	 * Its own queue waits for it too: mark it, for the PUs of its LLC
+	 * (take_released()), and wake one of them if it idles, since an idle
+	 * PU dispatches only when something wakes it.  One that is busy
+	 * takes the task at its next dispatch, within a slice.
+	 */
+	if (rel && !*rel) {
+		*rel = 1;
+		__sync_fetch_and_add(&nr_released, 1);
+	}
+	if (!pu || !pu->valid ||
+	    !scx_bpf_dsq_nr_queued(VP_SCX_DSQ_CPU(cpu)) ||
+	    !(d = dom_of(pu->llc_dom)))
+		return;
+	n = d->ncpus;
+	bpf_for(i, 0, VP_SCX_DOM_CPUS) {
+		if (i >= n)
+			break;
+		c = d->cpu[i];
+		if (c != cpu && scx_bpf_test_and_clear_cpu_idle(c)) {
+			stat_inc(VP_SCX_KICK_IDLE);
+			scx_bpf_kick_cpu(c, VP_KICK_IDLE);
+			return;
+		}
+	}
+}
+
+/* Back from the higher class: its own queue is its own again. */
+void VP_SCX_OP(vp_cpu_acquire, s32 cpu, struct scx_cpu_acquire_args *args)
+{
+	u32 *rel = released_of(cpu);
+
+	if (rel && *rel) {
+		*rel = 0;
+		__sync_fetch_and_sub(&nr_released, 1);
+	}
 }
 
 void VP_SCX_OP(vp_running, struct task_struct *p)
@@ -1586,6 +1693,7 @@ VP_SCX_OPS_DEFINE(vcpuplace_ops,
 	       .enqueue		= (void *)vp_enqueue,
 	       .dispatch	= (void *)vp_dispatch,
 	       .tick		= (void *)vp_tick,
+	       .cpu_acquire	= (void *)vp_cpu_acquire,
 	       .cpu_release	= (void *)vp_cpu_release,
 	       .yield		= (void *)vp_yield,
 	       .running		= (void *)vp_running,

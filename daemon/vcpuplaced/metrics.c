@@ -376,6 +376,8 @@ static const char *const stat_help[VP_SCX_STAT_NR] = {
 	[VP_SCX_WAKE_JOIN_WAKER] = "vCPU wake-ups that found nothing idle "
 	    "and queued on the PU of the vCPU of their VM that woke them "
 	    "(JOIN_WAKER).",
+	[VP_SCX_TAKEN_RELEASED] = "Queued tasks a PU took from the own queue "
+	    "of a PU of its LLC that an RT or deadline task held.",
 	[VP_SCX_HALT_SEEN] = "vCPU halts the kvm_vcpu_halt() probe saw (0 "
 	    "while the probes are not attached).",
 	[VP_SCX_YIELD_TO] = "Directed yields (KVM's yield_to()) honoured: a "

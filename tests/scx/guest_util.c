@@ -58,6 +58,27 @@ pin_self(int cpu)
 	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
+void
+rt_thread_start(pthread_t *ret, int cpu, void *(*fn)(void *), void *arg,
+    const char *what)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	pthread_attr_t a;
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (pthread_attr_init(&a) != 0 ||
+	    pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED) != 0 ||
+	    pthread_attr_setschedpolicy(&a, SCHED_FIFO) != 0 ||
+	    pthread_attr_setschedparam(&a, &sp) != 0 ||
+	    pthread_attr_setaffinity_np(&a, sizeof(one), &one) != 0)
+		fail("%s: pthread attributes", what);
+	if (pthread_create(ret, &a, fn, arg) != 0)
+		fail("%s: pthread_create (SCHED_FIFO)", what);
+	pthread_attr_destroy(&a);
+}
+
 struct scx_sched *
 load_described(const struct vp_topo *t)
 {

@@ -6,6 +6,7 @@
 #ifndef GUEST_UTIL_H
 #define GUEST_UTIL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -22,6 +23,13 @@ uint64_t now_ns(void);		/* CLOCK_MONOTONIC */
 uint64_t thread_cpu_ns(void);	/* CLOCK_THREAD_CPUTIME_ID */
 /* The calling thread on @cpu alone: pthread_setaffinity_np()'s error. */
 int pin_self(int cpu);
+/*
+ * Starts @fn(@arg) in a thread that is SCHED_FIFO (priority 10) and pinned
+ * to @cpu from its first instruction, so that it wakes there as an RT task
+ * and preempts what runs; fail()s naming @what if it cannot.
+ */
+void rt_thread_start(pthread_t *ret, int cpu, void *(*fn)(void *),
+    void *arg, const char *what);
 long now_ms(void);
 void sleep_ms(long ms);		/* the whole of it, across signals */
 

@@ -232,30 +232,6 @@ rt_main(void *arg)
 	return NULL;
 }
 
-/*
- * Starts @h's thread SCHED_FIFO and pinned to RT_CPU from its first
- * instruction: it wakes there as an RT task and preempts what runs.
- */
-static void
-rt_create(struct rt_hog *h)
-{
-	struct sched_param sp = { .sched_priority = 10 };
-	pthread_attr_t a;
-	cpu_set_t one;
-
-	CPU_ZERO(&one);
-	CPU_SET(RT_CPU, &one);
-	if (pthread_attr_init(&a) != 0 ||
-	    pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED) != 0 ||
-	    pthread_attr_setschedpolicy(&a, SCHED_FIFO) != 0 ||
-	    pthread_attr_setschedparam(&a, &sp) != 0 ||
-	    pthread_attr_setaffinity_np(&a, sizeof(one), &one) != 0)
-		fail("rt: pthread attributes");
-	if (pthread_create(&h->thread, &a, rt_main, h) != 0)
-		fail("rt: pthread_create (SCHED_FIFO)");
-	pthread_attr_destroy(&a);
-}
-
 /* The PU thread @tid last ran on (field 39 of /proc/self/task/TID/stat). */
 static int
 last_cpu_of(int tid)
@@ -305,7 +281,7 @@ rt_test(void)
 	if (pthread_getcpuclockid(sp.thread, &h.victim_clock) != 0)
 		fail("rt: pthread_getcpuclockid");
 	h.victim_tid = sp.tid;
-	rt_create(&h);
+	rt_thread_start(&h.thread, RT_CPU, rt_main, &h, "rt");
 	pthread_join(h.thread, NULL);
 	cpu = last_cpu_of(sp.tid);
 	spinners_join(&sp, 1);

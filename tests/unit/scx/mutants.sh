@@ -64,10 +64,10 @@ mutant test_stay_prev "	return vpw_claim_stay(w, w->prev) ? w->prev : -1;" \
     "	return vpw_claim_stay(w, w->prev) || 1 ? w->prev : -1;"
 mutant test_join_waker "	if ((cpu = try_join_waker(w)) >= 0) {" \
     "	if (0 && (cpu = try_join_waker(w)) >= 0) {"
-mutant test_join_waker "	if (!run || run > VP_SCX_JOIN_RUN_NS)" "	if (!run)"
+mutant test_join_waker "	if (!run || run > vpw_join_run_ns(w))" "	if (!run)"
 mutant test_join_waker "	if (cpu < 0 || !allowed(w, cpu))" "	if (cpu < 0)"
 mutant test_join_waker "	if (!r || !r->vcpu || !r->expect_ns ||" "	if (!r || !r->expect_ns ||"
-mutant test_join_waker "	    r->expect_ns > VP_SCX_JOIN_RUN_NS)" "	    0)"
+mutant test_join_waker "	    r->expect_ns > vpw_join_run_ns(w))" "	    0)"
 mutant test_join_waker "		*direct = false;
 		*why = VP_SCX_V_JOIN_WAKER;" "		*why = VP_SCX_V_JOIN_WAKER;"
 mutant test_busy_host_no_scan \
