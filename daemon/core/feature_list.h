@@ -21,7 +21,7 @@ VP_FEATURE(FAIL_PRONE, 1,
 	"a PU whose last scan failed also probes SMT siblings next time")
 /* The six below steer only the sched_ext scheduler (daemon/scx/). */
 VP_FEATURE(SOON_IDLE, 1,
-	"of idle PUs next to busy siblings, take the one whose sibling idles soonest")
+	"of idle PUs next to busy siblings, take prev, else the one whose sibling idles soonest")
 VP_FEATURE(HOST_PACK, 1,
 	"host tasks wake next to other host work, keeping whole cores for vCPUs")
 VP_FEATURE(POLL_END, 1,

@@ -212,8 +212,10 @@ static __u64 busy_rest_ns(struct wake *w, const struct vp_scx_pu *pu)
 /*
  * Rule 3: the idle PU of domain @id with the best SMT-aware priority,
  * which here always has a busy sibling (rule 2 found no whole core).
- * Between equals, the one whose busy sibling should idle soonest: the
- * vCPU then has a whole core sooner (SOON_IDLE).
+ * Between equals (SOON_IDLE): prev, whose caches still hold the vCPU and
+ * where it pays no migration, as CFS's select_idle_sibling() tries its
+ * target first; else the one whose busy sibling should idle soonest: the
+ * vCPU then has a whole core sooner.
  */
 static __s32 claim_idle_pu_in(struct wake *w, __u32 id)
 {
@@ -221,6 +223,7 @@ static __s32 claim_idle_pu_in(struct wake *w, __u32 id)
 	__s32 best = -1;
 	__u32 i, n, best_score = 0;
 	__u64 rest, best_rest = ~0ULL;
+	bool soon = vpw_feat(w, VP_SCX_FEAT_SOON_IDLE);
 
 	if (!d)
 		return -1;
@@ -245,9 +248,10 @@ static __s32 claim_idle_pu_in(struct wake *w, __u32 id)
 			continue;
 		}
 		s = score(w, cpu, pu);
-		rest = vpw_feat(w, VP_SCX_FEAT_SOON_IDLE) ?
-		    busy_rest_ns(w, pu) : 0;
-		if (s > best_score || (s == best_score && rest < best_rest)) {
+		rest = soon ? busy_rest_ns(w, pu) : 0;
+		if (s > best_score ||
+		    (s == best_score && best != w->prev &&
+		     ((soon && cpu == w->prev) || rest < best_rest))) {
 			best = cpu;
 			best_score = s;
 			best_rest = rest;

@@ -40,6 +40,10 @@ mutant test_half_home_loses_to_far_core \
 mutant test_smt_prio "	return pu->prio / 2;" "	return pu->prio;"
 mutant test_soon_idle "busy_rest_ns(w, pu) : 0;" \
     "busy_rest_ns(w, pu) * 0 : 0;"
+mutant test_idle_pu_prev_first "((soon && cpu == w->prev) || rest < best_rest)" \
+    "(rest < best_rest)"
+mutant test_idle_pu_prev_first "((soon && cpu == w->prev) || rest < best_rest)" \
+    "(cpu == w->prev || rest < best_rest)"
 mutant test_cache_hot_prev "	if ((cpu = try_cache_hot(w)) >= 0) {" \
     "	if (0 && (cpu = try_cache_hot(w)) >= 0) {"
 mutant test_stay_far_dom "	if (w->v->flags & VP_SCX_F_STAY_FAR_DOM)

@@ -228,6 +228,43 @@ START_TEST(test_soon_idle)
 }
 END_TEST
 
+/*
+ * Between equals, prev first, even beside a sibling that idles later; but
+ * never a PU that scores lower, and with SOON_IDLE off the first in scan
+ * order, as before.
+ */
+START_TEST(test_idle_pu_prev_first)
+{
+	struct tctx *c = setup();
+	struct vp_scx_vcpu v;
+	enum vp_scx_vstat why;
+	bool direct;
+	int c2, prev = pu_of_core(c, 3, 0);
+
+	entry(c, pu_of_core(c, 0, 0), VP_LOC_ANY, &v);
+	v.home = -1;
+	for (c2 = 0; c2 < 8; c2++) {
+		busy(c, c2, 1);
+		c->runs[pu_of_core(c, c2, 1)].since = c->now;
+		c->runs[pu_of_core(c, c2, 1)].expect_ns = 1000000;
+	}
+	/* core 6's sibling idles in 10 us, prev's in 1 ms */
+	c->runs[pu_of_core(c, 6, 1)].since = c->now - 990000;
+	ck_assert_int_eq(run(c, &v, prev, &why, &direct), prev);
+	ck_assert_int_eq(why, VP_SCX_V_IDLE_SIBLING);
+	teardown(c);
+
+	c = setup();
+	entry(c, pu_of_core(c, 0, 0), VP_LOC_ANY, &v);
+	v.home = -1;
+	for (c2 = 0; c2 < 8; c2++)
+		busy(c, c2, 1);
+	c->feat &= ~VP_SCX_FEAT_SOON_IDLE;
+	ck_assert_int_eq(run(c, &v, prev, &why, &direct), pu_of_core(c, 0, 0));
+	teardown(c);
+}
+END_TEST
+
 /* SIS_CACHE: a short sleeper goes back to its idle prev before rule 2. */
 START_TEST(test_cache_hot_prev)
 {
@@ -633,6 +670,7 @@ scxwake_suite(void)
 	tcase_add_test(tt, test_half_home_loses_to_far_core);
 	tcase_add_test(tt, test_smt_prio);
 	tcase_add_test(tt, test_soon_idle);
+	tcase_add_test(tt, test_idle_pu_prev_first);
 	tcase_add_test(tt, test_cache_hot_prev);
 	tcase_add_test(tt, test_stay_far_dom);
 	tcase_add_test(tt, test_queued_inside_allowed);
