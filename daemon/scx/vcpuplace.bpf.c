@@ -146,13 +146,6 @@ static const struct vp_scx_dom *dom_of(u32 id)
 
 static const struct vp_cpu_run *cpu_run_of(s32 cpu);
 
-static u64 slept_at_of(struct task_struct *p)
-{
-	struct vp_task *t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
-
-	return t ? t->slept_at : 0;
-}
-
 /*
  * Per CPU: since when the task running there halt-polls in KVM (0: it
  * does not).  Set by the probe on kvm_vcpu_halt()'s entry, cleared by its
@@ -207,14 +200,6 @@ static bool stay_free(s32 cpu)
 	       scx_bpf_dsq_nr_queued(VP_SCX_DSQ_CPU(cpu)) == 0;
 }
 
-/* The usual run of @p, 0 when it has no record yet. */
-static u64 avg_run_of(struct task_struct *p)
-{
-	struct vp_task *t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
-
-	return t ? t->avg_run_ns : 0;
-}
-
 /*
  * JOIN_WAKER's waker: the task running this select_cpu (current), if it
  * is a vCPU of the same VM as @v, on the CPU it runs on; else -1.  A
@@ -238,6 +223,7 @@ static s32 waker_cpu_of(struct task_struct *p, const struct vp_scx_vcpu *v)
 
 #define VPW_WAKE_CTX \
 	struct task_struct *p; \
+	struct vp_task *t;	/* p's storage, looked up once; may be NULL */ \
 	const struct cpumask *idle;	/* PUs idle now */ \
 	const struct cpumask *idle_core; /* PUs whose whole core is idle */
 #define vpw_feat(w, f)		feat(f)
@@ -249,14 +235,14 @@ static s32 waker_cpu_of(struct task_struct *p, const struct vp_scx_vcpu *v)
 #define vpw_dom(w, id)		dom_of(id)
 #define vpw_now(w)		bpf_ktime_get_ns()
 #define vpw_cpu_run(w, cpu)	cpu_run_of(cpu)
-#define vpw_slept_at(w)		slept_at_of((w)->p)
+#define vpw_slept_at(w)		((w)->t ? (w)->t->slept_at : 0)
 #define vpw_pick_idle(w, core)	scx_bpf_pick_idle_cpu((w)->p->cpus_ptr, \
 					(core) ? VP_PICK_IDLE_CORE : 0)
 #define vpw_any_allowed(w)	bpf_cpumask_any_distribute((w)->p->cpus_ptr)
 #define vpw_for(i, from, to)	bpf_for(i, from, to)
 #define vpw_claim_poll(w, cpu)	claim_poll(cpu)
 #define vpw_claim_stay(w, cpu)	stay_free(cpu)
-#define vpw_avg_run(w)		avg_run_of((w)->p)
+#define vpw_avg_run(w)		((w)->t ? (w)->t->avg_run_ns : 0)
 #define vpw_waker_cpu(w)	waker_cpu_of((w)->p, (w)->v)
 #define vpw_join_run_ns(w)	(*(volatile __u64 *)&vp_join_run_ns)
 #define vpw_any_idle(w, core)	bpf_cpumask_intersects((core) ? \
@@ -304,9 +290,8 @@ static void run_record_write(struct vp_cpu_run *r, u64 since, u64 expect_ns,
 	__sync_lock_test_and_set(&r->since, since);
 }
 
-static void note_claim(s32 cpu, struct task_struct *p, bool vcpu)
+static void note_claim(s32 cpu, const struct vp_task *t, bool vcpu)
 {
-	struct vp_task *t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
 	struct vp_cpu_run *r;
 	u32 key = cpu;
 
@@ -472,10 +457,10 @@ static bool vcpu_sane(const struct vp_scx_vcpu *v)
 	       v->near_dom < VP_SCX_MAX_DOMS && v->far_dom < VP_SCX_MAX_DOMS;
 }
 
-static s32 select_vcpu(struct task_struct *p, s32 prev_cpu,
-		       const struct vp_scx_vcpu *v)
+static s32 select_vcpu(struct task_struct *p, struct vp_task *t,
+		       s32 prev_cpu, const struct vp_scx_vcpu *v)
 {
-	struct wake w = { .p = p, .v = v, .prev = prev_cpu };
+	struct wake w = { .p = p, .t = t, .v = v, .prev = prev_cpu };
 	enum vp_scx_vstat why;
 	bool direct;
 	s32 cpu;
@@ -496,7 +481,7 @@ static s32 select_vcpu(struct task_struct *p, s32 prev_cpu,
 		 * kick: nothing there is idle.
 		 */
 		if (why != VP_SCX_V_STAY_PREV)
-			note_claim(cpu, p, true);
+			note_claim(cpu, t, true);
 		if (why == VP_SCX_V_STAY_PREV)
 			stat_inc(VP_SCX_WAKE_STAY_PREV);
 		else if (why == VP_SCX_V_POLL_END)
@@ -507,9 +492,6 @@ static s32 select_vcpu(struct task_struct *p, s32 prev_cpu,
 		stat_inc(VP_SCX_DIRECT);
 		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_MAX, 0);
 	} else if (why == VP_SCX_V_JOIN_WAKER) {
-		struct vp_task *t = bpf_task_storage_get(&vp_task_store, p,
-							 0, 0);
-
 		/* without its storage it goes to the LLC's queue instead */
 		if (t)
 			t->join_waker = true;
@@ -674,7 +656,7 @@ s32 VP_SCX_OP(vp_select_cpu, struct task_struct *p, s32 prev_cpu,
 		vp_scx_error("vp_force_error set by the loader (test hook), tid %d",
 			     p->pid);
 	if (v && vcpu_sane(v))
-		return select_vcpu(p, prev_cpu, v);
+		return select_vcpu(p, t, prev_cpu, v);
 	if (v)
 		stat_inc(VP_SCX_BAD_INPUT);
 	/* not a vCPU (or a bad entry) */
@@ -688,7 +670,7 @@ s32 VP_SCX_OP(vp_select_cpu, struct task_struct *p, s32 prev_cpu,
 		cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &idle);
 	}
 	if (idle) {
-		note_claim(cpu, p, false);
+		note_claim(cpu, t, false);
 		stat_inc(VP_SCX_DIRECT);
 		vp_dsq_insert(p, VP_DSQ_LOCAL, VP_SLICE_MAX, 0);
 	}
@@ -961,7 +943,8 @@ static void enqueue_last(struct task_struct *p, u64 enq_flags)
 	/* checked again where the verdict is given: never LOCAL_ON a task
 	 * that cannot go there */
 	if (cpu >= 0 && local_on_ok(p, cpu)) {
-		note_claim(cpu, p, false);
+		note_claim(cpu, bpf_task_storage_get(&vp_task_store, p, 0, 0),
+			   false);
 		stat_inc(VP_SCX_HOST_MOVED);
 		vp_dsq_insert(p, VP_DSQ_LOCAL_ON | cpu, VP_SLICE_MAX,
 			      enq_flags);
