@@ -203,23 +203,35 @@ END_TEST
  * SOON_IDLE: among idle PUs of equal score, the one whose busy sibling
  * should idle soonest (its usual run nearly done).
  */
+/*
+ * A vCPU with no home, its entry at core 0, and rule 3's ground: the
+ * second PU of cores 0-7 busy, each with a task 1 ms from its usual end.
+ */
+static void
+busy_siblings(struct tctx *c, struct vp_scx_vcpu *v)
+{
+	int c2;
+
+	entry(c, pu_of_core(c, 0, 0), VP_LOC_ANY, v);
+	v->home = -1;
+	for (c2 = 0; c2 < 8; c2++) {
+		busy(c, c2, 1);
+		c->runs[pu_of_core(c, c2, 1)].since = c->now;
+		c->runs[pu_of_core(c, c2, 1)].expect_ns = 1000000;
+	}
+}
+
 START_TEST(test_soon_idle)
 {
 	struct tctx *c = setup();
 	struct vp_scx_vcpu v;
 	enum vp_scx_vstat why;
 	bool direct;
-	int c2, pu;
+	int pu;
 
-	entry(c, pu_of_core(c, 0, 0), VP_LOC_ANY, &v);
-	v.home = -1;
-	for (c2 = 0; c2 < 8; c2++) {
-		busy(c, c2, 1);
-		/* every busy sibling runs a task with 1 ms left... */
-		c->runs[pu_of_core(c, c2, 1)].since = c->now;
-		c->runs[pu_of_core(c, c2, 1)].expect_ns = 1000000;
-	}
-	/* ...but core 6's, which is 10 us from its usual end */
+	busy_siblings(c, &v);
+	/* every busy sibling's task has 1 ms left, but core 6's, which is
+	 * 10 us from its usual end */
 	c->runs[pu_of_core(c, 6, 1)].since = c->now - 990000;
 	pu = run(c, &v, -1, &why, &direct);
 	ck_assert_int_eq(pu, pu_of_core(c, 6, 0));
@@ -229,9 +241,8 @@ START_TEST(test_soon_idle)
 END_TEST
 
 /*
- * Between equals, prev first, even beside a sibling that idles later; but
- * never a PU that scores lower, and with SOON_IDLE off the first in scan
- * order, as before.
+ * Between equals, prev first, even beside a sibling that idles later;
+ * with SOON_IDLE off, the first in scan order, as before.
  */
 START_TEST(test_idle_pu_prev_first)
 {
@@ -239,15 +250,9 @@ START_TEST(test_idle_pu_prev_first)
 	struct vp_scx_vcpu v;
 	enum vp_scx_vstat why;
 	bool direct;
-	int c2, prev = pu_of_core(c, 3, 0);
+	int prev = pu_of_core(c, 3, 0);
 
-	entry(c, pu_of_core(c, 0, 0), VP_LOC_ANY, &v);
-	v.home = -1;
-	for (c2 = 0; c2 < 8; c2++) {
-		busy(c, c2, 1);
-		c->runs[pu_of_core(c, c2, 1)].since = c->now;
-		c->runs[pu_of_core(c, c2, 1)].expect_ns = 1000000;
-	}
+	busy_siblings(c, &v);
 	/* core 6's sibling idles in 10 us, prev's in 1 ms */
 	c->runs[pu_of_core(c, 6, 1)].since = c->now - 990000;
 	ck_assert_int_eq(run(c, &v, prev, &why, &direct), prev);
@@ -255,10 +260,7 @@ START_TEST(test_idle_pu_prev_first)
 	teardown(c);
 
 	c = setup();
-	entry(c, pu_of_core(c, 0, 0), VP_LOC_ANY, &v);
-	v.home = -1;
-	for (c2 = 0; c2 < 8; c2++)
-		busy(c, c2, 1);
+	busy_siblings(c, &v);
 	c->feat &= ~VP_SCX_FEAT_SOON_IDLE;
 	ck_assert_int_eq(run(c, &v, prev, &why, &direct), pu_of_core(c, 0, 0));
 	teardown(c);
