@@ -582,12 +582,60 @@ on_kick(struct sim *s, int pu)
 	dispatch(s, pu);
 }
 
+/*
+ * sched_ext's SCX_ENQ_PREEMPT into @pu's local DSQ (6.12
+ * dispatch_enqueue()): @thi goes to its head, and the task running there
+ * loses the rest of its slice (slice = 0, resched_curr()) and goes back
+ * through ops.enqueue to its queue by vtime.  A halt-polling vCPU there
+ * just stops polling.
+ */
+static void
+preempt_in(struct sim *s, int pu, int thi)
+{
+	int cur = s->pu[pu].cur;
+
+	if (cur >= 0 && s->th[cur].polling) {
+		poll_stop(s, pu);
+		cur = -1;
+	}
+	if (cur >= 0) {
+		settle(s, pu);
+		set_running(s, pu, -1);
+		scx_preempted(s, pu, cur);
+	}
+	start_run(s, pu, thi);
+}
+
+/*
+ * The resched that preempts reaches @pu as a kick does (an IPI to a
+ * remote PU, its runqueue lock, schedule(): scx_kick_ns); on the waker's
+ * own PU it is a local resched_curr().
+ */
+static void
+preempt(struct sim *s, int pu, int thi)
+{
+	const struct sim_thread *th = &s->th[thi];
+
+	if (!(s->p.costs & COST_SCX) || th->waker_pu == pu) {
+		preempt_in(s, pu, thi);
+		return;
+	}
+	if (s->measuring)
+		s->st.kick_ns += s->p.scx_kick_ns;
+	push(s, s->now_ns + s->p.scx_kick_ns, EV_PREEMPT, thi, 0);
+}
+
 static void
 on_enqueue(struct sim *s, int thi)
 {
 	struct sim_thread *th = &s->th[thi];
 	int pu = th->pu;
 
+	/* vp_enqueue()'s enqueue_urgent(): a latency vCPU preempts */
+	if (s->strat == STRAT_SCX && scx_urgent(s, thi)) {
+		preempt(s, pu, thi);
+		return;
+	}
 	if (s->strat == STRAT_SCX && scx_queued(s, thi)) {
 		int kicked;
 		bool freed = false;
@@ -840,6 +888,9 @@ handle(struct sim *s, const struct event *e)
 		break;
 	case EV_KICK:
 		on_kick(s, e->arg);
+		break;
+	case EV_PREEMPT:
+		preempt_in(s, s->th[e->arg].pu, e->arg);
 		break;
 	case EV_UTIL:
 		on_util(s);

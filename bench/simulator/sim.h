@@ -44,6 +44,7 @@ enum ev_type {
 	EV_BALANCE,	/* the scheduler tick's balance work (balance.c) */
 	EV_TICK,	/* the daemon's planning tick */
 	EV_KICK,	/* sched_ext: a kicked idle PU is up (strategy_scx) */
+	EV_PREEMPT,	/* sched_ext: a preempting wake-up's resched lands */
 };
 
 struct event {
@@ -493,6 +494,11 @@ int scx_select_host(struct sim *s, int th, int waker_pu,
     unsigned long *probes);
 /* The last decision sent @th to the shared queue, not to a PU. */
 bool scx_queued(const struct sim *s, int th);
+/* Whether @th's wake-up, decided as queued, preempts its PU instead
+ * (enqueue_urgent(): a latency vCPU); asked once, at its enqueue. */
+bool scx_urgent(struct sim *s, int th);
+/* @th, running on @pu, was preempted: back to its queue by vtime. */
+void scx_preempted(struct sim *s, int pu, int th);
 /* What the last scx_select() cost its waker, in ns. */
 uint64_t scx_scan_ns(const struct sim *s);
 /* Queues @th (a wake-up); returns an idle PU kicked to drain, or -1. */

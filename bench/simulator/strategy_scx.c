@@ -30,9 +30,14 @@
  *     them first (its local queue, its own PU's and its LLC's queues, as
  *     scx_bpf_dsq_nr_queued() counts them: nr_waiting()); ops.tick, once
  *     a jiffy (scx_tick()), cuts a slice that has run past the one that
- *     fits the waiters now.  Not modelled: the preempting wake-ups of
- *     per-CPU kthreads and latency-profile vCPUs (vp_enqueue()'s
- *     enqueue_urgent());
+ *     fits the waiters now.  A latency-profile vCPU's wake-up that finds
+ *     nothing to claim preempts its PU unless a latency vCPU or a per-CPU
+ *     kthread runs there (vp_enqueue()'s enqueue_urgent(): scx_urgent(),
+ *     host.c's preempt(), one kick's time late); the preempted thread goes
+ *     back to its queue (scx_preempted()).  Not modelled: the per-CPU
+ *     kthreads' own preempting wake-ups, since stock's wakeup preemption
+ *     (EEVDF's) is not modelled either, and one without the other would
+ *     tilt the comparison;
  *   - the per-CPU run records (vp_cpu_runs) are written at each start
  *     (vp_running()) and at each direct dispatch (note_claim()); a
  *     thread's average run and vtime at each stop (vp_stopping()).
@@ -70,6 +75,8 @@ struct scx_th {
 	bool open;		/* a run started and not yet stopped */
 	bool queued;		/* the last decision sent it to the queue */
 	bool join;		/* ... to the waker's PU's own (JOIN_WAKER) */
+	bool latency;		/* a latency-profile vCPU (VP_SCX_F_LATENCY) */
+	bool urgent;		/* ... whose queued wake-up preempts its PU */
 };
 
 struct scx_sim {
@@ -92,10 +99,12 @@ struct scx_sim {
 	uint64_t vtime_now;
 	double *owed_ns;	/* per dense PU: its requeue's DSQ insert,
 				 * paid by the next thread it consumes */
+	bool *urgent_pu;	/* per dense PU: vp_cpu_urgent, a latency
+				 * vCPU runs there (no preempting it) */
 	/* whole run, printed at the end when $VP_SIM_SCX_STATS is set */
 	unsigned long n_direct, n_queued, n_kick, n_consume, n_kept,
 	    n_requeue, n_walked, n_queued_pu, n_stolen, n_poll_end,
-	    n_stay_prev, n_cut, n_join;
+	    n_stay_prev, n_cut, n_join, n_lat_preempt;
 };
 
 /* The wake decision's context: the simulator instead of a task. */
@@ -383,6 +392,10 @@ scx_running(struct sim *s, int pu, int thi)
 		x->vtime_now = t->vtime;
 	t->ran_at = s->now_ns;
 	t->open = true;
+	/* vp_running(): what runs here now is urgent, or not: a latency
+	 * vCPU, or a per-CPU kthread (in the program it woke preempting) */
+	x->urgent_pu[pu] = th_is_host(s, thi) ?
+	    cpuset_count(&s->allowed[s->th[thi].allowed]) == 1 : t->latency;
 	x->runs[pu].since = s->now_ns;
 	x->runs[pu].expect_ns = t->avg_run_ns;
 	/* vp_running(): a host task's record says host work (HOST_PACK) */
@@ -474,6 +487,13 @@ scx_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 	}
 	t->queued = !direct;
 	t->join = why == VP_SCX_V_JOIN_WAKER;
+	/*
+	 * vp_enqueue()'s enqueue_urgent(): a latency vCPU's wake-up that
+	 * found nothing to claim goes to the head of its PU's local DSQ with
+	 * SCX_ENQ_PREEMPT, unless a latency vCPU runs there too.
+	 */
+	t->latency = (e.flags & VP_SCX_F_LATENCY) != 0;
+	t->urgent = !direct && t->latency && !x->urgent_pu[pu];
 	if (t->join)
 		x->n_join++;
 	if (!direct)
@@ -494,6 +514,35 @@ scx_select(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 		x->runs[pu].vcpu = true;
 	}
 	return pu;
+}
+
+bool
+scx_urgent(struct sim *s, int thi)
+{
+	bool u = s->scx->th[thi].urgent;
+
+	s->scx->th[thi].urgent = false;
+	if (u) {
+		s->scx->th[thi].queued = false;
+		s->scx->n_lat_preempt++;
+	}
+	return u;
+}
+
+void
+scx_preempted(struct sim *s, int pu, int thi)
+{
+	struct scx_sim *x = s->scx;
+	int q;
+
+	/* its run ends here (vp_stopping()); ops.enqueue, not a wake-up:
+	 * its queue by vtime, no kick (vp_enqueue()) */
+	stopping(&x->th[thi], s->now_ns);
+	s->th[thi].state = TH_WAKING;
+	q = queue_of(s, thi, pu);
+	dsq_insert(x, thi, q);
+	x->owed_ns[pu] += costs_dsq_op(s, q, pu, 0);
+	x->n_requeue++;
 }
 
 uint64_t
@@ -771,8 +820,9 @@ scx_setup(struct sim *s)
 	x->dsq = calloc(s->nth, sizeof(*x->dsq));
 	x->dsq_q = calloc(s->nth, sizeof(*x->dsq_q));
 	x->owed_ns = calloc(s->t->npus, sizeof(*x->owed_ns));
+	x->urgent_pu = calloc(s->t->npus, sizeof(*x->urgent_pu));
 	if (!x->doms || !x->runs || !x->cursor || !x->th || !x->dsq ||
-	    !x->dsq_q || !x->owed_ns)
+	    !x->dsq_q || !x->owed_ns || !x->urgent_pu)
 		return -ENOMEM;
 	/* the daemon's own writer: every PU and every domain of every level */
 	feed_target = x;
@@ -796,11 +846,12 @@ scx_release(struct sim *s)
 	if (getenv("VP_SIM_SCX_STATS"))
 		fprintf(stderr, "scx: direct %lu queued %lu kick %lu consume "
 		    "%lu kept %lu requeue %lu walked %lu queued_pu %lu "
-		    "stolen %lu poll_end %lu stay_prev %lu cut %lu join %lu\n",
+		    "stolen %lu poll_end %lu stay_prev %lu cut %lu join %lu "
+		    "lat_preempt %lu\n",
 		    x->n_direct, x->n_queued, x->n_kick, x->n_consume,
 		    x->n_kept, x->n_requeue, x->n_walked, x->n_queued_pu,
 		    x->n_stolen, x->n_poll_end, x->n_stay_prev, x->n_cut,
-		    x->n_join);
+		    x->n_join, x->n_lat_preempt);
 	free(x->doms);
 	free(x->runs);
 	free(x->cursor);
@@ -808,6 +859,7 @@ scx_release(struct sim *s)
 	free(x->dsq);
 	free(x->dsq_q);
 	free(x->owed_ns);
+	free(x->urgent_pu);
 	free(x);
 	s->scx = NULL;
 }

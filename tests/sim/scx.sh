@@ -42,7 +42,11 @@
 #     JOIN_WAKER off, which would take the pairs' wake-ups first), and
 #     with the feature off none does (the counter is the decision's:
 #     decide() said VP_SCX_V_POLL_END), while --check holds that no
-#     thread waits on a runqueue where a vCPU still polls.
+#     thread waits on a runqueue where a vCPU still polls;
+#   - a latency-profile vCPU's wake-up that finds nothing to claim
+#     preempts its PU (vp_enqueue()'s enqueue_urgent(), SCX_ENQ_PREEMPT)
+#     on g4dn.metal dense with VMs alternating latency and balanced, and
+#     with balanced VMs alone none does.
 #
 #   scx.sh SIM TOPODIR
 set -eu
@@ -178,6 +182,13 @@ expect "... more than were queued" "$(field "$s" poll_end)" gt \
     "$(field "$s" queued)"
 s=$(stats g4dnmetal.xml tbench --feature -POLL_END)
 expect "no poll ended with POLL_END off" "$(field "$s" poll_end)" eq 0
+
+s=$(stats g4dnmetal.xml dense --vm-mix latency,balanced)
+expect "latency vCPUs' wake-ups that preempted" \
+    "$(field "$s" lat_preempt)" ge 1
+s=$(stats g4dnmetal.xml dense --vm-mix balanced)
+expect "no preempting wake-up without latency VMs" \
+    "$(field "$s" lat_preempt)" eq 0
 
 [ $fail = 0 ] && echo "check-sim: scx queueing rules hold"
 exit $fail
