@@ -151,6 +151,14 @@ scx_idle(const struct sim *s, __s32 cpu, bool core)
 	return core ? host_core_idle(s, pu) : host_idle(s, pu);
 }
 
+/* @thi may run on one PU alone: p->nr_cpus_allowed == 1 (a pinned
+ * thread, a per-CPU kthread). */
+static bool
+one_pu(const struct sim *s, int thi)
+{
+	return cpuset_count(&s->allowed[s->th[thi].allowed]) == 1;
+}
+
 static bool
 scx_allowed(const struct sim *s, int thi, __s32 cpu)
 {
@@ -394,8 +402,7 @@ scx_running(struct sim *s, int pu, int thi)
 	t->open = true;
 	/* vp_running(): what runs here now is urgent, or not: a latency
 	 * vCPU, or a per-CPU kthread (in the program it woke preempting) */
-	x->urgent_pu[pu] = th_is_host(s, thi) ?
-	    cpuset_count(&s->allowed[s->th[thi].allowed]) == 1 : t->latency;
+	x->urgent_pu[pu] = th_is_host(s, thi) ? one_pu(s, thi) : t->latency;
 	x->runs[pu].since = s->now_ns;
 	x->runs[pu].expect_ns = t->avg_run_ns;
 	/* vp_running(): a host task's record says host work (HOST_PACK) */
@@ -411,8 +418,7 @@ scx_running(struct sim *s, int pu, int thi)
 static int
 queue_of(const struct sim *s, int thi, int pu)
 {
-	if (cpuset_count(&s->allowed[s->th[thi].allowed]) == 1 ||
-	    s->scx->th[thi].join)
+	if (one_pu(s, thi) || s->scx->th[thi].join)
 		return costs_dsq_pu(s->t, pu);
 	return costs_dsq_llc(s->t->pu[pu].llc);
 }
@@ -433,6 +439,23 @@ dsq_insert(struct scx_sim *x, int thi, int q)
 	x->dsq[i] = thi;
 	x->dsq_q[thi] = q;
 	x->ndsq++;
+}
+
+/*
+ * @thi, stopped on @pu with work left, back to the back of its vtime in
+ * its queue: vp_enqueue() without SCX_ENQ_WAKEUP.  Its DSQ insert is paid
+ * by the next thread @pu consumes.
+ */
+static void
+requeue(struct sim *s, int pu, int thi)
+{
+	struct scx_sim *x = s->scx;
+	int q = queue_of(s, thi, pu);
+
+	s->th[thi].state = TH_WAKING;
+	dsq_insert(x, thi, q);
+	x->owed_ns[pu] += costs_dsq_op(s, q, pu, 0);
+	x->n_requeue++;
 }
 
 int
@@ -532,17 +555,9 @@ scx_urgent(struct sim *s, int thi)
 void
 scx_preempted(struct sim *s, int pu, int thi)
 {
-	struct scx_sim *x = s->scx;
-	int q;
-
-	/* its run ends here (vp_stopping()); ops.enqueue, not a wake-up:
-	 * its queue by vtime, no kick (vp_enqueue()) */
-	stopping(&x->th[thi], s->now_ns);
-	s->th[thi].state = TH_WAKING;
-	q = queue_of(s, thi, pu);
-	dsq_insert(x, thi, q);
-	x->owed_ns[pu] += costs_dsq_op(s, q, pu, 0);
-	x->n_requeue++;
+	/* its run ends here (vp_stopping()); no kick (vp_enqueue()) */
+	stopping(&s->scx->th[thi], s->now_ns);
+	requeue(s, pu, thi);
 }
 
 uint64_t
@@ -744,7 +759,6 @@ scx_slice_end(struct sim *s, int pu, int thi)
 {
 	struct scx_sim *x = s->scx;
 	double ns;
-	int q;
 
 	stopping(&x->th[thi], s->now_ns);
 	/* a task in the local DSQ runs first (6.12 balance_one()) */
@@ -768,13 +782,8 @@ scx_slice_end(struct sim *s, int pu, int thi)
 		scx_running(s, pu, thi);
 		return SCX_SLICE_KEPT;
 	}
-	/* to the back of its vtime in its queue (vp_enqueue() without
-	 * SCX_ENQ_WAKEUP); its own PU dispatches next, no kick */
-	s->th[thi].state = TH_WAKING;
-	q = queue_of(s, thi, pu);
-	dsq_insert(x, thi, q);
-	x->owed_ns[pu] += costs_dsq_op(s, q, pu, 0);
-	x->n_requeue++;
+	/* its own PU dispatches next, no kick */
+	requeue(s, pu, thi);
 	return SCX_SLICE_SHARED;
 }
 
@@ -1028,7 +1037,7 @@ scx_select_host(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 	 * and goes through vp_enqueue() to the shared queue, which kicks
 	 * its PU if that is idle.
 	 */
-	if (cpuset_count(&s->allowed[th->allowed]) == 1) {
+	if (one_pu(s, thi)) {
 		x->scan_ns = 0;
 		t->queued = true;
 		x->n_queued++;

@@ -79,6 +79,15 @@ rt_thread_start(pthread_t *ret, int cpu, void *(*fn)(void *), void *arg,
 	pthread_attr_destroy(&a);
 }
 
+void
+ext_or_fail(int tid)
+{
+	int err = set_ext(tid, true);
+
+	if (err)
+		fail("moving tid %d to SCHED_EXT: %s", tid, strerror(-err));
+}
+
 struct scx_sched *
 load_described(const struct vp_topo *t)
 {

@@ -47,6 +47,8 @@ void plan_vms(const struct vp_topo *t, int nvms, int nvcpus,
  * names it (tid and start time); -ESRCH if @tid is not ours.
  */
 int set_ext(int tid, bool ext);
+/* set_ext(@tid, true), or fail() naming the thread and the error. */
+void ext_or_fail(int tid);
 /*
  * The scheduler loaded (a full switch) and told the topology @t, as the
  * daemon does at start; fails the test if either is refused.

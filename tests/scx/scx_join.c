@@ -226,15 +226,6 @@ player_main(void *arg)
 	return NULL;
 }
 
-static void
-to_ext(int tid)
-{
-	int err = set_ext(tid, true);
-
-	if (err)
-		fail("moving tid %d to SCHED_EXT: %s", tid, strerror(-err));
-}
-
 /* The pair as the daemon feeds a VM of two vCPUs: homes on PUs 0 and 1. */
 static void
 feed_pair(struct scx_sched *s)
@@ -418,12 +409,12 @@ main(void)
 	for (i = 0; i < ncpu; i++) {
 		while (!atomic_load(&spinners[i].tid))
 			sleep_ms(1);
-		to_ext(atomic_load(&spinners[i].tid));
+		ext_or_fail(atomic_load(&spinners[i].tid));
 	}
 	for (i = 0; i < 2; i++) {
 		while (!atomic_load(&player_tid[i]))
 			sleep_ms(1);
-		to_ext(atomic_load(&player_tid[i]));
+		ext_or_fail(atomic_load(&player_tid[i]));
 	}
 	feed_pair(s);
 	atomic_store(&turn, 0);

@@ -107,7 +107,7 @@ spinner_main(void *arg)
 static void
 spinners_start(struct spinner *sp, int n)
 {
-	int i, err;
+	int i;
 
 	for (i = 0; i < n; i++)
 		if (pthread_create(&sp[i].thread, NULL, spinner_main,
@@ -116,10 +116,7 @@ spinners_start(struct spinner *sp, int n)
 	for (i = 0; i < n; i++) {
 		while (!sp[i].tid)
 			sleep_ms(1);
-		err = set_ext(sp[i].tid, true);
-		if (err)
-			fail("moving tid %d to SCHED_EXT: %s", sp[i].tid,
-			    strerror(-err));
+		ext_or_fail(sp[i].tid);
 	}
 }
 

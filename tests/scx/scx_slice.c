@@ -115,15 +115,6 @@ sleeper_main(void *arg)
 	return NULL;
 }
 
-static void
-ext_or_fail(int tid)
-{
-	int err = set_ext(tid, true);
-
-	if (err)
-		fail("moving tid %d to SCHED_EXT: %s", tid, strerror(-err));
-}
-
 static int
 cmp_u64(const void *a, const void *b)
 {
