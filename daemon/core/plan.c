@@ -273,28 +273,24 @@ plan_exclusive(struct planner *p, const struct vp_vm_spec *vm,
 	return -ENOSPC;
 }
 
-/* The PUs a shared vCPU homed at @home may run on, per its locality. */
+/*
+ * The PUs a shared vCPU homed at @home may run on: its locality's domain,
+ * widened until it holds a core per vCPU and more than one core
+ * (wakedom_locality_level()), as the sched_ext scheduler's wake domain is.
+ */
 static void
-allowed_for(const struct planner *p, const struct vp_policy *pol, int home,
+allowed_for(const struct planner *p, const struct vp_vm_spec *vm, int home,
     struct vp_cpuset *ret)
 {
 	struct vp_cpuset dom;
+	enum vp_level l = wakedom_locality_level(p->t, home,
+	    vm->policy.locality,
+	    wakedom_cores_needed(p->t, vm->policy.smt, vm->nvcpus, home));
 
-	cpuset_zero(&dom);
-	switch (pol->locality) {
-	case VP_LOC_CLUSTER:
-		topo_add_cluster(p->t, home, &dom);
-		break;
-	case VP_LOC_LLC:
-		topo_add_llc(p->t, home, &dom);
-		break;
-	case VP_LOC_NUMA:
-		topo_add_node(p->t, home, &dom);
-		break;
-	case VP_LOC_ANY:
+	if (l < VP_LEVEL_COUNT)
+		wakedom_pus(p->t, l, wakedom_index(p->t, home, l), &dom);
+	else
 		dom = p->t->all;
-		break;
-	}
 	cpuset_and(ret, &dom, &p->pool);
 	if (cpuset_empty(ret))
 		cpuset_set(ret, home);
@@ -405,7 +401,7 @@ plan_shared_vcpu(struct planner *p, const struct vp_vm_spec *vm, int anchor,
 	out->reason = res.reason;
 	p->load[res.pu]++;
 	cpuset_set(&p->claimed, res.pu);
-	allowed_for(p, &vm->policy, res.pu, &out->allowed);
+	allowed_for(p, vm, res.pu, &out->allowed);
 }
 
 static int

@@ -740,5 +740,18 @@ int wakedom_ncores(const struct vp_topo *t, enum vp_level l, int index);
  */
 enum vp_level wakedom_widen(const struct vp_topo *t, int pu,
     enum vp_level from, int ncores);
+/*
+ * Cores a VM of @nvcpus vCPUs needs in one domain around @pu: one per
+ * vCPU, or with smt=siblings one per core's worth of vCPUs.
+ */
+int wakedom_cores_needed(const struct vp_topo *t, enum vp_smt smt,
+    int nvcpus, int pu);
+/*
+ * The level a vCPU homed at @pu may run in under @loc, for a VM needing
+ * @ncores cores: the locality's own level widened as wakedom_widen(),
+ * and never a domain of one core (VP_LEVEL_COUNT for VP_LOC_ANY).
+ */
+enum vp_level wakedom_locality_level(const struct vp_topo *t, int pu,
+    enum vp_locality loc, int ncores);
 
 #endif /* VCPUPLACE_H */

@@ -99,3 +99,38 @@ wakedom_widen(const struct vp_topo *t, int pu, enum vp_level from,
 			return l;
 	return VP_LEVEL_PACKAGE;
 }
+
+int
+wakedom_cores_needed(const struct vp_topo *t, enum vp_smt smt, int nvcpus,
+    int pu)
+{
+	/* the width of @pu's core: on a hybrid host the cores around it
+	 * are like it */
+	int width = t->core[t->pu[pu].core].npus;
+
+	if (smt == VP_SMT_SIBLINGS)
+		return (nvcpus + width - 1) / width;
+	return nvcpus;
+}
+
+/*
+ * A domain of one core is no locality: the kernel drops a cluster or LLC
+ * sched domain that spans only one core's SMT siblings (its span equals
+ * the SMT domain's), and an allowed set confined to it would leave even
+ * a one-vCPU VM two PUs (or one) to run on while the LLC idles.  So it
+ * takes two cores at least, whatever the VM's size.
+ */
+enum vp_level
+wakedom_locality_level(const struct vp_topo *t, int pu, enum vp_locality loc,
+    int ncores)
+{
+	static const enum vp_level from[] = {
+		[VP_LOC_CLUSTER] = VP_LEVEL_CLUSTER,
+		[VP_LOC_LLC] = VP_LEVEL_LLC,
+		[VP_LOC_NUMA] = VP_LEVEL_NODE,
+	};
+
+	if (loc == VP_LOC_ANY || (unsigned int)loc >= VP_LOC_ANY)
+		return VP_LEVEL_COUNT;
+	return wakedom_widen(t, pu, from[loc], ncores > 2 ? ncores : 2);
+}

@@ -169,23 +169,6 @@ scxfeed_dom(const struct vp_topo *t, enum vp_level l, int index,
 	return 0;
 }
 
-/*
- * Cores the VM's wake-ups need in one domain: one per vCPU, or with
- * smt=siblings, which packs a VM onto SMT siblings, one per core's worth
- * of vCPUs (the width of the anchor's core: on a hybrid host the cores
- * around it are like it).
- */
-static int
-cores_needed(const struct vp_topo *t, const struct scxfeed_vcpu_in *in,
-    int anchor)
-{
-	int width = t->core[t->pu[anchor].core].npus;
-
-	if (in->policy->smt == VP_SMT_SIBLINGS)
-		return (in->nvcpus + width - 1) / width;
-	return in->nvcpus;
-}
-
 /* The id of the domain around @pu, widened from @from for @ncores. */
 static unsigned int
 widened(const struct vp_topo *t, int pu, enum vp_level from, int ncores)
@@ -199,16 +182,12 @@ void
 scxfeed_vcpu(const struct vp_topo *t, const struct scxfeed_vcpu_in *in,
     struct vp_scx_vcpu *ret)
 {
-	static const enum vp_level stay[] = {
-		[VP_LOC_CLUSTER] = VP_LEVEL_CLUSTER,
-		[VP_LOC_LLC] = VP_LEVEL_LLC,
-		[VP_LOC_NUMA] = VP_LEVEL_NODE,
-	};
 	const struct vp_policy *pol = in->policy;
 	struct vp_scx_vcpu e;
 	int anchor = in->home != VP_PU_NONE ? in->home :
 	    in->anchor != VP_PU_NONE ? in->anchor : 0;
-	int n = cores_needed(t, in, anchor);
+	int n = wakedom_cores_needed(t, in->policy->smt, in->nvcpus, anchor);
+	enum vp_level stay;
 
 	memset(&e, 0, sizeof(e));
 	e.home = in->home != VP_PU_NONE ? (__s32)t->pu[in->home].os_index : -1;
@@ -226,12 +205,15 @@ scxfeed_vcpu(const struct vp_topo *t, const struct scxfeed_vcpu_in *in,
 	if (pol->priority == VP_PRIO_HIGH)
 		e.flags |= VP_SCX_F_LATENCY;
 	/*
-	 * The locality's domain, widened like the others, bounds every
-	 * wake-up; with no home there is nothing to stay near.
+	 * The locality's domain bounds every wake-up: the one the planner
+	 * gives the vCPU as its allowed set (wakedom_locality_level()).
+	 * With no home there is nothing to stay near.
 	 */
-	if (pol->locality != VP_LOC_ANY && in->home != VP_PU_NONE) {
+	stay = wakedom_locality_level(t, anchor, pol->locality, n);
+	if (stay < VP_LEVEL_COUNT && in->home != VP_PU_NONE) {
 		e.flags |= VP_SCX_F_STAY_FAR_DOM;
-		e.far_dom = widened(t, anchor, stay[pol->locality], n);
+		e.far_dom = scxfeed_dom_id(t, stay,
+		    wakedom_index(t, anchor, stay));
 	}
 	e.vm = (__u32)in->vm;
 	e.vcpu = (__u32)in->vcpu;

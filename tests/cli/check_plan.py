@@ -16,6 +16,24 @@ def cpus(text):
 
 topo, scen, plan = (json.load(open(p)) for p in sys.argv[1:4])
 pus = {p["os_index"]: p for p in topo["pu"]}
+LEVELS = ("cluster", "llc", "node", "package")
+
+
+def widened(loc, home, nvcpus, smt):
+    """The level a locality's domain is widened to: the first, from its
+    own, whose domain around the home holds a core per vCPU (per core's
+    worth with smt=siblings) and more than one core."""
+    h = pus[home]
+    width = sum(1 for p in pus.values() if p["core"] == h["core"])
+    need = -(-nvcpus // width) if smt == "siblings" else nvcpus
+    start = LEVELS.index("node" if loc == "numa" else loc)
+    for lvl in LEVELS[start:]:
+        cores = {p["core"] for p in pus.values() if p[lvl] == h[lvl]}
+        if len(cores) >= max(need, 2):
+            return lvl
+    return "package"
+
+
 reserved = cpus(scen.get("reserve", ""))
 errors = []
 exclusive = {}          # os cpu -> VM holding it exclusively
@@ -57,11 +75,12 @@ for spec, vm in zip(scen["vms"], plan["vms"]):
                 core = pus[c]["core"]
                 if isolated_cores.setdefault(core, name) != name:
                     errors.append(f"{name}: shares core {core}")
-        loc = pol.get("locality")
-        if loc in ("cluster", "llc") and pol.get("mode") != "dedicated":
-            doms = {pus[c][loc] for c in allowed}
-            if len(doms) != 1:
-                errors.append(f"{name}: allowed spans {len(doms)} {loc}s")
+        loc = pol.get("locality", "llc")
+        if loc in ("cluster", "llc", "numa") and pol.get("mode") != "dedicated":
+            lvl = widened(loc, v["home"], spec["vcpus"], pol.get("smt"))
+            doms = {pus[c][lvl] for c in allowed}
+            if doms != {pus[v["home"]][lvl]}:
+                errors.append(f"{name}: allowed spans {len(doms)} {lvl}s")
 
 for c, vms in used.items():
     if c in exclusive and vms != {exclusive[c]}:

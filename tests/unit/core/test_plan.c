@@ -277,65 +277,112 @@ START_TEST(test_plan_mode_off)
 }
 END_TEST
 
-/* Each vCPU's allowed set stays inside one cluster, LLC or node. */
-static void check_locality(const char *file, enum vp_locality loc,
-    enum vp_mode mode)
+/* The cores @s touches. */
+static int cores_in(const struct vp_topo *t, const struct vp_cpuset *s)
+{
+	int pu, last = -1, n = 0;
+
+	/* dense order keeps each core's PUs together */
+	cpuset_for_each(pu, s, t->npus) {
+		if (t->pu[pu].core != last)
+			n++;
+		last = t->pu[pu].core;
+	}
+	return n;
+}
+
+/* The domain of locality @loc around @pu, at its own level. */
+static void locality_dom(const struct vp_topo *t, enum vp_locality loc,
+    int pu, struct vp_cpuset *ret)
+{
+	cpuset_zero(ret);
+	if (loc == VP_LOC_CLUSTER)
+		topo_add_cluster(t, pu, ret);
+	if (loc == VP_LOC_LLC)
+		topo_add_llc(t, pu, ret);
+	if (loc == VP_LOC_NUMA)
+		topo_add_node(t, pu, ret);
+}
+
+/*
+ * A VM of @n vCPUs: each allowed set stays inside its home's cluster, LLC
+ * or node when that domain holds a core per vCPU and more than one core;
+ * else it is wider than that domain and holds as many cores.  Returns
+ * how many vCPUs had a widened set.
+ */
+static int check_locality(const char *file, enum vp_locality loc, int n)
 {
 	_cleanup_topo_ struct vp_topo *t = load_topo(file);
-	struct vp_vm_spec vms[2];
+	struct vp_vm_spec vms[1];
 	_cleanup_plan_ struct vp_plan *p = NULL;
 	struct world w;
-	int i, k, pu;
+	int k, widened = 0, need = n > 2 ? n : 2;
 
-	vms[0] = vm("x", 8, mode, VP_SMT_PREFER_IDLE_CORE, loc);
-	vms[1] = vm("y", 6, mode, VP_SMT_PREFER_IDLE_CORE, loc);
-	world_init(&w, t, vms, 2);
+	vms[0] = vm("x", n, VP_MODE_SHARED, VP_SMT_PREFER_IDLE_CORE, loc);
+	world_init(&w, t, vms, 1);
+	/* nothing reserved: the pool is the whole domain, core for core */
+	cpuset_zero(&w.reserved);
 	p = compute(t, &w);
 	check_plan(t, &w, p);
-	for (i = 0; i < 2; i++) {
-		ck_assert_int_eq(p->vm[i].error, 0);
-		for (k = 0; k < p->vm[i].nvcpus; k++) {
-			const struct vp_vcpu_plan *c = &p->vm[i].vcpu[k];
-			const struct vp_pu *h = &t->pu[c->home];
+	ck_assert_int_eq(p->vm[0].error, 0);
+	for (k = 0; k < n; k++) {
+		const struct vp_vcpu_plan *c = &p->vm[0].vcpu[k];
+		struct vp_cpuset dom, out;
 
-			cpuset_for_each(pu, &c->allowed, t->npus) {
-				const struct vp_pu *u = &t->pu[pu];
-
-				if (loc == VP_LOC_CLUSTER)
-					ck_assert_int_eq(u->cluster,
-					    h->cluster);
-				if (loc == VP_LOC_LLC)
-					ck_assert_int_eq(u->llc, h->llc);
-				if (loc == VP_LOC_NUMA)
-					ck_assert_int_eq(u->node, h->node);
-			}
+		locality_dom(t, loc, c->home, &dom);
+		cpuset_andnot(&out, &c->allowed, &dom);
+		if (cores_in(t, &dom) >= need) {
+			ck_assert_msg(cpuset_empty(&out), "%s: vCPU %d left "
+			    "its %s", file, k, policy_locality_name(loc));
+			continue;
 		}
+		ck_assert_msg(!cpuset_empty(&out) &&
+		    cores_in(t, &c->allowed) >= need, "%s: vCPU %d: %d "
+		    "cores for %d vCPUs", file, k,
+		    cores_in(t, &c->allowed), n);
+		widened++;
 	}
+	return widened;
 }
 
 START_TEST(test_plan_locality_cluster)
 {
-	check_locality("128arm-2pa2n8cluster4co.xml", VP_LOC_CLUSTER,
-	    VP_MODE_SHARED);
-	check_locality("Intel-RaptorLake-Corei7-1370P.xml", VP_LOC_CLUSTER,
-	    VP_MODE_SHARED);
+	/* Kunpeng's clusters have 4 cores: a 4-vCPU VM stays in one, an
+	 * 8-vCPU VM is widened */
+	ck_assert_int_eq(check_locality("128arm-2pa2n8cluster4co.xml",
+	    VP_LOC_CLUSTER, 4), 0);
+	ck_assert_int_eq(check_locality("128arm-2pa2n8cluster4co.xml",
+	    VP_LOC_CLUSTER, 8), 8);
+	/* g4dn.metal has no clusters: a cluster is a core, no locality,
+	 * even for one vCPU */
+	ck_assert_int_eq(check_locality("g4dnmetal.xml", VP_LOC_CLUSTER, 1),
+	    1);
+	check_locality("Intel-RaptorLake-Corei7-1370P.xml", VP_LOC_CLUSTER, 6);
 }
 END_TEST
 
 START_TEST(test_plan_locality_llc)
 {
-	check_locality("128arm-2pa2n8cluster4co.xml", VP_LOC_LLC,
-	    VP_MODE_SHARED);
-	check_locality("epyc-corona.xml", VP_LOC_LLC, VP_MODE_SHARED);
-	check_locality("knl-snc4-flat-hwloc1.xml", VP_LOC_LLC,
-	    VP_MODE_SHARED);
+	check_locality("128arm-2pa2n8cluster4co.xml", VP_LOC_LLC, 8);
+	/* EPYC's LLCs have 3 cores */
+	ck_assert_int_eq(check_locality("epyc-corona.xml", VP_LOC_LLC, 3),
+	    0);
+	ck_assert_int_eq(check_locality("epyc-corona.xml", VP_LOC_LLC, 6),
+	    6);
+	/* KNL's LLC is a tile of two cores: 4 vCPUs are widened past it */
+	ck_assert_int_eq(check_locality("knl-snc4-flat-hwloc1.xml",
+	    VP_LOC_LLC, 4), 4);
 }
 END_TEST
 
 START_TEST(test_plan_locality_numa)
 {
-	check_locality("epyc-corona.xml", VP_LOC_NUMA, VP_MODE_SHARED);
-	check_locality("memorysidecaches.xml", VP_LOC_NUMA, VP_MODE_SHARED);
+	/* EPYC's nodes have 6 cores */
+	ck_assert_int_eq(check_locality("epyc-corona.xml", VP_LOC_NUMA, 6),
+	    0);
+	ck_assert_int_eq(check_locality("epyc-corona.xml", VP_LOC_NUMA, 8),
+	    8);
+	check_locality("memorysidecaches.xml", VP_LOC_NUMA, 8);
 }
 END_TEST
 

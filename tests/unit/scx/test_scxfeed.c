@@ -365,15 +365,17 @@ START_TEST(test_vcpu_flags)
 	entry(t, &pol, 4, 5, &e);
 	ck_assert_uint_eq(e.flags & (VP_SCX_F_SMT_ISOLATE | VP_SCX_F_SMT_ANY),
 	    0);
-	/* locality: far is that level's domain (g4dn: cluster = core, so a
-	 * 4-vCPU VM's cluster widens to the LLC) */
+	/* locality: far is that level's domain.  g4dn has no clusters (a
+	 * cluster is a core), and a domain of one core is no locality: even
+	 * a 1-vCPU VM's far domain is its LLC, while near stays the core */
 	pol.smt = VP_SMT_PREFER_IDLE_CORE;
 	pol.locality = VP_LOC_CLUSTER;
 	entry(t, &pol, 1, 5, &e);
 	ck_assert(e.flags & VP_SCX_F_STAY_FAR_DOM);
-	ck_assert_uint_eq(e.far_dom, scxfeed_dom_id(t, VP_LEVEL_CLUSTER,
+	ck_assert_uint_eq(e.far_dom, scxfeed_dom_id(t, VP_LEVEL_LLC,
+	    t->pu[pu].llc));
+	ck_assert_uint_eq(e.near_dom, scxfeed_dom_id(t, VP_LEVEL_CLUSTER,
 	    t->pu[pu].cluster));
-	ck_assert_uint_eq(e.near_dom, e.far_dom);
 	pol.locality = VP_LOC_NUMA;
 	entry(t, &pol, 4, 5, &e);
 	ck_assert(e.flags & VP_SCX_F_STAY_FAR_DOM);
