@@ -59,7 +59,8 @@ check "--migration-us scales the far class" \
 a=$(field migr_ns "$("$sim" --topology "$arm" --print-costs)")
 b=$(field migr_ns "$("$sim" --topology "$arm" --print-costs \
     --cluster-line-ns 30)")
-check "--cluster-line-ns moves the cluster class" "$(nth 2 "$b") > $(nth 2 "$a")"
+check "--cluster-line-ns moves the cluster class" \
+    "$(nth 2 "$b") > $(nth 2 "$a")"
 
 # turbo table
 tb=$(field turbo "$("$sim" --topology "$g4" --print-costs)")
@@ -68,7 +69,8 @@ check "turbo all-core = 3.1 / 3.5" \
     "($(nth 24 "$tb") - 3.1 / 3.5)^2 < 1e-6"
 printf '%s\n' "$tb" | tr -d '[]' | tr , '\n' | awk '
     $1 > 1 || (NR > 1 && $1 > prev) { bad = 1 } { prev = $1 }
-    END { exit bad }' || { echo "FAIL: costs: turbo above 1 or rising"; fail=1; }
+    END { exit bad }' ||
+    { echo "FAIL: costs: turbo above 1 or rising"; fail=1; }
 nt=$(field turbo "$("$sim" --topology "$g4" --print-costs --no-turbo)")
 check "--no-turbo is flat" "$(nth 24 "$nt") == 1"
 

@@ -72,5 +72,6 @@ for f in "$dir"/*.xml; do
 		done
 	done
 done
-[ $fail = 0 ] && echo "check-sim: every strategy but pinned is numbering-invariant (sis-core on the dense mix)"
+[ $fail = 0 ] && echo "check-sim: every strategy but pinned is" \
+    "numbering-invariant (sis-core on the dense mix)"
 exit $fail
