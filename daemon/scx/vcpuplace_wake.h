@@ -399,9 +399,15 @@ static __s32 try_prev(struct wake *w)
  * ends the poll at once and runs next on that PU, where a queued one
  * would wait for whichever PU frees first (and a queue entry counts only
  * on the one runqueue select_cpu returned, so every other polling PU
- * spins on).  prev first (its caches), then home, then the near and the
- * far domain in scan order; never beyond the far domain.  The polling
- * vCPU loses only the rest of a window that had not yet seen its wake-up.
+ * spins on).  prev first (its caches), then the rest of prev's cluster
+ * (its SMT siblings and the cores that share its L2 or cluster tags: the
+ * cheapest migration there is, costs.c's first classes), then home, then
+ * the near and the far domain in scan order; never beyond what the vCPU
+ * may run on.  A domain scan starts at its first PU whoever wakes, so
+ * without the cluster step a poll ended for a vCPU lands wherever the
+ * domain's first polling PU is, usually a whole LLC away from prev.  The
+ * polling vCPU loses only the rest of a window that had not yet seen its
+ * wake-up.
  */
 static __s32 claim_polling_in(struct wake *w, __u32 id)
 {
@@ -427,6 +433,7 @@ static __s32 claim_polling_in(struct wake *w, __u32 id)
 static __s32 try_polling(struct wake *w)
 {
 	const struct vp_scx_vcpu *v = w->v;
+	const struct vp_scx_pu *pu;
 	__s32 cpu;
 
 	if (!vpw_feat(w, VP_SCX_FEAT_POLL_END))
@@ -434,6 +441,9 @@ static __s32 try_polling(struct wake *w)
 	w->probes++;
 	if (allowed(w, w->prev) && vpw_claim_poll(w, w->prev))
 		return w->prev;
+	if (w->prev >= 0 && (pu = vpw_pu(w, w->prev)) && pu->valid &&
+	    (cpu = claim_polling_in(w, pu->cluster_dom)) >= 0)
+		return cpu;
 	if (home_usable(w) && v->home != w->prev) {
 		w->probes++;
 		if (vpw_claim_poll(w, v->home))

@@ -55,6 +55,8 @@ mutant test_poll_end "	if ((cpu = try_polling(w)) >= 0) {" \
     "	if (0 && (cpu = try_polling(w)) >= 0) {"
 mutant test_poll_end "	if (allowed(w, w->prev) && vpw_claim_poll(w, w->prev))" \
     "	if (0)"
+mutant test_poll_end "	    (cpu = claim_polling_in(w, pu->cluster_dom)) >= 0)" \
+    "	    (cpu = -1) >= 0)"
 mutant test_poll_end "	if (v->near_dom != v->far_dom &&
 	    (cpu = claim_polling_in(w, v->near_dom)) >= 0)" "	if (0)"
 mutant test_poll_end "		if (allowed(w, cpu) && vpw_claim_poll(w, cpu))" \

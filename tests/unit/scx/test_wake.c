@@ -349,8 +349,9 @@ END_TEST
 
 /*
  * 6 (POLL_END): nothing idle, so a PU whose vCPU halt-polls: prev, then
- * home, then the near domain before the far one; never beyond the far
- * domain nor outside the allowed set; each poll taken once.
+ * the rest of prev's cluster (its SMT siblings included), then home, then
+ * the near domain before the far one; never beyond the far domain nor
+ * outside the allowed set; each poll taken once.
  */
 static int
 poll_case(struct tctx *c, const struct vp_scx_vcpu *v, int prev,
@@ -369,10 +370,13 @@ START_TEST(test_poll_end)
 	/*
 	 * home in cluster 1 (cores 4-7), prev in cluster 0 (cores 0-3): the
 	 * LLC's scan order has cluster 0 first, so only the near-first rule
-	 * puts @near before @far
+	 * puts @near before @far, for a prev of another LLC (@gone: the
+	 * plan moved the VM); for prev in cluster 0, @far is in prev's
+	 * cluster, and so is @sib, prev's SMT sibling
 	 */
 	int home = pu_of_core(c, 5, 0), prev = pu_of_core(c, 1, 1);
 	int near = pu_of_core(c, 7, 1), far = pu_of_core(c, 2, 0);
+	int sib = pu_of_core(c, 1, 0), gone = pu_of_core(c, 13, 1);
 	int other_llc = pu_of_core(c, 9, 0), pu;
 
 	entry(c, home, VP_LOC_LLC, &v);
@@ -394,16 +398,24 @@ START_TEST(test_poll_end)
 	/* the near domain (home's cluster) before the far one */
 	cpuset_set(&c->polling, far);
 	cpuset_set(&c->polling, near);
-	pu = poll_case(c, &v, prev, &why, &direct);
+	pu = poll_case(c, &v, gone, &why, &direct);
 	ck_assert_int_eq(why, VP_SCX_V_POLL_END);
 	ck_assert_int_eq(pu, near);
 	/* home before the near domain's others */
 	cpuset_set(&c->polling, near);
 	cpuset_set(&c->polling, home);
-	pu = poll_case(c, &v, prev, &why, &direct);
+	pu = poll_case(c, &v, gone, &why, &direct);
 	ck_assert_int_eq(pu, home);
-	/* prev before home */
+	/* prev's cluster before home: @far, though first in scan order */
 	cpuset_set(&c->polling, home);
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(pu, far);
+	/* prev's SMT sibling too */
+	cpuset_set(&c->polling, sib);
+	pu = poll_case(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(pu, sib);
+	/* prev before everything */
+	cpuset_set(&c->polling, sib);
 	cpuset_set(&c->polling, prev);
 	pu = poll_case(c, &v, prev, &why, &direct);
 	ck_assert_int_eq(pu, prev);
