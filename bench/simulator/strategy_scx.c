@@ -30,14 +30,15 @@
  *     them first (its local queue, its own PU's and its LLC's queues, as
  *     scx_bpf_dsq_nr_queued() counts them: nr_waiting()); ops.tick, once
  *     a jiffy (scx_tick()), cuts a slice that has run past the one that
- *     fits the waiters now.  A latency-profile vCPU's wake-up that finds
- *     nothing to claim preempts its PU unless a latency vCPU or a per-CPU
- *     kthread runs there (vp_enqueue()'s enqueue_urgent(): scx_urgent(),
- *     host.c's preempt(), one kick's time late); the preempted thread goes
- *     back to its queue (scx_preempted()).  Not modelled: the per-CPU
- *     kthreads' own preempting wake-ups, since stock's wakeup preemption
- *     (EEVDF's) is not modelled either, and one without the other would
- *     tilt the comparison;
+ *     fits the waiters now, a halt poll's window included.  A
+ *     latency-profile vCPU's wake-up that finds nothing to claim
+ *     preempts its PU unless a latency vCPU or a per-CPU kthread runs
+ *     there (vp_enqueue()'s enqueue_urgent(): scx_urgent(), host.c's
+ *     preempt(), one kick's time late); the preempted thread goes back to
+ *     its queue (scx_preempted()).  Not modelled: the per-CPU kthreads'
+ *     own preempting wake-ups, since stock's wakeup preemption (EEVDF's)
+ *     is not modelled either, and one without the other would tilt the
+ *     comparison;
  *   - the per-CPU run records (vp_cpu_runs) are written at each start
  *     (vp_running()) and at each direct dispatch (note_claim()); a
  *     thread's average run and vtime at each stop (vp_stopping()).
@@ -104,7 +105,7 @@ struct scx_sim {
 	/* whole run, printed at the end when $VP_SIM_SCX_STATS is set */
 	unsigned long n_direct, n_queued, n_kick, n_consume, n_kept,
 	    n_requeue, n_walked, n_queued_pu, n_stolen, n_poll_end,
-	    n_stay_prev, n_cut, n_join, n_lat_preempt;
+	    n_stay_prev, n_cut, n_join, n_lat_preempt, n_poll_cut;
 };
 
 /* The wake decision's context: the simulator instead of a task. */
@@ -366,8 +367,15 @@ slice_for(const struct sim *s, int pu)
  * the thread running on a PU ends once it has run the slice that fits
  * the waiters now (slice_for() counted them when it started), so that a
  * waiter that came mid-slice waits for the next tick, not for the whole
- * VP_SLICE_MAX.  A polling vCPU's PU runs no task of its own here (its
- * window ends at slice_end_ns).
+ * VP_SLICE_MAX.  A halt-polling vCPU is that PU's running task too (its
+ * run goes on until it really sleeps: no ops.stopping in between), so
+ * the tick cuts its window the same way: task_tick_scx() reschedules
+ * once the slice is 0, and 6.12 kvm_vcpu_can_poll() then sees
+ * need_resched(), so the vCPU stops polling and sleeps, and the PU takes
+ * a waiter (host_cut_slice() ends the window: on_pu(), poll_stop()).
+ * Stock has nothing to mirror: a vCPU polls there only while its
+ * runqueue holds nothing else, and CFS's tick reschedules only for a
+ * task of that runqueue.
  */
 void
 scx_tick(struct sim *s)
@@ -380,12 +388,15 @@ scx_tick(struct sim *s)
 		uint64_t n;
 
 		/* nr_waiting() walks the queues: only where a task runs */
-		if (cur < 0 || s->th[cur].polling)
+		if (cur < 0)
 			continue;
 		n = nr_waiting(s, pu);
 		if (!n || s->now_ns - x->th[cur].ran_at < slice_of(n))
 			continue;
-		x->n_cut++;
+		if (s->th[cur].polling)
+			x->n_poll_cut++;
+		else
+			x->n_cut++;
 		host_cut_slice(s, pu);
 	}
 }
@@ -856,11 +867,11 @@ scx_release(struct sim *s)
 		fprintf(stderr, "scx: direct %lu queued %lu kick %lu consume "
 		    "%lu kept %lu requeue %lu walked %lu queued_pu %lu "
 		    "stolen %lu poll_end %lu stay_prev %lu cut %lu join %lu "
-		    "lat_preempt %lu\n",
+		    "lat_preempt %lu poll_cut %lu\n",
 		    x->n_direct, x->n_queued, x->n_kick, x->n_consume,
 		    x->n_kept, x->n_requeue, x->n_walked, x->n_queued_pu,
 		    x->n_stolen, x->n_poll_end, x->n_stay_prev, x->n_cut,
-		    x->n_join, x->n_lat_preempt);
+		    x->n_join, x->n_lat_preempt, x->n_poll_cut);
 	free(x->doms);
 	free(x->runs);
 	free(x->cursor);

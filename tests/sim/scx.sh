@@ -190,5 +190,13 @@ s=$(stats g4dnmetal.xml dense --vm-mix balanced)
 expect "no preempting wake-up without latency VMs" \
     "$(field "$s" lat_preempt)" eq 0
 
+# ops.tick cuts a halt poll's window as it cuts a slice: the polling
+# vCPU is its PU's running task (g4dn.metal dense has waiters past a
+# slice while vCPUs poll); with halt polling off there is none to cut
+s=$(stats g4dnmetal.xml dense)
+expect "halt polls cut by the tick" "$(field "$s" poll_cut)" ge 1
+s=$(stats g4dnmetal.xml dense --halt-poll-ns 0)
+expect "no poll cut without halt polling" "$(field "$s" poll_cut)" eq 0
+
 [ $fail = 0 ] && echo "check-sim: scx queueing rules hold"
 exit $fail
