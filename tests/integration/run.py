@@ -373,11 +373,29 @@ def status_problem(entry, name, nvcpus, profile=None, mode=None):
                 name, i, vc["allowed"], vc["home"])
         loc = pol.get("locality")
         if pol.get("mode") == "shared" and TOPO and loc in TOPO and \
-                vc.get("home") in TOPO[loc] and not a <= TOPO[loc][vc["home"]]:
-            return "%s vcpu %d: allowed %s not inside the %s of home %d (%s)" \
-                % (name, i, vc["allowed"], loc, vc["home"],
-                   vmlib.format_cpulist(TOPO[loc][vc["home"]]))
+                vc.get("home") in TOPO[loc]:
+            lvl, dom = locality_domain(loc, vc["home"], nvcpus,
+                                       pol.get("smt"))
+            if not a <= dom:
+                return "%s vcpu %d: allowed %s not inside the %s of home " \
+                    "%d (%s)" % (name, i, vc["allowed"], lvl, vc["home"],
+                                 vmlib.format_cpulist(dom))
     return None
+
+
+def locality_domain(loc, home, nvcpus, smt):
+    """(level, PUs) a shared vCPU homed at @home may run in: its
+    locality's domain, widened (cluster, llc, numa, package) until it
+    holds a core per vCPU (per core's worth with smt=siblings) and more
+    than one core, as the planner widens it."""
+    width = len(TOPO["core"][home])
+    need = -(-nvcpus // width) if smt == "siblings" else nvcpus
+    levels = ("cluster", "llc", "numa", "package")
+    for lvl in levels[levels.index(loc):]:
+        dom = TOPO[lvl][home]
+        if len({min(TOPO["core"][p]) for p in dom}) >= max(need, 2):
+            return lvl, dom
+    return "package", TOPO["package"][home]
 
 
 def wait_placed(d, vm, nvcpus=1, profile=None, mode=None,

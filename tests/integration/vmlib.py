@@ -350,8 +350,9 @@ def set_vcpupin(name, vcpu, cpus):
 # ---- host topology (as vcpuplace models it) ----------------------------
 
 def load_topology(ctl):
-    """{'llc'|'cluster'|'numa'|'core': {pu: set of PUs sharing it}} from
-    `vcpuplacectl topology --json`, or None if @ctl cannot tell."""
+    """{'llc'|'cluster'|'numa'|'package'|'core': {pu: set of PUs sharing
+    it}} from `vcpuplacectl topology --json`, or None if @ctl cannot
+    tell."""
     import json
     try:
         p = subprocess.run([ctl, "topology", "--json"], stdout=subprocess.PIPE,
@@ -361,7 +362,7 @@ def load_topology(ctl):
         return None
     out = {}
     for loc, key in (("llc", "llc"), ("cluster", "cluster"), ("numa", "node"),
-                     ("core", "core")):
+                     ("package", "package"), ("core", "core")):
         groups = {}
         for pu in pus:
             groups.setdefault(pu[key], set()).add(pu["os_index"])

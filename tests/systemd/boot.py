@@ -225,8 +225,9 @@ def step_hardening_allows(ctx):
     """Under the unit's hardening (checked to be in force: no
     CAP_DAC_*, CAP_CHOWN or CAP_FOWNER, no capability held at all after
     start-up, no_new_privs, a seccomp filter) the daemon reads
-    schedstat, pins through libvirt, and serves its socket to group
-    vcpuplace only."""
+    schedstat, pins through libvirt (the plan's sets; narrower than every
+    CPU once step_host_options reserves one), and serves its socket to
+    group vcpuplace only."""
     pid = ctx.main_pid()
     st = ctx.c.read("/proc/%d/status" % pid)
     fields = dict(re.findall(r"^(\w+):\s*(.*)$", st, re.M))
@@ -290,9 +291,12 @@ def step_hardening_allows(ctx):
             check(threads[v["vcpu"]] == allowed,
                   "%s/%d: the thread's affinity is not the plan's"
                   % (vm["name"], v["vcpu"]))
-    # the latency guest is pinned narrower than the whole host
-    check(seen[ctx.vm1][0][0] != ctx.online, "%s stayed on every CPU"
-          % ctx.vm1)
+    # the latency guest's cluster is one core here (a host without
+    # clusters): no locality, so its set spans more than that core.  On
+    # a host this small that is every CPU, the set libvirt starts with:
+    # pins narrower than that are step_host_options' to prove.
+    check(len(seen[ctx.vm1][0][0]) > 1, "%s confined to %s, one core"
+          % (ctx.vm1, sorted(seen[ctx.vm1][0][0])))
     m = ctx.metrics()
     check(m.get("vcpuplace_pins_failed_total") == 0, "pins failed")
     check(m.get("vcpuplace_vcpu_thread_errors_total") == 0,
