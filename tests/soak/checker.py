@@ -18,9 +18,9 @@ The rules, and when each one is judged (tests/soak/README.md says why):
                 changed): every thread keeps libvirt's default, the
                 whole online set.  Always judged.
   R4 placed     a managed VM that is settled has every vCPU placed: its
-                list differs from libvirt's default (every allowed set
-                the daemon gives here lies inside one LLC, smaller than
-                the host); a dedicated VM's list is one PU.
+                list lies inside one domain of its locality, widened as
+                the planner widens it (vcpu_placed()); a dedicated VM's
+                list is one PU.
   R5 exclusive  the PU of a settled, placed dedicated VM is in no other
                 settled managed VM's list.
   R6 alive      the daemon's process exists (the supervisor counts the
@@ -195,7 +195,8 @@ class Checker(threading.Thread):
             if d is None or not settled.get(name) or modes[name] == "off":
                 continue
             for vcpu, (tid, aff) in sorted(vcpus.items()):
-                if not vcpu_placed(w, modes[name], locs[name], aff, None):
+                if not vcpu_placed(w, modes[name], locs[name], aff, None,
+                                   d.vcpus_max):
                     self.note_bad(now, "R4-unplaced", "%s (%s, %s) vcpu %d "
                                   "allowed %s, settled for %.1fs" % (
                                       name, modes[name], locs[name], vcpu,
@@ -241,16 +242,46 @@ def is_settled(w, d, now):
             now - w.libvirt_up_since >= w.libvirt_grace_s)
 
 
-def vcpu_placed(w, mode, locality, aff, ded_pu):
+LEVELS = ("cluster", "llc", "numa", "any")
+
+
+def widened_groups(groups, locality, nvcpus):
+    """The domains an allowed set of @locality may lie in, for a VM of
+    @nvcpus vCPUs: each domain of that level, widened to the next (llc,
+    numa, the whole host) until it holds a core per vCPU and more than
+    one core, as the planner widens it.  smt=siblings needs fewer cores;
+    counting one per vCPU only widens more, so no placement is judged
+    wrong for it."""
+    need = max(nvcpus, 2)
+    core = groups.get("core", {})
+
+    def cores(g):
+        return len({core.get(p, p) for p in g})
+
+    lv = LEVELS[LEVELS.index(locality):] if locality in LEVELS else ("any",)
+    out = set()
+    for g in groups[lv[0]]:
+        for nxt in lv[1:]:
+            if cores(g) >= need:
+                break
+            g = next(h for h in groups[nxt] if min(g) in h)
+        out.add(g)
+    return sorted(out, key=min)
+
+
+def vcpu_placed(w, mode, locality, aff, ded_pu, nvcpus=1):
     """True when @aff is a placement the daemon could have made for a
-    vCPU of that mode and locality: one PU when dedicated, else inside
-    one domain of the locality and off @ded_pu (another VM's dedicated
-    PU, or None)."""
+    vCPU of that mode and locality, of a VM of @nvcpus vCPUs: one PU
+    when dedicated, else inside one domain of the locality, widened as
+    the planner widens it (widened_groups()), and off @ded_pu (another
+    VM's dedicated PU, or None).  On a host of one LLC without clusters
+    that domain is the whole host, libvirt's default too: there only a
+    dedicated VM's placement shows."""
     if mode == "dedicated":
         return len(aff) == 1
     if ded_pu is not None and ded_pu in aff:
         return False
-    return any(aff <= g for g in w.groups.get(locality, w.groups["any"]))
+    return any(aff <= g for g in widened_groups(w.groups, locality, nvcpus))
 
 
 def fmt(cpus):

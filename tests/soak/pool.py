@@ -83,11 +83,13 @@ def profile_localities(policies):
 
 def locality_groups(topo, online):
     """{locality: [frozenset of PUs]} from vmlib.load_topology(): the
-    domains an allowed set of that locality must lie in."""
+    domains of each level, before checker.widened_groups() widens them
+    for a VM's size; "core" maps each PU to its core's first PU."""
     out = {"any": [frozenset(online)]}
     for loc in ("cluster", "llc", "numa"):
         out[loc] = sorted({frozenset(g) for g in topo[loc].values()},
                           key=min)
+    out["core"] = {pu: min(g) for pu, g in topo["core"].items()}
     return out
 
 

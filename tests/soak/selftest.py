@@ -25,24 +25,44 @@ class W:
     groups = pool.locality_groups(TOPO, ONLINE)
 
 
+# two LLCs of two single-PU cores (clusters are cores), one node
+ONLINE4 = F({0, 1, 2, 3})
+TOPO4 = {"cluster": {p: {p} for p in ONLINE4},
+         "llc": {0: {0, 1}, 1: {0, 1}, 2: {2, 3}, 3: {2, 3}},
+         "numa": {p: set(ONLINE4) for p in ONLINE4},
+         "core": {p: {p} for p in ONLINE4}}
+
+
+class W4:
+    groups = pool.locality_groups(TOPO4, ONLINE4)
+
+
 CASES = [
-    # (mode, locality, affinity, dedicated PU of another VM, placed?)
-    ("dedicated", "llc", F({1}), None, True),
-    ("dedicated", "llc", ONLINE, None, False),      # not pinned yet
-    ("shared", "cluster", F({0}), None, True),
-    ("shared", "cluster", ONLINE, None, False),     # latency VM unplaced
-    ("shared", "llc", ONLINE, None, True),
-    ("shared", "llc", ONLINE, 1, False),            # on the dedicated PU
-    ("shared", "llc", F({0}), 1, True),
-    ("shared", "cluster", F({1}), 1, False),
+    # (host, mode, locality, vCPUs, affinity, dedicated PU of another VM,
+    # placed?)
+    (W, "dedicated", "llc", 1, F({1}), None, True),
+    (W, "dedicated", "llc", 1, ONLINE, None, False),    # not pinned yet
+    (W, "shared", "cluster", 1, F({0}), None, True),
+    # a one-core cluster is no locality: the LLC, here the whole host
+    (W, "shared", "cluster", 1, ONLINE, None, True),
+    (W, "shared", "llc", 2, ONLINE, None, True),
+    (W, "shared", "llc", 1, ONLINE, 1, False),          # on the dedicated PU
+    (W, "shared", "llc", 1, F({0}), 1, True),
+    (W, "shared", "cluster", 1, F({1}), 1, False),
+    # widened to its LLC, not past it: a set across LLCs is unplaced
+    (W4, "shared", "cluster", 1, F({0, 1}), None, True),
+    (W4, "shared", "cluster", 2, F({1, 2}), None, False),
+    # three vCPUs: no LLC holds three cores, so the node
+    (W4, "shared", "llc", 3, F({1, 2, 3}), None, True),
+    (W4, "shared", "llc", 2, F({1, 2, 3}), None, False),
 ]
 
 
 def main():
     n = 0
-    for mode, loc, aff, ded, want in CASES:
-        got = checker.vcpu_placed(W, mode, loc, aff, ded)
-        assert got == want, (mode, loc, aff, ded, got)
+    for host, mode, loc, nv, aff, ded, want in CASES:
+        got = checker.vcpu_placed(host, mode, loc, aff, ded, nv)
+        assert got == want, (mode, loc, nv, aff, ded, got)
         n += 1
     # leaks: thirds of [0, 90): warm-up, second, last; only clean
     # samples of the given pid count

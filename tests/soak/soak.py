@@ -315,7 +315,7 @@ class Schedule:
             return False
         return all(checker.vcpu_placed(self.w, d.mode(),
                                        d.locality(self.w.localities),
-                                       aff, ded_pu)
+                                       aff, ded_pu, d.vcpus_max)
                    for tid, aff in affs.values())
 
     def ded_pu(self, d):
