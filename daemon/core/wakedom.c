@@ -130,7 +130,8 @@ wakedom_locality_level(const struct vp_topo *t, int pu, enum vp_locality loc,
 		[VP_LOC_NUMA] = VP_LEVEL_NODE,
 	};
 
-	if (loc == VP_LOC_ANY || (unsigned int)loc >= VP_LOC_ANY)
+	/* VP_LOC_ANY, and anything past it, has no domain */
+	if ((unsigned int)loc >= VP_LOC_ANY)
 		return VP_LEVEL_COUNT;
 	return wakedom_widen(t, pu, from[loc], ncores > 2 ? ncores : 2);
 }
