@@ -1234,6 +1234,21 @@ static bool take_released(s32 cpu, const struct vp_scx_pu *pu)
 	return false;
 }
 
+/*
+ * A task stranded in the queue of a PU a higher class holds, before
+ * anything else, @prev included: no other path reaches it, and
+ * vp_cpu_release() may have preempted this PU for it.  Before this ran
+ * first, a PU reached it only when its prev did not go on and its own
+ * queues were empty, and scx_join saw a partner wait all 900 ms of the
+ * RT task's hold, once in about 20 boots.
+ */
+static bool take_stranded(s32 cpu)
+{
+	const struct vp_scx_pu *pu = pu_of(cpu);
+
+	return pu && pu->valid && take_released(cpu, pu);
+}
+
 /* A task this PU may run, from any queue: its own first. */
 static bool take_any(s32 cpu)
 {
@@ -1245,8 +1260,7 @@ static bool take_any(s32 cpu)
 		       vp_dsq_move_to_local(VP_SCX_DSQ_SHARED);
 	/* the shared queue: what woke before the daemon described a CPU */
 	return take_own(cpu, pu) ||
-	       vp_dsq_move_to_local(VP_SCX_DSQ_SHARED) ||
-	       take_released(cpu, pu) || steal(pu);
+	       vp_dsq_move_to_local(VP_SCX_DSQ_SHARED) || steal(pu);
 }
 
 /*
@@ -1403,7 +1417,7 @@ void VP_SCX_OP(vp_dispatch, s32 cpu, struct task_struct *prev)
 	bool goes_on;
 	struct vp_task *t;
 
-	if (take_yield_target(cpu))
+	if (take_yield_target(cpu) || take_stranded(cpu))
 		return;
 	goes_on = prev_goes_on(cpu, prev);
 	if (!goes_on && take_any(cpu))
@@ -1447,26 +1461,35 @@ void VP_SCX_OP(vp_tick, struct task_struct *p)
  * queues, and an idle PU is kicked for them.  6.12 switch_class() calls
  * this once, when the PU leaves sched_ext for a higher class.
  */
+/* Whether @cpu's own queue holds a task that may run on another PU. */
+static bool movable_queued(s32 cpu)
+{
+	struct task_struct *p;
+
+	bpf_for_each(scx_dsq, p, VP_SCX_DSQ_CPU(cpu), 0) {
+		if (p->nr_cpus_allowed > 1)
+			return true;
+	}
+	return false;
+}
+
 void VP_SCX_OP(vp_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
 {
 	const struct vp_scx_pu *pu = pu_of(cpu);
 	const struct vp_scx_dom *d;
-	u32 i, n, *rel = released_of(cpu);
-	s32 c;
+	u32 i, n, *rel = released_of(cpu), *crel;
+	s32 c, busy = -1;
 
 	vp_reenqueue_local();
 	/*
 	 * Its own queue waits for it too: mark it, for the PUs of its LLC
-	 * (take_released()), and wake one of them if it idles, since an idle
-	 * PU dispatches only when something wakes it.  One that is busy
-	 * takes the task at its next dispatch, within a slice.
+	 * (take_released()), and make one of them dispatch now.
 	 */
 	if (rel && !*rel) {
 		*rel = 1;
 		__sync_fetch_and_add(&nr_released, 1);
 	}
-	if (!pu || !pu->valid ||
-	    !scx_bpf_dsq_nr_queued(VP_SCX_DSQ_CPU(cpu)) ||
+	if (!pu || !pu->valid || !movable_queued(cpu) ||
 	    !(d = dom_of(pu->llc_dom)))
 		return;
 	n = d->ncpus;
@@ -1474,11 +1497,28 @@ void VP_SCX_OP(vp_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
 		if (i >= n)
 			break;
 		c = d->cpu[i];
-		if (c != cpu && scx_bpf_test_and_clear_cpu_idle(c)) {
+		if (c == cpu)
+			continue;
+		/* an idle PU dispatches only when something wakes it */
+		if (scx_bpf_test_and_clear_cpu_idle(c)) {
 			stat_inc(VP_SCX_KICK_IDLE);
 			scx_bpf_kick_cpu(c, VP_KICK_IDLE);
 			return;
 		}
+		if (busy < 0 && !cpu_urgent(c) &&
+		    (crel = released_of(c)) && !*crel)
+			busy = c;
+	}
+	/*
+	 * None idles: a busy one would take the task only at its slice's
+	 * end, and single-threaded TCG stretched that past the RT task's
+	 * 900 ms.  A preempt kick ends its slice now, and its dispatch
+	 * takes the stranded task first (take_stranded()).  Not a PU that
+	 * runs something urgent (a per-CPU kthread, a latency vCPU).
+	 */
+	if (busy >= 0) {
+		stat_inc(VP_SCX_KICK_RELEASED);
+		scx_bpf_kick_cpu(busy, VP_KICK_PREEMPT);
 	}
 }
 

@@ -73,6 +73,8 @@ enum vp_scx_stat {
 				 * the PU of the vCPU of its VM that woke it */
 	VP_SCX_TAKEN_RELEASED,	/* a PU took a task from the own queue of a
 				 * PU of its LLC that RT or deadline held */
+	VP_SCX_KICK_RELEASED,	/* ... nothing idled there: a busy PU of
+				 * the LLC was made to dispatch at once */
 	VP_SCX_STAT_NR
 };
 
@@ -82,7 +84,8 @@ enum vp_scx_stat {
 	"kept", "host_packed", "host_moved", "bad_input", "queued_cpu", \
 	"stolen", "slice_cut", "kthread", "lat_preempt", "wake_poll_end", \
 	"halt_seen", "yield_to", "yield_moved", "cg_untracked", \
-	"wake_stay_prev", "wake_join_waker", "taken_released" }
+	"wake_stay_prev", "wake_join_waker", "taken_released", \
+	"kick_released" }
 
 /*
  * Per managed vCPU thread, per CPU (vp_vcpu_stats, a per-CPU hash keyed by

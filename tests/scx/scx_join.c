@@ -14,8 +14,9 @@
  *  2. RT: the vCPU that has just woken its partner wakes a SCHED_FIFO
  *     thread pinned to its own PU, which holds that PU for RT_MS.  A
  *     partner queued in that PU's own queue must start within WAIT_MAX_MS:
- *     taken by another PU of the LLC (taken_released), not left there
- *     until the RT task ends (6.12's scx_bpf_reenqueue_local() in
+ *     taken by another PU of the LLC (taken_released), which nothing
+ *     idle leaves to a busy PU kicked at once (kick_released), not left
+ *     there until the RT task ends (6.12's scx_bpf_reenqueue_local() in
  *     ops.cpu_release reaches the local DSQ only).  NTRIG takeovers whose
  *     wake-up joined (its counter read before and after it) are judged,
  *     out of MAX_TRIG at most.
@@ -362,8 +363,11 @@ rt_test(struct scx_sched *s)
 		if (joined[k] && waits_ns[k] > worst)
 			worst = waits_ns[k];
 	}
-	printf("; taken_released %llu\n", (unsigned long long)
-	    (st1[VP_SCX_TAKEN_RELEASED] - st0[VP_SCX_TAKEN_RELEASED]));
+	printf("; taken_released %llu, kick_released %llu\n",
+	    (unsigned long long)
+	    (st1[VP_SCX_TAKEN_RELEASED] - st0[VP_SCX_TAKEN_RELEASED]),
+	    (unsigned long long)
+	    (st1[VP_SCX_KICK_RELEASED] - st0[VP_SCX_KICK_RELEASED]));
 	if (njoined < NTRIG)
 		fail("rt: %d of %d takeovers came after a joined wake-up, want "
 		    "%d", njoined, i, NTRIG);
@@ -375,6 +379,10 @@ rt_test(struct scx_sched *s)
 	if (st1[VP_SCX_TAKEN_RELEASED] == st0[VP_SCX_TAKEN_RELEASED])
 		fail("rt: no PU took a task from the queue of a PU the "
 		    "SCHED_FIFO thread held (taken_released)");
+	/* every PU runs a spinner: none idles, so a busy one is kicked */
+	if (st1[VP_SCX_KICK_RELEASED] == st0[VP_SCX_KICK_RELEASED])
+		fail("rt: no busy PU was kicked for the queue of a PU the "
+		    "SCHED_FIFO thread held (kick_released)");
 }
 
 int

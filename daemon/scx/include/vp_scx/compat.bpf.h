@@ -32,6 +32,7 @@
 #define VP_ENQ_PREEMPT		VP_SCX_ENUM(scx_enq_flags, SCX_ENQ_PREEMPT)
 #define VP_TASK_QUEUED		VP_SCX_ENUM(scx_ent_flags, SCX_TASK_QUEUED)
 #define VP_KICK_IDLE		VP_SCX_ENUM(scx_kick_flags, SCX_KICK_IDLE)
+#define VP_KICK_PREEMPT		VP_SCX_ENUM(scx_kick_flags, SCX_KICK_PREEMPT)
 #define VP_PICK_IDLE_CORE	VP_SCX_ENUM(scx_pick_idle_cpu_flags, \
 					    SCX_PICK_IDLE_CORE)
 
