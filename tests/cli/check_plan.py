@@ -3,7 +3,12 @@
 the topology JSON: every invariant the planner promises, nothing about
 which PU it happened to pick."""
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "integration"))
+import locality  # noqa: E402
 
 
 def cpus(text):
@@ -16,22 +21,7 @@ def cpus(text):
 
 topo, scen, plan = (json.load(open(p)) for p in sys.argv[1:4])
 pus = {p["os_index"]: p for p in topo["pu"]}
-LEVELS = ("cluster", "llc", "node", "package")
-
-
-def widened(loc, home, nvcpus, smt):
-    """The level a locality's domain is widened to: the first, from its
-    own, whose domain around the home holds a core per vCPU (per core's
-    worth with smt=siblings) and more than one core."""
-    h = pus[home]
-    width = sum(1 for p in pus.values() if p["core"] == h["core"])
-    need = -(-nvcpus // width) if smt == "siblings" else nvcpus
-    start = LEVELS.index("node" if loc == "numa" else loc)
-    for lvl in LEVELS[start:]:
-        cores = {p["core"] for p in pus.values() if p[lvl] == h[lvl]}
-        if len(cores) >= max(need, 2):
-            return lvl
-    return "package"
+domains = locality.domains(topo["pu"])
 
 
 reserved = cpus(scen.get("reserve", ""))
@@ -77,10 +67,11 @@ for spec, vm in zip(scen["vms"], plan["vms"]):
                     errors.append(f"{name}: shares core {core}")
         loc = pol.get("locality", "llc")
         if loc in ("cluster", "llc", "numa") and pol.get("mode") != "dedicated":
-            lvl = widened(loc, v["home"], spec["vcpus"], pol.get("smt"))
-            doms = {pus[c][lvl] for c in allowed}
-            if doms != {pus[v["home"]][lvl]}:
-                errors.append(f"{name}: allowed spans {len(doms)} {lvl}s")
+            lvl, dom = locality.widened_domain(domains, loc, v["home"],
+                                               spec["vcpus"], pol.get("smt"))
+            if not allowed <= dom:
+                errors.append(f"{name}: allowed leaves the {lvl} of its "
+                              f"home {v['home']}")
 
 for c, vms in used.items():
     if c in exclusive and vms != {exclusive[c]}:

@@ -43,6 +43,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+import locality  # noqa: E402
 import vmlib  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "tests", "socket"))
 import ctlclient  # noqa: E402
@@ -374,28 +375,13 @@ def status_problem(entry, name, nvcpus, profile=None, mode=None):
         loc = pol.get("locality")
         if pol.get("mode") == "shared" and TOPO and loc in TOPO and \
                 vc.get("home") in TOPO[loc]:
-            lvl, dom = locality_domain(loc, vc["home"], nvcpus,
-                                       pol.get("smt"))
+            lvl, dom = locality.widened_domain(TOPO, loc, vc["home"],
+                                               nvcpus, pol.get("smt"))
             if not a <= dom:
                 return "%s vcpu %d: allowed %s not inside the %s of home " \
                     "%d (%s)" % (name, i, vc["allowed"], lvl, vc["home"],
                                  vmlib.format_cpulist(dom))
     return None
-
-
-def locality_domain(loc, home, nvcpus, smt):
-    """(level, PUs) a shared vCPU homed at @home may run in: its
-    locality's domain, widened (cluster, llc, numa, package) until it
-    holds a core per vCPU (per core's worth with smt=siblings) and more
-    than one core, as the planner widens it."""
-    width = len(TOPO["core"][home])
-    need = -(-nvcpus // width) if smt == "siblings" else nvcpus
-    levels = ("cluster", "llc", "numa", "package")
-    for lvl in levels[levels.index(loc):]:
-        dom = TOPO[lvl][home]
-        if len({min(TOPO["core"][p]) for p in dom}) >= max(need, 2):
-            return lvl, dom
-    return "package", TOPO["package"][home]
 
 
 def wait_placed(d, vm, nvcpus=1, profile=None, mode=None,

@@ -18,6 +18,8 @@ import shutil
 import subprocess
 import time
 
+import locality
+
 URI = "qemu:///system"
 PREFIX = "vptest-"
 POLICY_NS = "urn:vcpuplace:policy:1"
@@ -358,13 +360,6 @@ def load_topology(ctl):
         p = subprocess.run([ctl, "topology", "--json"], stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, text=True, timeout=30)
         pus = json.loads(p.stdout)["pu"]
+        return locality.domains(pus)
     except (OSError, ValueError, KeyError, subprocess.TimeoutExpired):
         return None
-    out = {}
-    for loc, key in (("llc", "llc"), ("cluster", "cluster"), ("numa", "node"),
-                     ("package", "package"), ("core", "core")):
-        groups = {}
-        for pu in pus:
-            groups.setdefault(pu[key], set()).add(pu["os_index"])
-        out[loc] = {pu["os_index"]: groups[pu[key]] for pu in pus}
-    return out

@@ -31,11 +31,17 @@ happened within the grace: its last action ended >= grace_s ago, the
 daemon (re)started >= grace_s ago, and libvirtd has been back
 >= libvirt_grace_s (the daemon's reconnect backs off to 8 s).
 """
+import os
 import subprocess
+import sys
 import threading
 import time
 
 import procview
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))), "tests", "integration"))
+import locality  # noqa: E402
 
 URI = "qemu:///system"
 
@@ -242,31 +248,15 @@ def is_settled(w, d, now):
             now - w.libvirt_up_since >= w.libvirt_grace_s)
 
 
-LEVELS = ("cluster", "llc", "numa", "any")
-
-
-def widened_groups(groups, locality, nvcpus):
-    """The domains an allowed set of @locality may lie in, for a VM of
-    @nvcpus vCPUs: each domain of that level, widened to the next (llc,
-    numa, the whole host) until it holds a core per vCPU and more than
-    one core, as the planner widens it.  smt=siblings needs fewer cores;
-    counting one per vCPU only widens more, so no placement is judged
-    wrong for it."""
-    need = max(nvcpus, 2)
-    core = groups.get("core", {})
-
-    def cores(g):
-        return len({core.get(p, p) for p in g})
-
-    lv = LEVELS[LEVELS.index(locality):] if locality in LEVELS else ("any",)
-    out = set()
-    for g in groups[lv[0]]:
-        for nxt in lv[1:]:
-            if cores(g) >= need:
-                break
-            g = next(h for h in groups[nxt] if min(g) in h)
-        out.add(g)
-    return sorted(out, key=min)
+def widened_groups(topo, locality_name, nvcpus):
+    """The domains an allowed set of @locality_name may lie in, for a VM
+    of @nvcpus vCPUs: each PU's domain of that level, widened as the
+    planner widens it (locality.widened_domain()).  smt=siblings needs
+    fewer cores; counting one per vCPU only widens more, so no placement
+    is judged wrong for it."""
+    return sorted({frozenset(locality.widened_domain(
+        topo, locality_name, pu, nvcpus)[1]) for pu in topo["core"]},
+        key=min)
 
 
 def vcpu_placed(w, mode, locality, aff, ded_pu, nvcpus=1):

@@ -82,15 +82,11 @@ def profile_localities(policies):
 
 
 def locality_groups(topo, online):
-    """{locality: [frozenset of PUs]} from vmlib.load_topology(): the
-    domains of each level, before checker.widened_groups() widens them
-    for a VM's size; "core" maps each PU to its core's first PU."""
-    out = {"any": [frozenset(online)]}
-    for loc in ("cluster", "llc", "numa"):
-        out[loc] = sorted({frozenset(g) for g in topo[loc].values()},
-                          key=min)
-    out["core"] = {pu: min(g) for pu, g in topo["core"].items()}
-    return out
+    """vmlib.load_topology()'s map of the online PUs only, which
+    checker.widened_groups() widens for a VM's size."""
+    return {lvl: {pu: set(g) & set(online) for pu, g in m.items()
+                  if pu in online}
+            for lvl, m in topo.items()}
 
 
 class Dom:

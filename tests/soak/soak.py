@@ -76,7 +76,7 @@ class World:
         self.doms = doms
         self.prefix = pool.PREFIX
         self.online = online
-        self.groups = groups            # locality -> [frozenset of PUs]
+        self.groups = groups            # level -> {PU: PUs}, online only
         self.localities = localities    # profile -> locality
         self.grace_s = GRACE_S
         self.libvirt_grace_s = LIBVIRT_GRACE_S
