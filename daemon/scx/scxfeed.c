@@ -49,6 +49,8 @@ scxfeed_features(const struct vp_features *f)
 		bits |= VP_SCX_FEAT_STAY_PREV;
 	if (feat(f, JOIN_WAKER))
 		bits |= VP_SCX_FEAT_JOIN_WAKER;
+	if (feat(f, LLC_FIRST))
+		bits |= VP_SCX_FEAT_LLC_FIRST;
 	/* FAIL_PRONE has no BPF side: sched_ext's idle masks are exact */
 	return bits;
 }

@@ -222,7 +222,9 @@ enum vp_scx_feature {
 	/* nothing idle: a short-run vCPU woken by a short-run vCPU of its
 	 * VM queues on the waker's PU */
 	VP_SCX_FEAT_JOIN_WAKER	= 1u << 10,
-	VP_SCX_FEAT_ALL		= (1u << 11) - 1,
+	/* a far domain wider than prev's LLC: that LLC is scanned first */
+	VP_SCX_FEAT_LLC_FIRST	= 1u << 11,
+	VP_SCX_FEAT_ALL		= (1u << 12) - 1,
 	/*
 	 * What the program runs before the daemon writes its switches, and
 	 * the core's defaults (feature_list.h): all but STAY_PREV, which the

@@ -317,10 +317,40 @@ static __s32 try_cache_hot(struct wake *w)
 	return claim(w, w->prev) ? w->prev : -1;
 }
 
+/*
+ * The domain id of prev's LLC when the far domain spans more than that
+ * LLC, else -1.  A far domain widened past the LLC (a VM larger than
+ * its LLC: POWER9's core pairs, KNL's two-core tiles, EPYC's three-core
+ * CCXs) is scanned from its first PU whoever wakes, so a wake-up whose
+ * prev's LLC had an idle core took the domain's first one instead, in
+ * another LLC, at the cross-LLC migration cost.  The kernel's
+ * select_idle_sibling() looks in the target's LLC only and leaves the
+ * spread across LLCs to the load balancer.  So the rules that scan the
+ * far domain (2, 3 and 6) scan prev's LLC first.  Its PUs outside the
+ * allowed set are passed over as in any scan.
+ */
+static __s64 prev_llc_first(struct wake *w)
+{
+	const struct vp_scx_vcpu *v = w->v;
+	const struct vp_scx_dom *llc, *far;
+	const struct vp_scx_pu *pu;
+
+	if (!vpw_feat(w, VP_SCX_FEAT_LLC_FIRST) || !allowed(w, w->prev) ||
+	    !(pu = vpw_pu(w, w->prev)) || !pu->valid ||
+	    pu->llc_dom == v->far_dom || pu->llc_dom == v->near_dom)
+		return -1;
+	llc = vpw_dom(w, pu->llc_dom);
+	far = vpw_dom(w, v->far_dom);
+	if (!llc || !far || llc->ncpus >= far->ncpus)
+		return -1;
+	return pu->llc_dom;
+}
+
 /* Rule 2: a whole idle core, the near (cluster) domain first. */
 static __s32 try_idle_core(struct wake *w)
 {
 	const struct vp_scx_vcpu *v = w->v;
+	__s64 llc;
 	__s32 cpu;
 
 	if (!vpw_feat(w, VP_SCX_FEAT_SIS_CORE) ||
@@ -334,6 +364,9 @@ static __s32 try_idle_core(struct wake *w)
 	    v->near_dom != v->far_dom &&
 	    (cpu = claim_idle_core_in(w, v->near_dom)) >= 0)
 		return cpu;
+	if ((llc = prev_llc_first(w)) >= 0 &&
+	    (cpu = claim_idle_core_in(w, (__u32)llc)) >= 0)
+		return cpu;
 	return claim_idle_core_in(w, v->far_dom);
 }
 
@@ -344,6 +377,8 @@ static __s32 try_idle_core(struct wake *w)
 static __s32 try_idle_pu(struct wake *w)
 {
 	const struct vp_scx_vcpu *v = w->v;
+	__s64 llc;
+	__s32 cpu;
 
 	if (v->flags & VP_SCX_F_SMT_ISOLATE)
 		return -1;
@@ -352,6 +387,9 @@ static __s32 try_idle_pu(struct wake *w)
 		if (claim(w, v->home))
 			return v->home;
 	}
+	if ((llc = prev_llc_first(w)) >= 0 &&
+	    (cpu = claim_idle_pu_in(w, (__u32)llc)) >= 0)
+		return cpu;
 	return claim_idle_pu_in(w, v->far_dom);
 }
 
@@ -434,6 +472,7 @@ static __s32 try_polling(struct wake *w)
 {
 	const struct vp_scx_vcpu *v = w->v;
 	const struct vp_scx_pu *pu;
+	__s64 llc;
 	__s32 cpu;
 
 	if (!vpw_feat(w, VP_SCX_FEAT_POLL_END))
@@ -451,6 +490,9 @@ static __s32 try_polling(struct wake *w)
 	}
 	if (v->near_dom != v->far_dom &&
 	    (cpu = claim_polling_in(w, v->near_dom)) >= 0)
+		return cpu;
+	if ((llc = prev_llc_first(w)) >= 0 &&
+	    (cpu = claim_polling_in(w, (__u32)llc)) >= 0)
 		return cpu;
 	return claim_polling_in(w, v->far_dom);
 }

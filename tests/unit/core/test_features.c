@@ -43,6 +43,7 @@ static const struct {
 	{ "YIELD_TO", VP_FEAT_YIELD_TO, true },
 	{ "STAY_PREV", VP_FEAT_STAY_PREV, false },
 	{ "JOIN_WAKER", VP_FEAT_JOIN_WAKER, true },
+	{ "LLC_FIRST", VP_FEAT_LLC_FIRST, true },
 };
 #define NTABLE ((int)(sizeof(table) / sizeof(table[0])))
 

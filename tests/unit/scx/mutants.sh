@@ -57,6 +57,16 @@ mutant test_poll_end "	if (allowed(w, w->prev) && vpw_claim_poll(w, w->prev))" \
     "	if (0)"
 mutant test_poll_end "	    (cpu = claim_polling_in(w, pu->cluster_dom)) >= 0)" \
     "	    (cpu = -1) >= 0)"
+mutant test_llc_first "	    (cpu = claim_idle_core_in(w, (__u32)llc)) >= 0)" \
+    "	    (cpu = -1) >= 0)"
+mutant test_llc_first "	    (cpu = claim_idle_pu_in(w, (__u32)llc)) >= 0)" \
+    "	    (cpu = -1) >= 0)"
+mutant test_llc_first "	    (cpu = claim_polling_in(w, (__u32)llc)) >= 0)" \
+    "	    (cpu = -1) >= 0)"
+mutant test_llc_first "	    pu->llc_dom == v->far_dom || pu->llc_dom == v->near_dom)" \
+    "	    pu->llc_dom == v->far_dom || pu->llc_dom == v->near_dom || 1)"
+mutant test_llc_first "!vpw_feat(w, VP_SCX_FEAT_LLC_FIRST) || !allowed(w, w->prev) ||" \
+    "!vpw_feat(w, VP_SCX_FEAT_LLC_FIRST) ||"
 mutant test_poll_end "	if (v->near_dom != v->far_dom &&
 	    (cpu = claim_polling_in(w, v->near_dom)) >= 0)" "	if (0)"
 mutant test_poll_end "		if (allowed(w, cpu) && vpw_claim_poll(w, cpu))" \

@@ -509,6 +509,76 @@ START_TEST(test_stay_prev)
 END_TEST
 
 /*
+ * LLC_FIRST: a far domain wider than prev's LLC (here a VM of six vCPUs
+ * on LLCs of four cores, widened to the package) is scanned in prev's
+ * LLC first, by rules 2, 3 and 6 alike; the far domain's own order
+ * (LLC 0 first) with the feature off, or with prev outside the allowed
+ * set.
+ */
+#define SYNTH_SMALL_LLC "pack:1 l3:2 l2:2 core:2 pu:2"
+
+START_TEST(test_llc_first)
+{
+	struct tctx *c = tctx_new(load_synth(SYNTH_SMALL_LLC));
+	struct vp_policy pol;
+	struct vp_scx_vcpu v;
+	enum vp_scx_vstat why;
+	bool direct;
+	/* home in LLC 0 (cores 0-3), prev in LLC 1 (cores 4-7) */
+	int home = pu_of_core(c, 1, 0), prev = pu_of_core(c, 5, 0);
+	int core0 = 2, core1 = 6, pu;
+	struct scxfeed_vcpu_in in = {
+		.policy = &pol, .nvcpus = 6, .home = home,
+		.anchor = VP_PU_NONE, .short_sleep_ns = 50000,
+	};
+
+	ck_assert_int_eq(c->t->npus, 16);
+	policy_default(&pol);
+	pol.smt = VP_SMT_PREFER_IDLE_CORE;
+	pol.locality = VP_LOC_LLC;
+	scxfeed_vcpu(c->t, &in, &v);
+	ck_assert_uint_ne(v.far_dom, c->pus[os(c, prev)].llc_dom);
+	ck_assert_uint_gt(c->doms[v.far_dom].ncpus,
+	    c->doms[c->pus[os(c, prev)].llc_dom].ncpus);
+	/* 2: whole idle cores in both LLCs, home's and prev's busy */
+	all_busy(c);
+	cpuset_clear(&c->busy, pu_of_core(c, core0, 0));
+	cpuset_clear(&c->busy, pu_of_core(c, core0, 1));
+	cpuset_clear(&c->busy, pu_of_core(c, core1, 0));
+	cpuset_clear(&c->busy, pu_of_core(c, core1, 1));
+	pu = run(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_IDLE_CORE);
+	ck_assert_int_eq(c->t->pu[pu].core, core1);
+	/* off: the far domain's order, LLC 0 first */
+	cpuset_clear(&c->busy, pu);
+	c->feat &= ~VP_SCX_FEAT_LLC_FIRST;
+	pu = run(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(c->t->pu[pu].core, core0);
+	c->feat |= VP_SCX_FEAT_LLC_FIRST;
+	/* 3: one idle PU beside a busy sibling in each LLC */
+	all_busy(c);
+	cpuset_clear(&c->busy, pu_of_core(c, core0, 1));
+	cpuset_clear(&c->busy, pu_of_core(c, core1, 1));
+	pu = run(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_IDLE_SIBLING);
+	ck_assert_int_eq(pu, pu_of_core(c, core1, 1));
+	/* 6: nothing idle, a poll in each LLC */
+	all_busy(c);
+	cpuset_set(&c->polling, pu_of_core(c, core0, 0));
+	cpuset_set(&c->polling, pu_of_core(c, core1, 0));
+	pu = run(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(why, VP_SCX_V_POLL_END);
+	ck_assert_int_eq(pu, pu_of_core(c, core1, 0));
+	/* prev outside the allowed set: the far domain's order */
+	cpuset_set(&c->polling, pu_of_core(c, core1, 0));
+	cpuset_clear(&c->allowed, prev);
+	pu = run(c, &v, prev, &why, &direct);
+	ck_assert_int_eq(pu, pu_of_core(c, core0, 0));
+	teardown(c);
+}
+END_TEST
+
+/*
  * 8 (JOIN_WAKER): nothing idle, and a vCPU of its VM woke it from its
  * own PU: when both usually run short, the wake-up queues on the
  * waker's PU (not directly: behind the waker), before a poll is ended
@@ -691,6 +761,7 @@ scxwake_suite(void)
 	tcase_add_test(tt, test_poll_end);
 	tcase_add_test(tt, test_stay_prev);
 	tcase_add_test(tt, test_join_waker);
+	tcase_add_test(tt, test_llc_first);
 	tcase_add_test(tt, test_busy_host_no_scan);
 	tcase_add_test(tt, test_migration_held);
 	tcase_add_test(tt, test_busy_rest_since_after_now);

@@ -250,6 +250,7 @@ gen(struct rng *r, const struct vp_topo *t, struct sit *s)
 	s->feat.on[VP_FEAT_POLL_END] = false;
 	s->feat.on[VP_FEAT_STAY_PREV] = false;
 	s->feat.on[VP_FEAT_JOIN_WAKER] = false;
+	s->feat.on[VP_FEAT_LLC_FIRST] = false;
 }
 
 static struct out
