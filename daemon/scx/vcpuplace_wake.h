@@ -447,7 +447,41 @@ static __s32 try_prev(struct wake *w)
  * polling vCPU loses only the rest of a window that had not yet seen its
  * wake-up.
  */
-static __s32 claim_polling_in(struct wake *w, __u32 id)
+/*
+ * The domains rule 6 has scanned so far in this wake-up (ids of vp_doms,
+ * unique across levels), and the PUs it probed alone: a later scan skips
+ * a PU whose cluster or LLC is one of them, read once already.  Without
+ * it a far domain scan read again every poll record the cluster and near
+ * scans had just read (three reads of prev's sibling when prev shares
+ * home's cluster).
+ */
+struct poll_scan {
+	__u32 dom[3];
+	__u32 ndom;
+	__s32 tried;	/* home, when probed alone */
+};
+
+static bool poll_scanned(struct wake *w, const struct poll_scan *ps,
+			 __s32 cpu)
+{
+	const struct vp_scx_pu *pu;
+	__u32 i;
+
+	if (cpu == w->prev || cpu == ps->tried)
+		return true;
+	pu = vpw_pu(w, cpu);
+	if (!pu)
+		return false;
+	vpw_for(i, 0, 3) {
+		if (i >= ps->ndom)
+			break;
+		if (pu->cluster_dom == ps->dom[i] || pu->llc_dom == ps->dom[i])
+			return true;
+	}
+	return false;
+}
+
+static __s32 claim_polling_in(struct wake *w, __u32 id, struct poll_scan *ps)
 {
 	const struct vp_scx_dom *d = vpw_dom(w, id);
 	__u32 i, n;
@@ -461,16 +495,21 @@ static __s32 claim_polling_in(struct wake *w, __u32 id)
 		if (i >= VP_SCX_DOM_CPUS)
 			break;
 		cpu = d->cpu[i];
+		if (poll_scanned(w, ps, cpu))
+			continue;
 		w->probes++;
 		if (allowed(w, cpu) && vpw_claim_poll(w, cpu))
 			return cpu;
 	}
+	if (ps->ndom < 3)
+		ps->dom[ps->ndom++] = id;
 	return -1;
 }
 
 static __s32 try_polling(struct wake *w)
 {
 	const struct vp_scx_vcpu *v = w->v;
+	struct poll_scan ps = { .ndom = 0, .tried = -1 };
 	const struct vp_scx_pu *pu;
 	__s64 llc;
 	__s32 cpu;
@@ -481,20 +520,21 @@ static __s32 try_polling(struct wake *w)
 	if (allowed(w, w->prev) && vpw_claim_poll(w, w->prev))
 		return w->prev;
 	if (w->prev >= 0 && (pu = vpw_pu(w, w->prev)) && pu->valid &&
-	    (cpu = claim_polling_in(w, pu->cluster_dom)) >= 0)
+	    (cpu = claim_polling_in(w, pu->cluster_dom, &ps)) >= 0)
 		return cpu;
-	if (home_usable(w) && v->home != w->prev) {
+	if (home_usable(w) && !poll_scanned(w, &ps, v->home)) {
 		w->probes++;
 		if (vpw_claim_poll(w, v->home))
 			return v->home;
+		ps.tried = v->home;
 	}
 	if (v->near_dom != v->far_dom &&
-	    (cpu = claim_polling_in(w, v->near_dom)) >= 0)
+	    (cpu = claim_polling_in(w, v->near_dom, &ps)) >= 0)
 		return cpu;
 	if ((llc = prev_llc_first(w)) >= 0 &&
-	    (cpu = claim_polling_in(w, (__u32)llc)) >= 0)
+	    (cpu = claim_polling_in(w, (__u32)llc, &ps)) >= 0)
 		return cpu;
-	return claim_polling_in(w, v->far_dom);
+	return claim_polling_in(w, v->far_dom, &ps);
 }
 
 /*

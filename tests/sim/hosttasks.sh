@@ -4,7 +4,8 @@
 #   - off (--host-tasks 0), every figure is the model's before host tasks,
 #     byte for byte (hosttasks.golden, from the commit before them; its
 #     scx lines since from the scx strategy's per-LLC queues and slices
-#     and POLL_END, the busy-host skip of the idle scans and JOIN_WAKER; its
+#     and POLL_END, the busy-host skip of the idle scans, JOIN_WAKER and
+#     rule 6's scans that read each poll record once; its
 #     sis-core line since from the SIS_CORE patch's second draft: each
 #     a strategy's change, every other line as it was), but the host_*
 #     fields, which are 0;

@@ -55,20 +55,24 @@ mutant test_poll_end "	if ((cpu = try_polling(w)) >= 0) {" \
     "	if (0 && (cpu = try_polling(w)) >= 0) {"
 mutant test_poll_end "	if (allowed(w, w->prev) && vpw_claim_poll(w, w->prev))" \
     "	if (0)"
-mutant test_poll_end "	    (cpu = claim_polling_in(w, pu->cluster_dom)) >= 0)" \
+mutant test_poll_end "	    (cpu = claim_polling_in(w, pu->cluster_dom, &ps)) >= 0)" \
     "	    (cpu = -1) >= 0)"
+mutant test_poll_end_probes_once "		if (poll_scanned(w, ps, cpu))
+			continue;" "		if (0)
+			continue;"
+mutant test_poll_end_probes_once "		ps.tried = v->home;" "		(void)0;"
 mutant test_llc_first "	    (cpu = claim_idle_core_in(w, (__u32)llc)) >= 0)" \
     "	    (cpu = -1) >= 0)"
 mutant test_llc_first "	    (cpu = claim_idle_pu_in(w, (__u32)llc)) >= 0)" \
     "	    (cpu = -1) >= 0)"
-mutant test_llc_first "	    (cpu = claim_polling_in(w, (__u32)llc)) >= 0)" \
+mutant test_llc_first "	    (cpu = claim_polling_in(w, (__u32)llc, &ps)) >= 0)" \
     "	    (cpu = -1) >= 0)"
 mutant test_llc_first "	    pu->llc_dom == v->far_dom || pu->llc_dom == v->near_dom)" \
     "	    pu->llc_dom == v->far_dom || pu->llc_dom == v->near_dom || 1)"
 mutant test_llc_first "!vpw_feat(w, VP_SCX_FEAT_LLC_FIRST) || !allowed(w, w->prev) ||" \
     "!vpw_feat(w, VP_SCX_FEAT_LLC_FIRST) ||"
 mutant test_poll_end "	if (v->near_dom != v->far_dom &&
-	    (cpu = claim_polling_in(w, v->near_dom)) >= 0)" "	if (0)"
+	    (cpu = claim_polling_in(w, v->near_dom, &ps)) >= 0)" "	if (0)"
 mutant test_poll_end "		if (allowed(w, cpu) && vpw_claim_poll(w, cpu))" \
     "		if (vpw_claim_poll(w, cpu))"
 mutant test_stay_prev "	if ((cpu = try_stay_prev(w)) >= 0) {" \

@@ -8,6 +8,7 @@
  * Each test checks one rule's place in the order.
  */
 #include <check.h>
+#include <string.h>
 
 #include "scx/scxfeed.h"
 #include "../suites.h"
@@ -436,6 +437,43 @@ START_TEST(test_poll_end)
 END_TEST
 
 /*
+ * 6's scans probe no PU twice: prev, then prev's cluster, then home,
+ * then the near and far domains, each PU's poll record read once, with
+ * home inside prev's cluster or outside it, and prev in either domain.
+ */
+START_TEST(test_poll_end_probes_once)
+{
+	struct tctx *c = setup();
+	struct vp_scx_vcpu v;
+	enum vp_scx_vstat why;
+	bool direct;
+	/* home 5.0; prev in home's cluster (4.1), in another (1.1), home */
+	const int homes[] = { pu_of_core(c, 5, 0) };
+	const int prevs[] = { pu_of_core(c, 4, 1), pu_of_core(c, 1, 1),
+	    pu_of_core(c, 5, 0), pu_of_core(c, 13, 1) };
+	size_t i;
+	int pu, k;
+
+	entry(c, homes[0], VP_LOC_LLC, &v);
+	for (i = 0; i < sizeof(prevs) / sizeof(prevs[0]); i++) {
+		memset(c->poll_probes, 0,
+		    (size_t)c->t->npus * sizeof(*c->poll_probes));
+		pu = poll_case(c, &v, prevs[i], &why, &direct);
+		ck_assert_int_eq(why, VP_SCX_V_QUEUED);
+		(void)pu;
+		for (k = 0; k < c->t->npus; k++)
+			ck_assert_msg(c->poll_probes[k] <= 1,
+			    "prev %d: PU %d probed %u times", prevs[i], k,
+			    c->poll_probes[k]);
+		/* and every PU of the LLC was probed */
+		ck_assert_uint_eq(c->poll_probes[homes[0]], 1);
+		ck_assert_uint_eq(c->poll_probes[pu_of_core(c, 0, 0)], 1);
+	}
+	teardown(c);
+}
+END_TEST
+
+/*
  * 7 (STAY_PREV): nothing idle nor polling, so the vCPU waits on prev's
  * runqueue when prev's task, a vCPU, should stop within the shortest
  * slice by its usual run; not behind another waiter, not past a task's
@@ -759,6 +797,7 @@ scxwake_suite(void)
 	tcase_add_test(tt, test_stay_far_dom);
 	tcase_add_test(tt, test_queued_inside_allowed);
 	tcase_add_test(tt, test_poll_end);
+	tcase_add_test(tt, test_poll_end_probes_once);
 	tcase_add_test(tt, test_stay_prev);
 	tcase_add_test(tt, test_join_waker);
 	tcase_add_test(tt, test_llc_first);

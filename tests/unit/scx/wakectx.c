@@ -45,6 +45,8 @@ tclaim_poll(struct tctx *c, __s32 cpu)
 {
 	int pu = tdense(c, cpu);
 
+	if (pu >= 0)
+		c->poll_probes[pu]++;
 	if (pu < 0 || !cpuset_test(&c->polling, pu))
 		return false;
 	cpuset_clear(&c->polling, pu);
@@ -145,8 +147,10 @@ tctx_new(struct vp_topo *t)
 	c->ndoms = scxfeed_ndoms(t);
 	c->doms = calloc(c->ndoms, sizeof(*c->doms));
 	c->runs = calloc(t->npus, sizeof(*c->runs));
+	c->poll_probes = calloc(t->npus, sizeof(*c->poll_probes));
 	ck_assert_ptr_nonnull(c->doms);
 	ck_assert_ptr_nonnull(c->runs);
+	ck_assert_ptr_nonnull(c->poll_probes);
 	/* the scheduler's tables as the daemon writes them */
 	ck_assert_int_eq(scxfeed_topology((struct scx_sched *)c, t, 0, &w), 0);
 	c->allowed = t->all;
@@ -163,5 +167,6 @@ tctx_free(struct tctx *c)
 		return;
 	free(c->doms);
 	free(c->runs);
+	free(c->poll_probes);
 	free(c);
 }

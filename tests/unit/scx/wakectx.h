@@ -27,6 +27,7 @@ struct tctx {
 	struct vp_scx_dom *doms;
 	unsigned int ndoms;
 	struct vp_cpu_run *runs;	/* by dense PU */
+	unsigned int *poll_probes;	/* tclaim_poll() calls, by dense PU */
 	__u64 now, slept_at;
 	__u64 avg_run;			/* the task's usual run, 0: none */
 	__s32 waker;			/* a vCPU of its VM waking it (OS
