@@ -1453,14 +1453,6 @@ void VP_SCX_OP(vp_tick, struct task_struct *p)
 	p->scx.slice = 0;
 }
 
-/*
- * A higher class (RT, deadline, stop) took this PU: the tasks in its
- * local DSQ (prev, preempted with slice left, at the head: 6.12
- * put_prev_task_scx()) would wait for it to come back while other PUs
- * idle.  They go through ops.enqueue again (SCX_ENQ_REENQ), to their
- * queues, and an idle PU is kicked for them.  6.12 switch_class() calls
- * this once, when the PU leaves sched_ext for a higher class.
- */
 /* Whether @cpu's own queue holds a task that may run on another PU. */
 static bool movable_queued(s32 cpu)
 {
@@ -1473,6 +1465,14 @@ static bool movable_queued(s32 cpu)
 	return false;
 }
 
+/*
+ * A higher class (RT, deadline, stop) took this PU: the tasks in its
+ * local DSQ (prev, preempted with slice left, at the head: 6.12
+ * put_prev_task_scx()) would wait for it to come back while other PUs
+ * idle.  They go through ops.enqueue again (SCX_ENQ_REENQ), to their
+ * queues, and an idle PU is kicked for them.  6.12 switch_class() calls
+ * this once, when the PU leaves sched_ext for a higher class.
+ */
 void VP_SCX_OP(vp_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
 {
 	const struct vp_scx_pu *pu = pu_of(cpu);

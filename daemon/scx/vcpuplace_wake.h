@@ -430,24 +430,6 @@ static __s32 try_prev(struct wake *w)
 }
 
 /*
- * Rule 6 (POLL_END): nothing is idle, but a PU whose vCPU halt-polls is
- * busy only in name: KVM spins there until its window ends or another
- * task counts on that runqueue (6.12 kvm_vcpu_can_poll():
- * single_task_running() && !need_resched()).  Sent there, this wake-up
- * ends the poll at once and runs next on that PU, where a queued one
- * would wait for whichever PU frees first (and a queue entry counts only
- * on the one runqueue select_cpu returned, so every other polling PU
- * spins on).  prev first (its caches), then the rest of prev's cluster
- * (its SMT siblings and the cores that share its L2 or cluster tags: the
- * cheapest migration there is, costs.c's first classes), then home, then
- * the near and the far domain in scan order; never beyond what the vCPU
- * may run on.  A domain scan starts at its first PU whoever wakes, so
- * without the cluster step a poll ended for a vCPU lands wherever the
- * domain's first polling PU is, usually a whole LLC away from prev.  The
- * polling vCPU loses only the rest of a window that had not yet seen its
- * wake-up.
- */
-/*
  * The domains rule 6 has scanned so far in this wake-up (ids of vp_doms,
  * unique across levels), and the PUs it probed alone: a later scan skips
  * a PU whose cluster or LLC is one of them, read once already.  Without
@@ -481,6 +463,24 @@ static bool poll_scanned(struct wake *w, const struct poll_scan *ps,
 	return false;
 }
 
+/*
+ * Rule 6 (POLL_END): nothing is idle, but a PU whose vCPU halt-polls is
+ * busy only in name: KVM spins there until its window ends or another
+ * task counts on that runqueue (6.12 kvm_vcpu_can_poll():
+ * single_task_running() && !need_resched()).  Sent there, this wake-up
+ * ends the poll at once and runs next on that PU, where a queued one
+ * would wait for whichever PU frees first (and a queue entry counts only
+ * on the one runqueue select_cpu returned, so every other polling PU
+ * spins on).  prev first (its caches), then the rest of prev's cluster
+ * (its SMT siblings and the cores that share its L2 or cluster tags: the
+ * cheapest migration there is, costs.c's first classes), then home, then
+ * the near and the far domain in scan order; never beyond what the vCPU
+ * may run on.  A domain scan starts at its first PU whoever wakes, so
+ * without the cluster step a poll ended for a vCPU lands wherever the
+ * domain's first polling PU is, usually a whole LLC away from prev.  The
+ * polling vCPU loses only the rest of a window that had not yet seen its
+ * wake-up.
+ */
 static __s32 claim_polling_in(struct wake *w, __u32 id, struct poll_scan *ps)
 {
 	const struct vp_scx_dom *d = vpw_dom(w, id);
