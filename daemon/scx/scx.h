@@ -151,6 +151,12 @@ void scx_force_error(struct scx_sched *s);
  * under QEMU TCG a ping-pong burst takes hundreds of microseconds.
  */
 void scx_join_run_set(struct scx_sched *s, uint64_t ns);
+/*
+ * Whether the task running on OS CPU @cpu halt-polls in KVM, as the halt
+ * probes last told the program (its vp_cpu_poll record): 1 or 0, or
+ * -errno.  For the boot tests (scx_pollend), which wait for a poll.
+ */
+int scx_cpu_polling(const struct scx_sched *s, int cpu);
 /* The counters summed over CPUs, indexed by enum vp_scx_stat. */
 int scx_stats_read(const struct scx_sched *s,
     uint64_t ret_stats[VP_SCX_STAT_NR]);

@@ -283,6 +283,20 @@ scx_join_run_set(struct scx_sched *s, uint64_t ns)
 	    __ATOMIC_RELAXED);
 }
 
+int
+scx_cpu_polling(const struct scx_sched *s, int cpu)
+{
+	uint32_t key = (uint32_t)cpu;
+	__u64 since;
+
+	if (cpu < 0 || cpu >= VP_SCX_MAX_CPUS)
+		return -EINVAL;
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.vp_cpu_poll), &key,
+	    &since) < 0)
+		return -errno;
+	return since != 0;
+}
+
 void
 scx_force_error(struct scx_sched *s)
 {

@@ -113,6 +113,14 @@ scx_join_run_set(struct scx_sched *s, uint64_t ns)
 }
 
 int
+scx_cpu_polling(const struct scx_sched *s, int cpu)
+{
+	(void)s;
+	(void)cpu;
+	return -EOPNOTSUPP;
+}
+
+int
 scx_stats_read(const struct scx_sched *s, uint64_t ret_stats[VP_SCX_STAT_NR])
 {
 	(void)s;

@@ -2,6 +2,7 @@
  * guest_kvm.c - see guest_kvm.h.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,4 +136,66 @@ guest_kernel_has_symbol(const char *name)
 		found = strstr(line, want) != NULL;
 	fclose(f);
 	return found;
+}
+
+bool
+guest_thread_blocked(int tid)
+{
+	char path[64], buf[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		fail("open %s: %s", path, strerror(errno));
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return strcmp(buf, "0") != 0;
+}
+
+void
+guest_kvm_nmi(int vm, int apic_id)
+{
+	struct kvm_msi msi = {
+		/* destination APIC ID in bits 19:12; NMI delivery mode */
+		.address_lo = 0xfee00000u | (unsigned int)apic_id << 12,
+		.data = 4 << 8,
+	};
+
+	if (ioctl(vm, KVM_SIGNAL_MSI, &msi) < 0)
+		fail("KVM_SIGNAL_MSI: %s", strerror(errno));
+}
+
+#define HALT_CODE_ADDR	0x1000
+#define HALT_NMI_ADDR	0x2000
+
+uint16_t
+guest_kvm_halt_code(const struct guest_kvm *g)
+{
+	memcpy(g->ram + HALT_CODE_ADDR, "\xf4\xe6\x10\xeb\xfb", 5);
+	g->ram[HALT_NMI_ADDR] = 0xcf;
+	g->ram[8] = HALT_NMI_ADDR & 0xff;	/* real-mode IVT entry 2 */
+	g->ram[9] = HALT_NMI_ADDR >> 8;
+	return HALT_CODE_ADDR;
+}
+
+void
+guest_kvm_run_to_wake(int fd, const struct kvm_run *run)
+{
+	for (;;) {
+		int r = ioctl(fd, KVM_RUN, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			fail("KVM_RUN: %s", strerror(errno));
+		if (run->exit_reason != KVM_EXIT_IO ||
+		    run->io.port != GUEST_KVM_PORT_WAKE)
+			fail("unexpected KVM exit %u", run->exit_reason);
+		return;
+	}
 }

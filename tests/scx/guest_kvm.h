@@ -9,6 +9,7 @@
 #define GUEST_KVM_H
 
 #include <linux/kvm.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,33 @@ int guest_kvm_stats_fd(int fd);
  */
 void guest_kvm_stats_add(int sfd, const char *const *names, int n,
     uint64_t *sum);
+/*
+ * The halting guest of scx_kvm and scx_pollend, in @g's RAM: at the
+ * returned address, "1: hlt; out GUEST_KVM_PORT_WAKE, al; jmp 1b" in
+ * real mode, and an NMI handler (iret), so that each NMI wakes the vCPU
+ * once and it exits to user space on the port write, then halts again.
+ */
+#define GUEST_KVM_PORT_WAKE	0x10
+uint16_t guest_kvm_halt_code(const struct guest_kvm *g);
+/*
+ * Runs vCPU @fd until the guest writes GUEST_KVM_PORT_WAKE (an EINTR is
+ * run again); any other exit fails the test.
+ */
+void guest_kvm_run_to_wake(int fd, const struct kvm_run *run);
+/*
+ * Whether thread @tid of this process is blocked and off its runqueue:
+ * a halted vCPU's thread asleep in kvm_vcpu_halt(), whose next wake-up
+ * goes through select_task_rq().  State S alone is not enough: a thread
+ * preempted between set_current_state() and schedule() shows S while
+ * still on_rq, and a wake-up then finds it runnable (ttwu_runnable())
+ * and asks no scheduler.  Under single-threaded TCG a guest CPU can
+ * stall in that window for longer than any sleep.  /proc/TID/wchan names
+ * a function only when get_wchan() saw the thread blocked with !on_rq,
+ * under its pi_lock (CONFIG_KALLSYMS), else "0".
+ */
+bool guest_thread_blocked(int tid);
+/* An NMI to the vCPU of APIC ID @apic_id of VM @vm (KVM_SIGNAL_MSI). */
+void guest_kvm_nmi(int vm, int apic_id);
 /* Whether the running kernel has symbol @name (in vmlinux, not a
  * module): /proc/kallsyms. */
 int guest_kernel_has_symbol(const char *name);

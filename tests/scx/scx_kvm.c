@@ -36,7 +36,6 @@
  * The last line: "scx_kvm: PASS" or "scx_kvm: FAIL <why>".
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -45,7 +44,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,9 +58,6 @@
 #define NHOGS		2
 #define KICKS		50	/* per vCPU, scheduler and phase */
 #define HOME_MIN_PCT	90	/* a kernel thread may take a home now and then */
-#define CODE_ADDR	0x1000
-#define NMI_ADDR	0x2000
-#define PORT_WAKE	0x10
 
 /* The halt figures read from KVM's binary stats, in stat_names order. */
 enum { HALT_POLL_OK, HALT_POLL_FAIL, HALT_WAIT, NHALT };
@@ -92,15 +87,7 @@ vcpu_main(void *arg)
 
 	atomic_store(&v->tid, (int)syscall(SYS_gettid));
 	while (!atomic_load(&stop)) {
-		int r = ioctl(v->fd, KVM_RUN, 0);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			fail("KVM_RUN: %s", strerror(errno));
-		if (v->run->exit_reason != KVM_EXIT_IO ||
-		    v->run->io.port != PORT_WAKE)
-			fail("unexpected KVM exit %u", v->run->exit_reason);
+		guest_kvm_run_to_wake(v->fd, v->run);
 		/* woken by the IPI: where did the scheduler put us? */
 		atomic_store(&v->woke_cpu, sched_getcpu());
 		sem_post(&v->woke);
@@ -112,19 +99,16 @@ static void
 vm_create(void)
 {
 	struct guest_kvm g;
+	uint16_t ip;
 	int i;
 
 	guest_kvm_vm(&g);
 	vm_fd = g.vm;
-	/* 1: hlt; out 0x10, al; jmp 1b -- and an NMI handler: iret */
-	memcpy(g.ram + CODE_ADDR, "\xf4\xe6\x10\xeb\xfb", 5);
-	g.ram[NMI_ADDR] = 0xcf;
-	g.ram[8] = NMI_ADDR & 0xff;	/* real-mode IVT entry 2 */
-	g.ram[9] = NMI_ADDR >> 8;
+	ip = guest_kvm_halt_code(&g);
 	for (i = 0; i < NVCPU; i++) {
 		struct vcpu *v = &vcpus[i];
 
-		v->fd = guest_kvm_vcpu(&g, i, CODE_ADDR, &v->run);
+		v->fd = guest_kvm_vcpu(&g, i, ip, &v->run);
 		v->stats_fd = guest_kvm_stats_fd(v->fd);
 		sem_init(&v->woke, 0, 0);
 		if (pthread_create(&v->thread, NULL, vcpu_main, v))
@@ -133,56 +117,21 @@ vm_create(void)
 	close(g.kvm);
 }
 
-/*
- * Whether thread @tid is blocked and off its runqueue: the vCPU is halted
- * and the next wake-up goes through select_task_rq().  State S alone is
- * not enough: a thread preempted between set_current_state() and
- * schedule() shows S while still on_rq, and a wake-up then finds it
- * runnable (ttwu_runnable()) and asks no scheduler.  Under single-threaded
- * TCG a guest CPU can stall in that window for longer than any sleep.
- * /proc/TID/wchan names a function only when get_wchan() saw the thread
- * blocked with !on_rq, under its pi_lock (CONFIG_KALLSYMS), else "0".
- */
-static bool
-blocked(int tid)
-{
-	char path[64], buf[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		fail("open %s: %s", path, strerror(errno));
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return strcmp(buf, "0") != 0;
-}
-
 /* One IPI to vCPU @i once it halted; the CPU it woke on, or -1. */
 static int
 kick(int i)
 {
-	struct kvm_msi msi = {
-		/* destination APIC ID in bits 19:12; NMI delivery mode */
-		.address_lo = 0xfee00000u | (unsigned int)i << 12,
-		.data = 4 << 8,
-	};
 	struct timespec ts;
 	int n;
 
-	for (n = 0; !blocked(atomic_load(&vcpus[i].tid)); n++) {
+	for (n = 0; !guest_thread_blocked(atomic_load(&vcpus[i].tid)); n++) {
 		if (n > 5000)
 			return -1;
 		sleep_ms(1);
 	}
 	/* the vCPU sleeps a little longer, like an idle guest */
 	sleep_ms(2);
-	if (ioctl(vm_fd, KVM_SIGNAL_MSI, &msi) < 0)
-		fail("KVM_SIGNAL_MSI: %s", strerror(errno));
+	guest_kvm_nmi(vm_fd, i);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += 5;
 	if (sem_timedwait(&vcpus[i].woke, &ts))
