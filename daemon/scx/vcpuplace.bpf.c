@@ -109,6 +109,8 @@ struct vp_task {
 	u32 cg_w;		/* the weight counted there (p->scx.weight
 				 * then: a nice change meanwhile is undone
 				 * with the value that was added) */
+	bool in_halt;		/* inside kvm_vcpu_halt(): between the halt
+				 * probes (halt_mark()) */
 };
 
 struct {
@@ -148,7 +150,8 @@ static const struct vp_cpu_run *cpu_run_of(s32 cpu);
 
 /*
  * Per CPU: since when the task running there halt-polls in KVM (0: it
- * does not).  Set by the probe on kvm_vcpu_halt()'s entry, cleared by its
+ * does not).  Set by the probe on kvm_vcpu_halt()'s entry (and by
+ * ops.running for a vCPU preempted inside it), cleared by its
  * exit probe (the poll found the vCPU's own wake-up), by ops.stopping
  * (the poll ran out and the vCPU sleeps, or it was preempted) and by the
  * one wake-up that takes the poll (claim_poll()).  Where the probes do
@@ -169,6 +172,15 @@ static u64 *cpu_poll_of(s32 cpu)
 	if (cpu < 0 || cpu >= VP_SCX_MAX_CPUS)
 		return NULL;
 	return bpf_map_lookup_elem(&vp_cpu_poll, &key);
+}
+
+/* What runs on this CPU halt-polls since @now. */
+static void poll_stamp_here(u64 now)
+{
+	u64 *since = cpu_poll_of(bpf_get_smp_processor_id());
+
+	if (since)
+		*since = now;
 }
 
 /*
@@ -1564,6 +1576,39 @@ void VP_SCX_OP(vp_running, struct task_struct *p)
 	t->ran_at = now;
 	t->slice_at = now;
 	run_record_write(r, now, t->avg_run_ns, t->vcpu);
+	/*
+	 * A vCPU preempted inside its halt polls on where it runs again: a
+	 * kernel that preempts at an interrupt's return (Debian's 7.3.4)
+	 * takes its PU for a POLL_END wake-up without ending the poll, and
+	 * KVM's loop, back on the PU, finds single_task_running() again.
+	 * Its record, cleared by the claim and by ops.stopping, comes back,
+	 * so the PU may take another wake-up; without this it stayed clear
+	 * until the vCPU's next halt (scx_pollend saw both).  A vCPU woken
+	 * from the sleep that ends a halt is stamped too, for the few
+	 * microseconds before the exit probe clears it: a wake-up that
+	 * claims it then waits behind a running vCPU, the race a claim
+	 * already has with a poll that finds its own wake-up.
+	 */
+	if (t->in_halt)
+		poll_stamp_here(now);
+}
+
+/*
+ * The task running here enters (@in) or leaves kvm_vcpu_halt(), for
+ * ops.running.  Every task has its storage under a full switch; one
+ * without it is never marked.  A missed kretprobe keeps the mark until
+ * the vCPU's next halt ends: its runs meanwhile are stamped as polls,
+ * and a wake-up that claims one waits behind it, at most a slice, as
+ * the stamp a missed kretprobe leaves already made it do.
+ */
+static void halt_mark(bool in)
+{
+	struct vp_task *t;
+
+	t = bpf_task_storage_get(&vp_task_store, bpf_get_current_task_btf(),
+				 0, 0);
+	if (t)
+		t->in_halt = in;
 }
 
 /* Whatever ran on this CPU no longer halt-polls. */
@@ -1589,11 +1634,15 @@ static void poll_end_here(void)
  */
 static void halt_begin(void)
 {
-	u64 *since = cpu_poll_of(bpf_get_smp_processor_id());
-
-	if (since)
-		*since = bpf_ktime_get_ns();
+	poll_stamp_here(bpf_ktime_get_ns());
+	halt_mark(true);
 	stat_inc(VP_SCX_HALT_SEEN);
+}
+
+static void halt_end(void)
+{
+	poll_end_here();
+	halt_mark(false);
 }
 
 SEC("?kprobe/kvm_vcpu_halt")
@@ -1606,7 +1655,7 @@ int vp_halt_kprobe(void *ctx)
 SEC("?kretprobe/kvm_vcpu_halt")
 int vp_halt_kretprobe(void *ctx)
 {
-	poll_end_here();
+	halt_end();
 	return 0;
 }
 
@@ -1620,7 +1669,7 @@ int vp_halt_enter(u64 *ctx)
 SEC("?fexit/kvm_vcpu_halt")
 int vp_halt_exit(u64 *ctx)
 {
-	poll_end_here();
+	halt_end();
 	return 0;
 }
 

@@ -24,6 +24,10 @@
  * (kprobes or fentry on kvm_vcpu_halt()), the verdicts:
  *   - with POLL_END off, none of the wakee's wake-ups is a POLL_END;
  *   - with it on, at least one is, and the wakee ran on X at least once;
+ *   - after each wake-up that ran on X, once the wakee halted, either
+ *     the poller slept (its poll ended) or X's poll record came back:
+ *     on 7.3.4 the poller, preempted for the wakee, polls on, and the
+ *     scheduler must stamp its record again (ops.running);
  * and with KVM there and the probes not attached where the kernel has
  * kprobes or fentry, a failure.  Readings, not verdicts: each phase's
  * median wake-up latency (NMI to the vCPU's port exit) and KVM's halt
@@ -48,9 +52,14 @@
 #include "guest_util.h"
 
 #define ROUNDS		20	/* per phase */
-#define POLL_NS		500000000u	/* the poller's window: 0.5 s */
+#define POLL_NS		4000000000u	/* the poller's window: 4 s, about
+					 * KVM's most (an unsigned int) */
 #define WAIT_NS		5000000000ull	/* for anything: 5 s */
 #define TRIES		20	/* wake-ups of the poller until it polls */
+#define BACK_NS		2000000000ull	/* for the poll record to come back:
+					 * inside the poller's window, and
+					 * seven times the slowest wake-up
+					 * seen under TCG (0.27 s) */
 #define GROW_START	"/sys/module/kvm/parameters/halt_poll_ns_grow_start"
 
 enum { HALT_POLL_OK, HALT_POLL_FAIL, HALT_WAIT, NHALT };
@@ -177,6 +186,36 @@ poller_polls(struct scx_sched *s, int x)
 	    TRIES);
 }
 
+/*
+ * After the wakee ran on X and halted: 1 if X's poll record came back,
+ * 0 if the poller slept, -1 if within BACK_NS neither did (it polled on
+ * unseen).  A kernel that preempts at an interrupt's return (7.3.4)
+ * preempts the poller for the wakee rather than ending its poll, and
+ * KVM's loop polls on once the wakee is gone; the scheduler stamps the
+ * record again when the poller runs (ops.running).  Where the poll loop
+ * sees the wakee itself, the poller sleeps.
+ */
+static int
+poll_back(struct scx_sched *s, int x)
+{
+	uint64_t end;
+	int p;
+
+	spin_blocked(&wakee, "wakee");
+	end = now_ns() + BACK_NS;
+	for (;;) {
+		if ((p = scx_cpu_polling(s, x)) < 0)
+			fail("reading CPU %d's poll record: %s", x,
+			    strerror(-p));
+		if (p == 1)
+			return 1;
+		if (guest_thread_blocked(atomic_load(&poller.tid)))
+			return 0;
+		if (now_ns() > end)
+			return -1;
+	}
+}
+
 static int
 cmp_u64(const void *a, const void *b)
 {
@@ -188,6 +227,8 @@ cmp_u64(const void *a, const void *b)
 struct phase {
 	const char *name;
 	int on_x;		/* wake-ups that ran on X */
+	int back;		/* ... after which X's poll record came back */
+	int slept;		/* ... after which the poller slept */
 	uint64_t lat_ns[ROUNDS];
 	uint64_t poll_end;	/* the wakee's POLL_END decisions */
 	uint64_t halt[NHALT];	/* the poller's, over the phase */
@@ -215,7 +256,17 @@ run_phase(struct scx_sched *s, struct phase *ph, int x)
 			fail("%s: the wakee did not wake within 5 s of its NMI",
 			    ph->name);
 		ph->lat_ns[r] = atomic_load(&wakee.woke_ns) - t0;
-		ph->on_x += atomic_load(&wakee.woke_cpu) == x;
+		if (atomic_load(&wakee.woke_cpu) != x)
+			continue;
+		ph->on_x++;
+		switch (poll_back(s, x)) {
+		case 1:
+			ph->back++;
+			break;
+		case 0:
+			ph->slept++;
+			break;
+		}
 	}
 	if (scx_vcpu_stats_read(s, tid, &after))
 		fail("reading the wakee's counters");
@@ -226,9 +277,10 @@ run_phase(struct scx_sched *s, struct phase *ph, int x)
 		ph->halt[r] -= h0[r];
 	qsort(ph->lat_ns, ROUNDS, sizeof(ph->lat_ns[0]), cmp_u64);
 	printf("scx_pollend: PHASE %s rounds=%d wake_poll_end=%llu on_x=%d "
+	    "poll_back=%d poller_slept=%d "
 	    "median_wake_us=%.0f max_wake_us=%.0f poller_%s_ms=%.1f "
 	    "poller_%s_ms=%.1f poller_%s_ms=%.1f\n", ph->name, ROUNDS,
-	    (unsigned long long)ph->poll_end, ph->on_x,
+	    (unsigned long long)ph->poll_end, ph->on_x, ph->back, ph->slept,
 	    ph->lat_ns[ROUNDS / 2] / 1e3, ph->lat_ns[ROUNDS - 1] / 1e3,
 	    stat_names[0], ph->halt[0] / 1e6, stat_names[1], ph->halt[1] / 1e6,
 	    stat_names[2], ph->halt[2] / 1e6);
@@ -348,6 +400,10 @@ main(void)
 	if (!on.on_x)
 		fail("%llu POLL_END wake-ups, and the wakee never ran on the "
 		    "polling CPU %d", (unsigned long long)on.poll_end, x);
+	if (on.back + on.slept < on.on_x)
+		fail("after %d of %d wake-ups on CPU %d the poller polled on "
+		    "for 2 s and its poll record stayed clear",
+		    on.on_x - on.back - on.slept, on.on_x, x);
 	printf("scx_pollend: PASS\n");
 	/* the vCPU threads sleep in KVM_RUN; exit() takes them down */
 	exit(0);
