@@ -1,7 +1,7 @@
 /*
  * scx_pollend.c - POLL_END in a booted kernel, with KVM's real halt polls
  * (nested in the scx-test guest, run by tests/scx/boot.sh): a wake-up
- * that finds no CPU idle ends a vCPU's halt poll and runs in its place.
+ * that finds no CPU idle takes the CPU of a vCPU that halt-polls.
  *
  * Two KVM guests of one vCPU each, each halting until an NMI wakes it
  * (guest_kvm_halt_code(), as scx_kvm's):
@@ -9,7 +9,7 @@
  *     POLL_NS (KVM_CAP_HALT_POLL), with kvm's halt_poll_ns_grow_start
  *     raised to match, so that its first short halt grows its window that
  *     far (6.12 kvm_vcpu_halt(), grow_halt_poll_ns()); under sched_ext
- *     its slice's end (need_resched()) ends a poll sooner;
+ *     its slice's end (need_resched()) may cut a poll short;
  *   - the wakee, managed as a vCPU whose home is on another core, free
  *     to run anywhere, in a VM that never polls (KVM_CAP_HALT_POLL 0):
  *     every halt sleeps, so every NMI is a wake-up the scheduler decides.
