@@ -286,6 +286,8 @@ run_phase(struct scx_sched *s, struct phase *ph, int x)
 	    stat_names[2], ph->halt[2] / 1e6);
 }
 
+static char old_grow[32];	/* kvm's halt_poll_ns_grow_start before */
+
 /* kvm's halt_poll_ns_grow_start: the old value into @old, @val written. */
 static void
 grow_start_set(const char *val, char *old, size_t len)
@@ -301,6 +303,19 @@ grow_start_set(const char *val, char *old, size_t len)
 		fail("writing %s to %s", val, GROW_START);
 }
 
+/* At exit, failed or not: kvm's parameter as it was, for what runs next
+ * in the same boot. */
+static void
+grow_start_restore(void)
+{
+	FILE *f = fopen(GROW_START, "w");
+
+	if (f) {
+		fputs(old_grow, f);
+		fclose(f);
+	}
+}
+
 int
 main(void)
 {
@@ -311,7 +326,7 @@ main(void)
 	struct vp_scx_vcpu e;
 	struct phase off = { .name = "without-poll-end" },
 	    on = { .name = "with-poll-end" };
-	char old_grow[32], grow[32];
+	char grow[32];
 	int home, xp = -1, kp = -1, p, x, k, err;
 	const char *probes;
 
@@ -337,35 +352,14 @@ main(void)
 	x = (int)topo->pu[xp].os_index;
 	k = (int)topo->pu[kp].os_index;
 
-	snprintf(grow, sizeof(grow), "%u\n", POLL_NS);
-	grow_start_set(grow, old_grow, sizeof(old_grow));
-	vm_create(&poller, POLL_NS, x);
-	vm_create(&wakee, 0, -1);
-	if (pin_self(k))
-		fail("pinning the test to CPU %d", k);
-	for (p = 0; p < topo->npus; p++) {
-		pthread_t t;
-		int cpu = (int)topo->pu[p].os_index;
-
-		if (cpu == x || cpu == k)
-			continue;
-		if (pthread_create(&t, NULL, hog_main, (void *)(intptr_t)cpu))
-			fail("pthread_create");
-	}
-
+	/*
+	 * The scheduler first: where its probes cannot attach there is
+	 * nothing to judge, and the test leaves before it starts a VM, a
+	 * hog or changes kvm's parameter (kallsyms is read with the guest's
+	 * CPUs idle, not behind six hogs under TCG).
+	 */
 	s = load_described(topo);
 	probes = scx_halt_probes(s);
-	policy_default(&pol);
-	{
-		const struct scxfeed_vcpu_in in = {
-			.policy = &pol, .nvcpus = 1, .home = home,
-			.anchor = VP_PU_NONE, .vm = 0, .vcpu = 0,
-		};
-
-		scxfeed_vcpu(topo, &in, &e);
-	}
-	if ((err = scx_vcpu_set(s, atomic_load(&wakee.tid), &e)))
-		fail("scx_vcpu_set: %s", strerror(-err));
 	printf("scx_pollend: poller on CPU %d, test on CPU %d, wakee's home "
 	    "CPU %u, halt probes %s\n", x, k, topo->pu[home].os_index,
 	    probes ? probes : "not attached");
@@ -381,6 +375,34 @@ main(void)
 		exit(0);
 	}
 
+	snprintf(grow, sizeof(grow), "%u\n", POLL_NS);
+	grow_start_set(grow, old_grow, sizeof(old_grow));
+	atexit(grow_start_restore);
+	vm_create(&poller, POLL_NS, x);
+	vm_create(&wakee, 0, -1);
+	if (pin_self(k))
+		fail("pinning the test to CPU %d", k);
+	for (p = 0; p < topo->npus; p++) {
+		pthread_t t;
+		int cpu = (int)topo->pu[p].os_index;
+
+		if (cpu == x || cpu == k)
+			continue;
+		if (pthread_create(&t, NULL, hog_main, (void *)(intptr_t)cpu))
+			fail("pthread_create");
+	}
+	policy_default(&pol);
+	{
+		const struct scxfeed_vcpu_in in = {
+			.policy = &pol, .nvcpus = 1, .home = home,
+			.anchor = VP_PU_NONE, .vm = 0, .vcpu = 0,
+		};
+
+		scxfeed_vcpu(topo, &in, &e);
+	}
+	if ((err = scx_vcpu_set(s, atomic_load(&wakee.tid), &e)))
+		fail("scx_vcpu_set: %s", strerror(-err));
+
 	scx_features_set(s, VP_SCX_FEAT_DEFAULT & ~VP_SCX_FEAT_POLL_END);
 	/* the poller's first halt lasted the whole set-up: out of the
 	 * phases' figures, and its window grown */
@@ -389,7 +411,6 @@ main(void)
 	scx_features_set(s, VP_SCX_FEAT_DEFAULT);
 	run_phase(s, &on, x);
 	expect_loaded(s, "after the wake-ups");
-	grow_start_set(old_grow, NULL, 0);
 	stats_print(s);
 	if (off.poll_end)
 		fail("%llu POLL_END wake-ups with POLL_END off",
