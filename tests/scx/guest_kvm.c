@@ -170,6 +170,16 @@ guest_kvm_nmi(int vm, int apic_id)
 		fail("KVM_SIGNAL_MSI: %s", strerror(errno));
 }
 
+const char *const guest_kvm_halt_names[GUEST_KVM_NHALT] = {
+	"halt_poll_success_ns", "halt_poll_fail_ns", "halt_wait_ns",
+};
+
+void
+guest_kvm_halt_add(int sfd, uint64_t sum[GUEST_KVM_NHALT])
+{
+	guest_kvm_stats_add(sfd, guest_kvm_halt_names, GUEST_KVM_NHALT, sum);
+}
+
 #define HALT_CODE_ADDR	0x1000
 #define HALT_NMI_ADDR	0x2000
 

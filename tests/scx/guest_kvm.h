@@ -46,6 +46,12 @@ int guest_kvm_stats_fd(int fd);
  */
 void guest_kvm_stats_add(int sfd, const char *const *names, int n,
     uint64_t *sum);
+/* KVM's halt figures (binary stats), in guest_kvm_halt_names order. */
+enum { GUEST_KVM_HALT_POLL_OK, GUEST_KVM_HALT_POLL_FAIL, GUEST_KVM_HALT_WAIT,
+	GUEST_KVM_NHALT };
+extern const char *const guest_kvm_halt_names[GUEST_KVM_NHALT];
+/* Adds stats file @sfd's halt figures to @sum (guest_kvm_stats_add()). */
+void guest_kvm_halt_add(int sfd, uint64_t sum[GUEST_KVM_NHALT]);
 /*
  * The halting guest of scx_kvm and scx_pollend, in @g's RAM: at the
  * returned address, "1: hlt; out GUEST_KVM_PORT_WAKE, al; jmp 1b" in

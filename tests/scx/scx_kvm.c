@@ -59,12 +59,6 @@
 #define KICKS		50	/* per vCPU, scheduler and phase */
 #define HOME_MIN_PCT	90	/* a kernel thread may take a home now and then */
 
-/* The halt figures read from KVM's binary stats, in stat_names order. */
-enum { HALT_POLL_OK, HALT_POLL_FAIL, HALT_WAIT, NHALT };
-static const char *const stat_names[NHALT] = {
-	"halt_poll_success_ns", "halt_poll_fail_ns", "halt_wait_ns",
-};
-
 struct vcpu {
 	int fd;
 	int stats_fd;	/* KVM_GET_STATS_FD, opened before KVM_RUN */
@@ -141,26 +135,26 @@ kick(int i)
 
 /* Every vCPU's halt figures, summed, into @ret. */
 static void
-halt_stats(uint64_t ret[NHALT])
+halt_stats(uint64_t ret[GUEST_KVM_NHALT])
 {
 	int i;
 
-	memset(ret, 0, NHALT * sizeof(ret[0]));
+	memset(ret, 0, GUEST_KVM_NHALT * sizeof(ret[0]));
 	for (i = 0; i < NVCPU; i++)
-		guest_kvm_stats_add(vcpus[i].stats_fd, stat_names, NHALT, ret);
+		guest_kvm_halt_add(vcpus[i].stats_fd, ret);
 }
 
 /* One phase's halt figures: what @before became, in ms. */
 static void
-halt_print(const char *phase, const uint64_t before[NHALT])
+halt_print(const char *phase, const uint64_t before[GUEST_KVM_NHALT])
 {
-	uint64_t now[NHALT];
+	uint64_t now[GUEST_KVM_NHALT];
 	int k;
 
 	halt_stats(now);
 	printf("scx_kvm: KVM_STATS %s", phase);
-	for (k = 0; k < NHALT; k++)
-		printf(" %s_ms=%.1f", stat_names[k],
+	for (k = 0; k < GUEST_KVM_NHALT; k++)
+		printf(" %s_ms=%.1f", guest_kvm_halt_names[k],
 		    (double)(now[k] - before[k]) / 1e6);
 	printf("\n");
 }
@@ -234,7 +228,7 @@ main(void)
 	struct vp_policy pol;
 	int homes[NVCPU], i, err, n_cfs, n_scx, n_old, home_cfs, home_scx;
 	unsigned long wakes = 0, home = 0;
-	uint64_t halts[NHALT], stats[VP_SCX_STAT_NR];
+	uint64_t halts[GUEST_KVM_NHALT], stats[VP_SCX_STAT_NR];
 	const char *probes;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);

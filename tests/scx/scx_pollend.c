@@ -62,11 +62,6 @@
 					 * seen under TCG (0.27 s) */
 #define GROW_START	"/sys/module/kvm/parameters/halt_poll_ns_grow_start"
 
-enum { HALT_POLL_OK, HALT_POLL_FAIL, HALT_WAIT, NHALT };
-static const char *const stat_names[NHALT] = {
-	"halt_poll_success_ns", "halt_poll_fail_ns", "halt_wait_ns",
-};
-
 struct vcpu {
 	int vm, fd, stats_fd;
 	struct kvm_run *run;
@@ -231,19 +226,19 @@ struct phase {
 	int slept;		/* ... after which the poller slept */
 	uint64_t lat_ns[ROUNDS];
 	uint64_t poll_end;	/* the wakee's POLL_END decisions */
-	uint64_t halt[NHALT];	/* the poller's, over the phase */
+	uint64_t halt[GUEST_KVM_NHALT];	/* the poller's, over the phase */
 };
 
 static void
 run_phase(struct scx_sched *s, struct phase *ph, int x)
 {
 	struct vp_scx_vcpu_stats before, after;
-	uint64_t h0[NHALT] = { 0 };
+	uint64_t h0[GUEST_KVM_NHALT] = { 0 };
 	int r, tid = atomic_load(&wakee.tid);
 
 	if (scx_vcpu_stats_read(s, tid, &before))
 		fail("reading the wakee's counters");
-	guest_kvm_stats_add(poller.stats_fd, stat_names, NHALT, h0);
+	guest_kvm_halt_add(poller.stats_fd, h0);
 	for (r = 0; r < ROUNDS; r++) {
 		unsigned int n = atomic_load(&wakee.woke) + 1;
 		uint64_t t0;
@@ -272,8 +267,8 @@ run_phase(struct scx_sched *s, struct phase *ph, int x)
 		fail("reading the wakee's counters");
 	ph->poll_end = after.n[VP_SCX_V_POLL_END] -
 	    before.n[VP_SCX_V_POLL_END];
-	guest_kvm_stats_add(poller.stats_fd, stat_names, NHALT, ph->halt);
-	for (r = 0; r < NHALT; r++)
+	guest_kvm_halt_add(poller.stats_fd, ph->halt);
+	for (r = 0; r < GUEST_KVM_NHALT; r++)
 		ph->halt[r] -= h0[r];
 	qsort(ph->lat_ns, ROUNDS, sizeof(ph->lat_ns[0]), cmp_u64);
 	printf("scx_pollend: PHASE %s rounds=%d wake_poll_end=%llu on_x=%d "
@@ -282,21 +277,23 @@ run_phase(struct scx_sched *s, struct phase *ph, int x)
 	    "poller_%s_ms=%.1f poller_%s_ms=%.1f\n", ph->name, ROUNDS,
 	    (unsigned long long)ph->poll_end, ph->on_x, ph->back, ph->slept,
 	    ph->lat_ns[ROUNDS / 2] / 1e3, ph->lat_ns[ROUNDS - 1] / 1e3,
-	    stat_names[0], ph->halt[0] / 1e6, stat_names[1], ph->halt[1] / 1e6,
-	    stat_names[2], ph->halt[2] / 1e6);
+	    guest_kvm_halt_names[0], ph->halt[0] / 1e6,
+	    guest_kvm_halt_names[1], ph->halt[1] / 1e6,
+	    guest_kvm_halt_names[2], ph->halt[2] / 1e6);
 }
 
 static char old_grow[32];	/* kvm's halt_poll_ns_grow_start before */
 
-/* kvm's halt_poll_ns_grow_start: the old value into @old, @val written. */
+/* kvm's halt_poll_ns_grow_start: the old value into old_grow, @val
+ * written. */
 static void
-grow_start_set(const char *val, char *old, size_t len)
+grow_start_set(const char *val)
 {
 	FILE *f = fopen(GROW_START, "r+");
 
 	if (!f)
 		fail("open %s: %s", GROW_START, strerror(errno));
-	if (old && !fgets(old, (int)len, f))
+	if (!fgets(old_grow, sizeof(old_grow), f))
 		fail("reading %s", GROW_START);
 	rewind(f);
 	if (fputs(val, f) < 0 || fclose(f))
@@ -376,7 +373,7 @@ main(void)
 	}
 
 	snprintf(grow, sizeof(grow), "%u\n", POLL_NS);
-	grow_start_set(grow, old_grow, sizeof(old_grow));
+	grow_start_set(grow);
 	atexit(grow_start_restore);
 	vm_create(&poller, POLL_NS, x);
 	vm_create(&wakee, 0, -1);
