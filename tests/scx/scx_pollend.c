@@ -361,7 +361,8 @@ main(void)
 	    "CPU %u, halt probes %s\n", x, k, topo->pu[home].os_index,
 	    probes ? probes : "not attached");
 	if (!probes) {
-		/* as scx_kvm: the 6.12 test kernel has neither */
+		/* as scx_kvm: a kernel built with neither kprobes nor
+		 * ftrace's call sites has nothing to attach to */
 		if (guest_kernel_has_symbol("register_kprobe") ||
 		    guest_kernel_has_symbol("__fentry__"))
 			fail("KVM is there, and the kvm_vcpu_halt() probes "
