@@ -341,14 +341,9 @@ balance_newidle(struct sim *s, int pu)
 	}
 }
 
-/*
- * The tick: HZ = 250, the default of kernel/Kconfig.hz in 6.12 (arm64
- * and x86 have no choice of their own), and CONFIG_HZ_250=y in Debian's
- * amd64 config (this machine's /boot/config-6.1.0-57-amd64; the 6.12
- * package was not checked).  Range for a sweep: 100..1000.
- */
-#define JIFFY_NS	4000000ull
-#define HZ		250
+/* The tick (params.c jiffy_ns: HZ = 250, 4 ms), and HZ from it. */
+#define JIFFY_NS(s)	((s)->p.jiffy_ns)
+#define HZ(s)		(1000000000ull / (s)->p.jiffy_ns)
 /* sd_init(): busy_factor 16 */
 #define BUSY_FACTOR	16
 
@@ -361,7 +356,7 @@ static uint64_t
 balance_interval_ns(const struct sim *s, const struct sd *d, bool busy)
 {
 	uint64_t ms = d->interval_ms * (busy ? BUSY_FACTOR : 1);
-	uint64_t j = (ms * HZ + 999) / 1000, max = (uint64_t)HZ *
+	uint64_t j = (ms * HZ(s) + 999) / 1000, max = HZ(s) *
 	    s->t->npus / 10;
 
 	if (busy)
@@ -370,7 +365,7 @@ balance_interval_ns(const struct sim *s, const struct sd *d, bool busy)
 		j = 1;
 	if (j > max)
 		j = max;
-	return j * JIFFY_NS;
+	return j * JIFFY_NS(s);
 }
 
 static bool
@@ -525,7 +520,7 @@ balance_event(struct sim *s, int arg)
 	 * task_tick_scx()) */
 	if (s->strat == STRAT_SCX) {
 		scx_tick(s);
-		if (evq_push(&s->q, s->now_ns + JIFFY_NS, EV_BALANCE, 0,
+		if (evq_push(&s->q, s->now_ns + JIFFY_NS(s), EV_BALANCE, 0,
 		    0) < 0)
 			s->errors++;
 		return;
@@ -572,7 +567,7 @@ balance_event(struct sim *s, int arg)
 				break;	/* need_resched() on the ILB */
 		}
 	}
-	if (evq_push(&s->q, s->now_ns + JIFFY_NS, EV_BALANCE, 0, 0) < 0)
+	if (evq_push(&s->q, s->now_ns + JIFFY_NS(s), EV_BALANCE, 0, 0) < 0)
 		s->errors++;
 }
 
@@ -593,12 +588,12 @@ balance_start(struct sim *s)
 			struct sd *d = sd_of(s, pu, lev);
 			uint64_t iv = balance_interval_ns(s, d, false);
 
-			d->last_balance_ns = (pu * JIFFY_NS) % iv;
+			d->last_balance_ns = (pu * JIFFY_NS(s)) % iv;
 			if (d->last_balance_ns + iv <
 			    s->bal->next_balance_ns[pu] || !lev)
 				s->bal->next_balance_ns[pu] =
 				    d->last_balance_ns + iv;
 		}
-	if (evq_push(&s->q, JIFFY_NS, EV_BALANCE, 0, 0) < 0)
+	if (evq_push(&s->q, JIFFY_NS(s), EV_BALANCE, 0, 0) < 0)
 		s->errors++;
 }

@@ -2,7 +2,8 @@
  * check.c - the simulator's invariants, verified after every event when
  * --check is given (tests/sim runs it): one thread per PU at a time, a
  * thread in one place at a time and always inside its allowed set, the
- * busy set true to the PUs, and, at the end, work conserved.
+ * busy set true to the PUs, EEVDF's requests and lags in their bounds,
+ * and, at the end, work conserved.
  */
 #include <math.h>
 #include <stdio.h>
@@ -52,6 +53,31 @@ check_pu(struct sim *s, int pu, unsigned char *seen)
 		fail(s, "run queue length wrong", pu, n);
 }
 
+/*
+ * EEVDF (eevdf.c): a thread on a runqueue is inside its request
+ * (update_curr() renews it once used up, and a placement starts a new
+ * one); one off every runqueue carries a lag within entity_lag()'s
+ * bound, never negative after a sleep (DELAY_DEQUEUE), and no relative
+ * deadline (only a migration has one, between two runqueues).
+ */
+static void
+check_eevdf(struct sim *s, int i)
+{
+	const struct sim_thread *th = &s->th[i];
+	bool on_rq = th->state == TH_RUNNING || th->state == TH_QUEUED ||
+	    th->polling;
+
+	if (!eevdf_on(s))
+		return;
+	if (on_rq && th->deadline <= th->vruntime)
+		fail(s, "eevdf: runnable thread past its deadline", i, th->pu);
+	if (!on_rq && (th->vlag < 0 || th->vlag > eevdf_lag_limit(s)))
+		fail(s, "eevdf: sleeper's lag out of [0, limit]", i,
+		    (int)(th->vlag / 1000));
+	if (!on_rq && th->rel_deadline)
+		fail(s, "eevdf: sleeper with a relative deadline", i, th->pu);
+}
+
 void
 check_state(struct sim *s)
 {
@@ -84,6 +110,7 @@ check_state(struct sim *s)
 			fail(s, "host task halt-polling", i, th->pu);
 		if (th->work_ns < -1e-6 || th->over_ns < -1e-6)
 			fail(s, "negative work", i, 0);
+		check_eevdf(s, i);
 	}
 	if (!scx_check(s))
 		fail(s, "scx shared queue broken", 0, 0);

@@ -4,7 +4,11 @@
  * waker, and the kernel's idle balance (newidle and periodic).
  *
  * A PU runs one thread at a time (struct sim_pu.cur); the others wait
- * in its FIFO run queue.  Time advances only through events; a running
+ * in its run queue, in arrival order.  Under the stock kernel the next
+ * thread, a slice's end and a wake-up's preemption follow 6.12's EEVDF
+ * (eevdf.c); with that model off (--model-eevdf 0), and under sched_ext,
+ * the queue is a FIFO and a slice ends at its set length (sched_ext's
+ * own: strategy_scx.c).  Time advances only through events; a running
  * thread's progress is "settled" (work done = time * speed) whenever
  * anything that changes its speed happens, so speeds are piecewise
  * constant and the arithmetic is exact up to float rounding.
@@ -348,7 +352,12 @@ start_run(struct sim *s, int pu, int thi)
 		s->pu[pu].in_idle = false;
 		stock_pu_run(s, pu);
 	}
-	s->pu[pu].slice_end_ns = s->now_ns + s->p.slice_ns;
+	if (eevdf_on(s)) {	/* set_next_entity() */
+		eevdf_set_next(s, pu, thi);
+		s->pu[pu].slice_end_ns = eevdf_slice_end(s, pu, thi);
+	} else {
+		s->pu[pu].slice_end_ns = s->now_ns + s->p.slice_ns;
+	}
 	if (s->strat == STRAT_SCX)	/* ops.running, sched_ext's slice */
 		scx_running(s, pu, thi);
 	set_running(s, pu, thi);
@@ -393,17 +402,78 @@ rq_remove(struct sim *s, int pu, int thi)
 }
 
 static void arrive(struct sim *s, int pu, int thi);
+static void dispatch(struct sim *s, int pu);
+
+/* EEVDF: @pu's running thread's slice end, after its queue changed
+ * (settled first: resched() counts its work left from now). */
+static void
+rearm_slice(struct sim *s, int pu)
+{
+	settle(s, pu);
+	s->pu[pu].slice_end_ns = eevdf_slice_end(s, pu, s->pu[pu].cur);
+	resched(s, pu);
+}
+
+/*
+ * resched_curr() on @pu under EEVDF, and the __schedule() it leads to:
+ * pick_eevdf() over the running thread and the queue.  Picked again,
+ * the running thread runs on (put_prev_set_next_task() does nothing for
+ * next == prev, so set_next_entity() gives it no new protection); else
+ * it goes back to the queue (put_prev_entity()) and the pick starts.
+ * A thread in its burst end is rescheduled once it is done
+ * (need_resched, on_pu()).
+ */
+static void
+resched_curr(struct sim *s, int pu)
+{
+	struct sim_pu *p = &s->pu[pu];
+	int cur = p->cur, next;
+
+	if (p->ending) {
+		p->need_resched = true;
+		return;
+	}
+	next = eevdf_pick(s, pu);
+	if (next == cur || next < 0) {
+		rearm_slice(s, pu);
+		return;
+	}
+	set_running(s, pu, -1);
+	rq_push(s, pu, cur);
+	rq_remove(s, pu, next);
+	start_run(s, pu, next);
+}
+
+/*
+ * EEVDF: a thread left busy @pu's queue (dequeue_entity(), whose
+ * update_curr() asked for a reschedule when @resched): the running
+ * thread is picked again or runs on to its new slice end.
+ */
+static void
+queue_left(struct sim *s, int pu, bool resched)
+{
+	if (s->pu[pu].cur < 0)
+		return;
+	if (resched && s->pu[pu].nq)
+		resched_curr(s, pu);
+	else
+		rearm_slice(s, pu);
+}
 
 void
 host_pull(struct sim *s, int src, int thi, int dst, double cost_ns)
 {
+	/* detach_task(): dequeued as a migration, its lag and what is
+	 * left of its request kept for the new runqueue */
+	bool resched = eevdf_on(s) && eevdf_dequeue(s, src, thi, false);
+
 	rq_remove(s, src, thi);
 	update_busy(s, src);
+	if (eevdf_on(s))
+		queue_left(s, src, resched);
 	s->th[thi].over_ns += cost_ns;
 	arrive(s, dst, thi);
 }
-
-static void dispatch(struct sim *s, int pu);
 
 void
 host_charge(struct sim *s, int pu, double ns)
@@ -421,7 +491,10 @@ host_push_running(struct sim *s, int src, int dst, double cost_ns)
 {
 	int thi = s->pu[src].cur;
 
-	set_running(s, src, -1);	/* the stopper preempts it */
+	/* the stopper preempts it and detaches it: a migration */
+	if (eevdf_on(s))
+		(void)eevdf_dequeue(s, src, thi, false);
+	set_running(s, src, -1);
 	s->th[thi].over_ns += cost_ns;
 	arrive(s, dst, thi);
 	dispatch(s, src);
@@ -434,8 +507,8 @@ dispatch(struct sim *s, int pu)
 	struct sim_pu *p = &s->pu[pu];
 	int thi;
 
-	if (p->nq) {
-		thi = p->head;
+	if (p->nq) {	/* EEVDF: pick_eevdf(); else the FIFO's head */
+		thi = eevdf_on(s) ? eevdf_pick(s, pu) : p->head;
 		rq_remove(s, pu, thi);
 		start_run(s, pu, thi);
 		return;
@@ -489,6 +562,9 @@ poll_stop(struct sim *s, int pu)
 {
 	settle(s, pu);
 	s->th[s->pu[pu].cur].polling = false;
+	/* it blocks only now: dequeue_entity(DEQUEUE_SLEEP) */
+	if (eevdf_on(s))
+		(void)eevdf_dequeue(s, pu, s->pu[pu].cur, true);
 	set_running(s, pu, -1);
 }
 
@@ -518,21 +594,48 @@ poll_hit(struct sim *s, int thi, int waker_pu)
 			cs->poll_hits++;
 		}
 	}
-	s->pu[pu].slice_end_ns = s->now_ns + s->p.slice_ns;
+	if (eevdf_on(s)) {	/* still on the CPU: its request runs on */
+		(void)eevdf_update_curr(s, pu);
+		s->pu[pu].slice_end_ns = eevdf_slice_end(s, pu, thi);
+	} else {
+		s->pu[pu].slice_end_ns = s->now_ns + s->p.slice_ns;
+	}
 	resched(s, pu);
 }
 
 /*
+ * EEVDF: @thi was queued on @pu beside a running thread.  It takes the
+ * PU when enqueue_entity()'s update_curr() asked for a reschedule
+ * (@resched) or check_preempt_wakeup_fair() picks it (a balance's pull
+ * too: attach_task() calls wakeup_preempt()); else the running thread's
+ * slice end moves with the queue.
+ */
+static void
+wakeup_preempt(struct sim *s, int pu, int thi, bool resched)
+{
+	if (resched || eevdf_wakeup_preempt(s, pu, thi))
+		resched_curr(s, pu);
+	else
+		rearm_slice(s, pu);
+}
+
+/*
  * @thi arrives on @pu's runqueue: it runs at once on an idle PU, else it
- * queues.  A vCPU halt-polling there stops (need_resched(), and
- * single_task_running() fails: 6.12 kvm_vcpu_can_poll()), and the PU
- * then takes the head of its queue.
+ * queues, and under EEVDF may preempt the running thread.  A vCPU
+ * halt-polling there stops (need_resched(), and single_task_running()
+ * fails: 6.12 kvm_vcpu_can_poll()), and the PU then takes the next of
+ * its queue.  This is where a remote wake-up's enqueue happens (the
+ * wake list's IPI has landed: EV_ENQUEUE).
  */
 static void
 arrive(struct sim *s, int pu, int thi)
 {
+	bool resched = false;
+
 	if (s->pu[pu].cur >= 0 && s->th[s->pu[pu].cur].polling)
 		poll_stop(s, pu);
+	if (eevdf_on(s))	/* enqueue_entity() */
+		resched = eevdf_enqueue(s, pu, thi);
 	if (s->pu[pu].cur < 0 && s->pu[pu].nq == 0) {
 		start_run(s, pu, thi);
 		return;
@@ -540,6 +643,8 @@ arrive(struct sim *s, int pu, int thi)
 	rq_push(s, pu, thi);
 	if (s->pu[pu].cur < 0)
 		dispatch(s, pu);
+	else if (eevdf_on(s))
+		wakeup_preempt(s, pu, thi, resched);
 	update_busy(s, pu);
 }
 
@@ -778,6 +883,52 @@ host_burst(struct sim *s, int thi, uint64_t work_ns)
 	s->issued_ns += (double)work_ns;
 }
 
+/*
+ * EEVDF's tick at slice_end_ns (entity_tick() -> update_curr()): a
+ * request used up, or an unprotected thread no longer eligible,
+ * reschedules when another thread is queued; else the thread runs on
+ * to its next such tick.
+ */
+static void
+entity_tick(struct sim *s, int pu)
+{
+	if (eevdf_update_curr(s, pu) && s->pu[pu].nq)
+		resched_curr(s, pu);
+	else
+		rearm_slice(s, pu);
+}
+
+/*
+ * @thi, running on @pu, ended its burst: the workload says what next
+ * (the wake-ups it sends meanwhile may ask to preempt it: need_resched,
+ * dealt with by the caller).  False when it sleeps, and then the PU has
+ * moved on.
+ */
+static bool
+burst_end(struct sim *s, int pu, int thi)
+{
+	struct sim_pu *p = &s->pu[pu];
+	struct sim_thread *th = &s->th[thi];
+	bool more;
+
+	th->work_ns = th->over_ns = 0;
+	p->ending = true;
+	more = workload_burst_end(s, thi);
+	p->ending = false;
+	if (more)
+		return true;
+	p->need_resched = false;	/* it leaves anyway */
+	th->state = TH_SLEEP;
+	th->sleep_t_ns = s->now_ns;
+	if (poll_start(s, pu, thi))
+		return false;
+	if (eevdf_on(s))	/* dequeue_entity(DEQUEUE_SLEEP) */
+		(void)eevdf_dequeue(s, pu, thi, true);
+	set_running(s, pu, -1);
+	dispatch(s, pu);
+	return false;
+}
+
 /* The running thread of @pu finished its burst or its slice. */
 static void
 on_pu(struct sim *s, int pu)
@@ -792,17 +943,12 @@ on_pu(struct sim *s, int pu)
 		return;
 	}
 	settle(s, pu);
-	if (th->over_ns + th->work_ns <= 1e-6) {
-		th->work_ns = th->over_ns = 0;
-		if (!workload_burst_end(s, thi)) {
-			th->state = TH_SLEEP;
-			th->sleep_t_ns = s->now_ns;
-			if (poll_start(s, pu, thi))
-				return;
-			set_running(s, pu, -1);
-			dispatch(s, pu);
-			return;
-		}
+	if (th->over_ns + th->work_ns <= 1e-6 && !burst_end(s, pu, thi))
+		return;
+	if (p->need_resched) {	/* a wake-up it sent preempts it */
+		p->need_resched = false;
+		resched_curr(s, pu);
+		return;
 	}
 	if (s->now_ns < p->slice_end_ns) {
 		resched(s, pu);
@@ -818,6 +964,10 @@ on_pu(struct sim *s, int pu)
 			dispatch(s, pu);
 			return;
 		}
+	}
+	if (eevdf_on(s)) {
+		entity_tick(s, pu);
+		return;
 	}
 	if (!p->nq) {
 		p->slice_end_ns = s->now_ns + s->p.slice_ns;

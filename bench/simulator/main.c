@@ -12,6 +12,9 @@
  *       [--vhost-ns N] [--vhost-every N] [--iothread-ns N]
  *       [--iothread-period-ns N]   host tasks (hosttasks.c; 0 turns a
  *       kind off)
+ *       [--model-eevdf 0|1] [--jiffy-ns N]   stock's runqueues as 6.12's
+ *       EEVDF (1, the default; eevdf.c) or the FIFO with fixed slices
+ *       before it (0); the tick
  *       [--vm-mix PROFILE[,PROFILE...]] [--profiles DIR]
  *       runs one point; --vm-mix gives VM v the profile v mod n of the
  *       list (from DIR, default policies/) and reports each class
@@ -49,6 +52,7 @@ usage(void)
 	    "       [--host-tasks 0|1] [--kthread-ns N] "
 	    "[--kthread-period-ns N] [--vhost-ns N] [--vhost-every N] "
 	    "[--iothread-ns N] [--iothread-period-ns N]\n"
+	    "       [--model-eevdf 0|1] [--jiffy-ns N]\n"
 	    "       vcpuplace-sim --sweep TOPODIR OUTDIR [--jobs N]\n");
 	exit(1);
 }
@@ -150,7 +154,12 @@ parse_opt(const char *a, const char *v, struct run_cfg *c,
 		/* --host-tasks 0: none at all, the model before them */
 		if (!num(v, 0, 1))
 			o->p.kthread_ns = o->p.vhost_ns = o->p.iothread_ns = 0;
-	} else if (!strcmp(a, "--vm-mix"))
+	} else if (!strcmp(a, "--model-eevdf"))
+		/* 0: the FIFO, fixed-slice runqueues before eevdf.c */
+		o->p.eevdf = num(v, 0, 1) != 0;
+	else if (!strcmp(a, "--jiffy-ns"))	/* HZ 1000 .. 100 */
+		o->p.jiffy_ns = (uint64_t)num(v, 1e6, 1e7);
+	else if (!strcmp(a, "--vm-mix"))
 		o->vm_mix = v;
 	else if (!strcmp(a, "--profiles"))
 		profiles_dir = v;

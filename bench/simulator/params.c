@@ -12,10 +12,28 @@ params_default(struct sim_params *ret)
 	/*
 	 * EEVDF base slice of Linux 6.12: 0.75 ms * (1 + ilog2(min(ncpus,
 	 * 8))) with the default log tunable scaling = 3 ms on any host of
-	 * 8 CPUs or more.  RUN_TO_PARITY (on in 6.12) keeps the current
-	 * task until its slice is used, so a wakee on a busy PU waits.
+	 * 8 CPUs or more: a thread's request (update_deadline()).
 	 */
 	ret->slice_ns = 3000000;
+	/*
+	 * The stock runqueues are 6.12's EEVDF (eevdf.c): picks by earliest
+	 * eligible deadline, lag kept across sleep and migration, wakeup
+	 * preemption with RUN_TO_PARITY, slices that end at a tick.  Off
+	 * (--model-eevdf 0): the model before it, a FIFO per PU, fixed 3 ms
+	 * slices and no wakeup preemption.  sched_ext keeps its own either
+	 * way.
+	 */
+	ret->eevdf = true;
+	/*
+	 * The tick: HZ = 250, the default of 6.12's kernel/Kconfig.hz (no
+	 * arch override on x86 or arm64) and CONFIG_HZ_250=y in Debian's
+	 * amd64 config (checked on /boot/config-6.1.0-57-amd64 here; the
+	 * 6.12 package's was not).  Every CPU's tick at the same instants
+	 * (sched_skew_tick=0).  The periodic balance (balance.c) and EEVDF's
+	 * slice ends (update_curr() from entity_tick()) run on it.  Range
+	 * for a sweep: HZ 100..1000 (10..1 ms).
+	 */
+	ret->jiffy_ns = 4000000;
 	/*
 	 * Intel: Hyper-Threading gives "up to 30 %" more throughput per
 	 * core (Marr et al., Intel Technology Journal 6(1), 2002), so each

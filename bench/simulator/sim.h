@@ -73,6 +73,9 @@ bool evq_pop(struct evq *q, struct event *ret);
 
 struct sim_params {
 	uint64_t slice_ns;	/* EEVDF base slice */
+	bool eevdf;		/* stock's runqueues are EEVDF's (eevdf.c);
+				 * false: the FIFO, fixed-slice model before */
+	uint64_t jiffy_ns;	/* the scheduler tick (1 / HZ) */
 	double smt_yield;	/* per-thread speed with one busy sibling */
 	double line_ns[4];	/* per hot line refetched, by distance 1..4 */
 	double warm_lines;	/* a vCPU's own hot lines */
@@ -191,6 +194,14 @@ struct sim_thread {
 	int home;		/* planner's home, or VP_PU_NONE */
 	int allowed;		/* index into sim.allowed[] */
 	int next;		/* run-queue link */
+	/* eevdf.c: its sched_entity, weight 1024 (nice 0) as every thread
+	 * here: vruntime and deadline in ns on the runqueue it is on; vlag
+	 * (V - vruntime) kept while it is on none (asleep, in flight) */
+	int64_t vruntime, deadline, vlag;
+	bool protect;		/* RUN_TO_PARITY: in the request it was
+				 * picked with (set_protect_slice()) */
+	bool rel_deadline;	/* migrating: deadline kept relative */
+	bool placed;		/* enqueued before: PLACE_DEADLINE_INITIAL */
 	double work_ns;		/* useful work left in this burst */
 	double over_ns;		/* warm-up and scan work, done first */
 	uint64_t wake_t_ns;	/* when the pending wake-up happened */
@@ -226,7 +237,8 @@ struct sim_thread {
 
 struct sim_pu {
 	int cur;		/* running thread, or -1 */
-	int head, tail, nq;	/* FIFO run queue of thread indices */
+	int head, tail, nq;	/* run queue of thread indices, in arrival
+				 * order (EEVDF picks from it: eevdf.c) */
 	int inflight;		/* decided wake-ups not yet arrived */
 	double speed;		/* of the running thread, 0..1 */
 	uint64_t settled_ns;	/* progress accounted up to here */
@@ -243,6 +255,14 @@ struct sim_pu {
 	uint64_t upkeep_until_ns;	/* idle-entry upkeep runs until */
 	bool kicked;		/* sched_ext: picked and kicked, not yet up;
 				 * out of the idle masks (busy) meanwhile */
+	/* eevdf.c: cfs_rq->zero_vruntime (V when last taken) and the
+	 * running thread's se->exec_start (vruntime accounted to here) */
+	int64_t zero_vruntime;
+	uint64_t exec_start_ns;
+	/* its running thread is in its burst end (workload_burst_end()):
+	 * a wake-up's resched_curr() waits in need_resched until then, as
+	 * TIF_NEED_RESCHED waits for the way out of the guest */
+	bool ending, need_resched;
 };
 
 struct sim;
@@ -373,6 +393,34 @@ void host_push_running(struct sim *s, int src, int dst, double cost_ns);
 /* @ns of kernel work on @pu, done by the thread running there (not by
  * a halt-polling one: the poll loop does not run scheduler code). */
 void host_charge(struct sim *s, int pu, double ns);
+
+/* ---------------------------------------------------------------- */
+/* eevdf.c: a stock runqueue's EEVDF order (6.12 kernel/sched/fair.c) */
+
+/* The runqueues are EEVDF's: every strategy's but scx's, model on. */
+bool eevdf_on(const struct sim *s);
+/* update_curr() on @pu now: true when the kernel would reschedule if
+ * another thread were queued there (a request renewed now, or the
+ * running thread unprotected and no longer eligible). */
+bool eevdf_update_curr(struct sim *s, int pu);
+/* enqueue_entity() of @th on @pu: update_curr()'s answer, then
+ * place_entity() against the runqueue as it is, @th not yet on it. */
+bool eevdf_enqueue(struct sim *s, int pu, int th);
+/* dequeue_entity() of @th (running or queued on @pu): update_curr()'s
+ * answer, then the lag @th keeps; @sleep: it blocks, else it migrates. */
+bool eevdf_dequeue(struct sim *s, int pu, int th, bool sleep);
+/* set_next_entity(): @th starts running on @pu now. */
+void eevdf_set_next(struct sim *s, int pu, int th);
+/* pick_eevdf() over @pu's running thread and queue: the thread to run
+ * (the running one when it keeps the PU), or -1 when both are empty. */
+int eevdf_pick(const struct sim *s, int pu);
+/* check_preempt_wakeup_fair(): does queued @th take @pu now? */
+bool eevdf_wakeup_preempt(const struct sim *s, int pu, int th);
+/* The tick at which @th, running on @pu, loses it if nothing else
+ * happens there: always after now. */
+uint64_t eevdf_slice_end(const struct sim *s, int pu, int th);
+/* The lag bound of entity_lag(), in ns. */
+int64_t eevdf_lag_limit(const struct sim *s);
 
 /* ---------------------------------------------------------------- */
 /* balance.c: Linux 6.12's load balance, newidle and periodic */

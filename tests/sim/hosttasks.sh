@@ -7,8 +7,12 @@
 #     and POLL_END, the busy-host skip of the idle scans, JOIN_WAKER and
 #     rule 6's scans that read each poll record once; its
 #     sis-core line since from the SIS_CORE patch's second draft: each
-#     a strategy's change, every other line as it was), but the host_*
-#     fields, which are 0;
+#     a strategy's change; its other lines since from the EEVDF
+#     runqueues, a model change: on g4dnmetal the same decisions, only
+#     the last digits of throughput and overhead moved with the order of
+#     the float sums, while greedy's line and 128arm's stock line moved
+#     for real; the scx lines as they were), but the host_* fields,
+#     which are 0;
 #   - on, they run: npus kthreads and a vhost worker and an I/O thread per
 #     VM; each kind's share of the host's PU time is what its parameters
 #     say, within a tolerance;

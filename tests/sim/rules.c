@@ -19,10 +19,28 @@
  *                takes the thread at once (group_asym_packing,
  *                asym_active_balance())
  *   halt_len     a vCPU woken 100 us into its halt, inside its 160 us
- *                poll window, but queued 3 ms behind a thread with the
- *                CPU: its halt, as kvm_vcpu_halt() times it around
+ *                poll window, but queued behind a thread with the CPU
+ *                until the tick after that thread's 3 ms request (4 ms):
+ *                its halt, as kvm_vcpu_halt() times it around
  *                kvm_vcpu_block(), lasted until it ran, beyond the
  *                200 us maximum, so the window shrinks to 80 us
+ *   eevdf        (6.12 EEVDF, eevdf.c) a hog holds a PU from half a
+ *                millisecond after a tick; a thread woken onto it a
+ *                millisecond later with positive lag (owed 1 ms)
+ *                preempts it at once (place_entity() puts it before V,
+ *                the hog is no longer eligible: pick_eevdf() in
+ *                check_preempt_wakeup_fair()); one with zero lag waits
+ *                while the hog is eligible in the request it was picked
+ *                with (RUN_TO_PARITY), until the tick after that request
+ *                ran out (update_deadline() from entity_tick()), not its
+ *                end 0.5 ms before; the tick after its own request gives
+ *                the PU back; so does a new thread, whose first request
+ *                is half a slice (PLACE_DEADLINE_INITIAL) and ends
+ *                before the hog's.  With --model-eevdf 0 (the FIFO, fixed
+ *                3 ms slices, no wakeup preemption) both wait out the
+ *                hog's slice
+ *   eevdf_pick   a PU whose thread halts takes the earliest eligible
+ *                deadline of its queue (pick_eevdf()), not its head
  *   sis_core     SIS_CORE: an idle prev whose sibling is busy is kept
  *                aside while a whole idle core of the allowed set is
  *                in the mask; that core is claimed (its bits cleared),
@@ -120,6 +138,11 @@ put_running(struct sim *s, int thi, int pu, double load)
 	s->pu[pu].cur = thi;
 	s->pu[pu].speed = 1;
 	s->pu[pu].slice_end_ns = s->now_ns + s->p.slice_ns;
+	/* EEVDF: picked now at V, a whole request ahead */
+	th->vruntime = s->pu[pu].zero_vruntime;
+	th->deadline = th->vruntime + (int64_t)s->p.slice_ns;
+	th->protect = true;
+	s->pu[pu].exec_start_ns = s->now_ns;
 	cpuset_set(&s->busy, pu);
 	cpuset_set(&s->running, pu);
 }
@@ -133,6 +156,8 @@ put_queued(struct sim *s, int thi, int pu)
 	th->state = TH_QUEUED;
 	th->pu = pu;
 	th->next = -1;
+	th->vruntime = s->pu[pu].zero_vruntime;	/* EEVDF: placed at V */
+	th->deadline = th->vruntime + (int64_t)s->p.slice_ns;
 	s->pu[pu].head = s->pu[pu].tail = thi;
 	s->pu[pu].nq = 1;
 	balance_queued(s, pu);
@@ -308,12 +333,171 @@ test_halt_len(const struct vp_topo *t)
 	host_burst(&s, b, 1000000);
 	host_wake(&s, b, VP_PU_NONE);
 	EXPECT(s.th[b].state != TH_RUNNING, "halt_len: b ran at once");
-	host_advance(&s, t0 + 3500000);
+	/* a's request ran out at about t0 + 3 ms; the next tick is 4 ms */
+	host_advance(&s, t0 + 4500000);
 	EXPECT(s.th[b].state == TH_RUNNING && s.th[b].poll_win_ns == 80000,
 	    "halt_len: b %s, window %llu ns (want running, 80000: the halt "
 	    "runs until the vCPU runs)", s.th[b].state == TH_RUNNING ?
 	    "running" : "not running",
 	    (unsigned long long)s.th[b].poll_win_ns);
+	teardown(&s);
+}
+
+#define MS	1000000ull
+
+/*
+ * eevdf's state: a hog (thread 0, 50 ms of work) on @pu from 0.5 ms
+ * after a tick; thread 1 (as much work, lag @lag_ns; a new task unless
+ * @placed) woken onto the same PU 1 ms later.  Both may run on @pu only.
+ * Returns the tick.
+ */
+static uint64_t
+eevdf_hog(struct sim *s, const struct vp_topo *t, int pu, bool on,
+    int64_t lag_ns, bool placed)
+{
+	int a = 0, b = 1;
+	uint64_t t0;
+
+	setup(s, t);
+	s->p.eevdf = on;
+	t0 = s->now_ns;
+	cpuset_zero(&s->allowed[s->th[a].allowed]);
+	cpuset_set(&s->allowed[s->th[a].allowed], pu);
+	s->allowed[s->th[b].allowed] = s->allowed[s->th[a].allowed];
+	s->th[a].last_pu = s->th[b].last_pu = pu;
+	s->th[a].placed = true;	/* no new task: a whole 3 ms request */
+	host_advance(s, t0 + MS / 2);
+	host_burst(s, a, 50 * MS);
+	host_wake(s, a, VP_PU_NONE);
+	host_advance(s, t0 + 3 * MS / 2);
+	s->th[b].vlag = lag_ns;
+	s->th[b].placed = placed;
+	host_burst(s, b, 50 * MS);
+	host_wake(s, b, VP_PU_NONE);
+	return t0;
+}
+
+static void
+test_eevdf(const struct vp_topo *t)
+{
+	struct sim s;
+	int pu = 4, a = 0, b = 1, on;
+	uint64_t t0;
+
+	for (on = 0; on < 2; on++) {
+		/* owed 1 ms: at once, or (FIFO) not before a's slice ends */
+		t0 = eevdf_hog(&s, t, pu, on, (int64_t)MS, true);
+		EXPECT(t0 % s.p.jiffy_ns == 0, "eevdf: T0 not a tick");
+		host_advance(&s, t0 + 16 * MS / 10);
+		if (on)
+			EXPECT(s.pu[pu].cur == b && s.th[a].state == TH_QUEUED,
+			    "eevdf: a wakee owed 1 ms did not preempt the hog "
+			    "(PU %d runs %d at +0.1 ms)", pu, s.pu[pu].cur);
+		else
+			EXPECT(s.pu[pu].cur == a, "eevdf off: a wakee "
+			    "preempted the hog (PU %d runs %d)", pu,
+			    s.pu[pu].cur);
+		teardown(&s);
+		/* owed nothing: the tick after a's request, or (FIFO) a's
+		 * slice end, 0.5 ms before */
+		t0 = eevdf_hog(&s, t, pu, on, 0, true);
+		host_advance(&s, t0 + 39 * MS / 10);
+		if (!on) {
+			EXPECT(s.pu[pu].cur == b, "eevdf off: the wakee not "
+			    "running 3.4 ms after the hog started (PU %d runs "
+			    "%d)", pu, s.pu[pu].cur);
+			teardown(&s);
+			continue;
+		}
+		EXPECT(s.pu[pu].cur == a, "eevdf: a zero-lag wakee took the "
+		    "PU before the tick after the hog's request (PU %d runs "
+		    "%d at +3.9 ms)", pu, s.pu[pu].cur);
+		host_advance(&s, t0 + 4 * MS + 1);
+		EXPECT(s.pu[pu].cur == b && s.th[b].ss_since_ns == t0 + 4 * MS,
+		    "eevdf: the wakee did not start at the tick, +4 ms (PU %d "
+		    "runs %d, since +%lld ns)", pu, s.pu[pu].cur,
+		    (long long)(s.th[b].ss_since_ns - t0));
+		host_advance(&s, t0 + 8 * MS + 1);
+		EXPECT(s.pu[pu].cur == a && s.th[a].ss_since_ns == t0 + 8 * MS,
+		    "eevdf: the hog not back at the tick after the wakee's "
+		    "request, +8 ms (PU %d runs %d, since +%lld ns)", pu,
+		    s.pu[pu].cur, (long long)(s.th[a].ss_since_ns - t0));
+		teardown(&s);
+		/* a new task: half a request (PLACE_DEADLINE_INITIAL), its
+		 * deadline before the hog's, still waits: RUN_TO_PARITY */
+		t0 = eevdf_hog(&s, t, pu, on, 0, false);
+		host_advance(&s, t0 + 39 * MS / 10);
+		EXPECT(s.pu[pu].cur == a, "eevdf: a new task preempted the "
+		    "hog inside its request (PU %d runs %d at +3.9 ms)", pu,
+		    s.pu[pu].cur);
+		teardown(&s);
+	}
+}
+
+/* @thi may run on @pu only. */
+static void
+pin(struct sim *s, int thi, int pu)
+{
+	cpuset_zero(&s->allowed[s->th[thi].allowed]);
+	cpuset_set(&s->allowed[s->th[thi].allowed], pu);
+	s->th[thi].last_pu = pu;
+}
+
+/* @thi waits at the tail of @pu's queue at vruntime @v_ns, a request
+ * ahead of it. */
+static void
+queue_at(struct sim *s, int thi, int pu, int64_t v_ns)
+{
+	struct sim_thread *th = &s->th[thi];
+	struct sim_pu *p = &s->pu[pu];
+
+	th->state = TH_QUEUED;
+	th->pu = pu;
+	th->next = -1;
+	th->vruntime = v_ns;
+	th->deadline = v_ns + (int64_t)s->p.slice_ns;
+	if (p->nq)
+		s->th[p->tail].next = thi;
+	else
+		p->head = thi;
+	p->tail = thi;
+	p->nq++;
+}
+
+/*
+ * eevdf_pick: a thread (0) runs 1 ms on @pu and halts; queued behind it,
+ * first x, 4 ms of vruntime ahead of where it started (not eligible),
+ * then y, 1 ms behind (eligible), each with 1 ms of work.  The PU takes
+ * y, the earliest eligible deadline (pick_eevdf()), not the queue's
+ * head x.
+ */
+static void
+test_eevdf_pick(const struct vp_topo *t)
+{
+	struct sim s;
+	int pu = 4, a = 0, x = 4, y = 8;
+	int64_t v;
+	uint64_t t0;
+
+	setup(&s, t);
+	s.wl = WL_HOGS;		/* a halts on a timer: no message sent */
+	t0 = s.now_ns;
+	pin(&s, a, pu);
+	pin(&s, x, pu);
+	pin(&s, y, pu);
+	host_burst(&s, a, MS);
+	host_wake(&s, a, VP_PU_NONE);
+	host_advance(&s, t0 + MS / 2);
+	v = s.th[a].vruntime;
+	queue_at(&s, x, pu, v + 4 * (int64_t)MS);
+	queue_at(&s, y, pu, v - (int64_t)MS);
+	host_burst(&s, x, MS);
+	host_burst(&s, y, MS);
+	host_advance(&s, t0 + 3 * MS / 2);
+	EXPECT(s.pu[pu].cur == y && s.th[x].state == TH_QUEUED,
+	    "eevdf_pick: PU %d runs %d after the halt, want %d (the earliest "
+	    "eligible deadline), not the queue's head %d", pu, s.pu[pu].cur,
+	    y, x);
 	teardown(&s);
 }
 
@@ -678,6 +862,8 @@ main(int argc, char **argv)
 	test_nohz(t);
 	test_active(t);
 	test_halt_len(t);
+	test_eevdf(t);
+	test_eevdf_pick(t);
 	test_sis_core(t, STRAT_SIS_CORE);
 	test_sis_core(t, STRAT_DAEMON);
 	test_sis_core_budget(t);
