@@ -43,7 +43,10 @@
 .PHONY: scx-kernel scx-debian-kernel scx-vmlinux-h scx-bpf scx-test \
 	scx-test-isolcpus install-scx
 
-SCX_CACHE ?= /var/cache/vcpuplace/scx-kernel
+SCX_CACHE ?= $(or $(VP_SCX_CACHE),/var/cache/vcpuplace/scx-kernel)
+# kernel.sh and boot.sh both read it from the environment: one cache for
+# the build and the boot, whichever of the two names set it
+export VP_SCX_CACHE := $(SCX_CACHE)
 # Debian 12 has clang 14 by default and clang-19 as a package; 19 is what
 # the scheduler was built and run with here (see README.md)
 SCX_CLANG ?= clang-19
