@@ -1,7 +1,7 @@
 names = 'g4dnmetal/hackbench g4dnmetal/tbench epyc-corona/hackbench epyc-corona/tbench power9-lassen/hackbench power9-lassen/tbench knl/hackbench knl/tbench memsidecache/hackbench memsidecache/tbench raptorlake/hackbench raptorlake/tbench strixpoint/hackbench strixpoint/tbench'
 set grid
 set key outside right
-set xlabel 'polling sibling's weight'
+set xlabel 'polling sibling weight'
 set ylabel 'scx / stock throughput'
 set title 'scx over stock, hackbench and tbench at 125 %'
 set terminal svg size 1000,560
