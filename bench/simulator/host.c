@@ -364,8 +364,8 @@ start_run(struct sim *s, int pu, int thi)
 	update_busy(s, pu);
 }
 
-static void
-rq_push(struct sim *s, int pu, int thi)
+void
+host_rq_link(struct sim *s, int pu, int thi)
 {
 	struct sim_pu *p = &s->pu[pu];
 
@@ -378,6 +378,12 @@ rq_push(struct sim *s, int pu, int thi)
 		p->head = thi;
 	p->tail = thi;
 	p->nq++;
+}
+
+static void
+rq_push(struct sim *s, int pu, int thi)
+{
+	host_rq_link(s, pu, thi);
 	balance_queued(s, pu);
 }
 

@@ -385,6 +385,9 @@ int host_distance(const struct vp_topo *t, int a, int b);
 double host_refetch_ns(const struct sim *s, double lines, int d);
 /* Per-thread speed on @pu's core with @k threads running on it. */
 double host_speed_with(const struct sim *s, int pu, double k);
+/* Links @th at the tail of @pu's run queue, queued there; nothing else
+ * (rq_push() also tells the balance; tests/sim/rules.c builds queues). */
+void host_rq_link(struct sim *s, int pu, int th);
 /* Moves queued @th from @src to @dst (balance); @cost_ns delays it. */
 void host_pull(struct sim *s, int src, int th, int dst, double cost_ns);
 /* Active balance: @src's running thread is preempted by the stopper

@@ -448,20 +448,9 @@ pin(struct sim *s, int thi, int pu)
 static void
 queue_at(struct sim *s, int thi, int pu, int64_t v_ns)
 {
-	struct sim_thread *th = &s->th[thi];
-	struct sim_pu *p = &s->pu[pu];
-
-	th->state = TH_QUEUED;
-	th->pu = pu;
-	th->next = -1;
-	th->vruntime = v_ns;
-	th->deadline = v_ns + (int64_t)s->p.slice_ns;
-	if (p->nq)
-		s->th[p->tail].next = thi;
-	else
-		p->head = thi;
-	p->tail = thi;
-	p->nq++;
+	s->th[thi].vruntime = v_ns;
+	s->th[thi].deadline = v_ns + (int64_t)s->p.slice_ns;
+	host_rq_link(s, pu, thi);
 }
 
 /*
