@@ -13,17 +13,23 @@
  *     of the PU select_cpu chose (VP_SCX_DSQ_LLC); an idle PU of the
  *     task's allowed set is kicked to drain it, a whole idle core first;
  *   - a PU with nothing to run takes, at once (sched_ext has no newidle
- *     gate and no idle balance), from the one of its two queues whose
- *     head is earlier, the first thread it may run (vp_dispatch() ->
- *     take_own() -> scx_bpf_consume(); 6.12's consume_dispatch_q() walks
- *     a queue in vtime order and skips tasks that may not run there),
- *     then from the other; with both empty, from another LLC's queue,
- *     the nearest LLC id first (steal());
+ *     gate and no idle balance), the earliest thread of its two queues
+ *     that it may run and that is not held for another PU (find_due());
+ *     with none, from the one of its two queues whose head is earlier,
+ *     the first thread it may run (vp_dispatch() -> take_own() ->
+ *     scx_bpf_consume(); 6.12's consume_dispatch_q() walks a queue in
+ *     vtime order and skips tasks that may not run there), then from the
+ *     other; with both empty, from another LLC's queue, the nearest LLC
+ *     id first (steal());
  *   - at the end of a slice a thread keeps its PU when its local DSQ is
- *     empty and no queue holds a thread that may run there, or its own
- *     vtime is still earlier than the heads of that PU's two queues
- *     (VP_SCX_KEPT: vp_dispatch() moves nothing and renews prev's
- *     slice: prev_goes_on()), else it goes to its queue with its vtime;
+ *     empty and no queue holds a thread that may run there, or no thread
+ *     of that PU's two queues is due before it: not later by vtime, not
+ *     held for another PU (VP_SCX_KEPT: vp_dispatch() moves nothing and
+ *     renews prev's slice: prev_goes_on(), take_due()), else it goes to
+ *     its queue with its vtime, held for its PU (RESUME_PREV: the other
+ *     PUs pass it over while their thread is less than
+ *     VP_SCX_RESUME_LAG_NS ahead of it, held_elsewhere()), and the PU
+ *     runs the one found due;
  *   - a slice is set where a thread starts, and where a kept one is
  *     renewed (vp_running(), vp_dispatch()): VP_SLICE_MAX / (n + 1), at
  *     least VP_SLICE_MIN, n the threads waiting where the PU would take
@@ -78,6 +84,9 @@ struct scx_th {
 	bool join;		/* ... to the waker's PU's own (JOIN_WAKER) */
 	bool latency;		/* a latency-profile vCPU (VP_SCX_F_LATENCY) */
 	bool urgent;		/* ... whose queued wake-up preempts its PU */
+	int resume_on;		/* vp_task.resume_on: 1 + the dense PU whose
+				 * slice end queued it, while it waits; 0:
+				 * none (a wake-up, or running) */
 };
 
 struct scx_sim {
@@ -102,10 +111,14 @@ struct scx_sim {
 				 * paid by the next thread it consumes */
 	bool *urgent_pu;	/* per dense PU: vp_cpu_urgent, a latency
 				 * vCPU runs there (no preempting it) */
+	struct scx_due {	/* per dense PU: what take_due() picked at */
+		int thi;	/* its slice end, -1: nothing, and the */
+		int walked;	/* threads it passed over to find it */
+	} *due;
 	/* whole run, printed at the end when $VP_SIM_SCX_STATS is set */
 	unsigned long n_direct, n_queued, n_kick, n_consume, n_kept,
 	    n_requeue, n_walked, n_queued_pu, n_stolen, n_poll_end,
-	    n_stay_prev, n_cut, n_join, n_lat_preempt, n_poll_cut;
+	    n_stay_prev, n_cut, n_join, n_lat_preempt, n_poll_cut, n_held;
 };
 
 /* The wake decision's context: the simulator instead of a task. */
@@ -411,6 +424,7 @@ scx_running(struct sim *s, int pu, int thi)
 		x->vtime_now = t->vtime;
 	t->ran_at = s->now_ns;
 	t->open = true;
+	t->resume_on = 0;
 	/* vp_running(): what runs here now is urgent, or not: a latency
 	 * vCPU, or a per-CPU kthread (in the program it woke preempting) */
 	x->urgent_pu[pu] = th_is_host(s, thi) ? one_pu(s, thi) : t->latency;
@@ -464,6 +478,7 @@ requeue(struct sim *s, int pu, int thi)
 	int q = queue_of(s, thi, pu);
 
 	s->th[thi].state = TH_WAKING;
+	x->th[thi].resume_on = pu + 1;
 	dsq_insert(x, thi, q);
 	x->owed_ns[pu] += costs_dsq_op(s, q, pu, 0);
 	x->n_requeue++;
@@ -593,6 +608,7 @@ scx_enqueue(struct sim *s, int thi)
 	int q;
 
 	x->th[thi].queued = false;
+	x->th[thi].resume_on = 0;	/* a wake-up: any PU takes it */
 	q = queue_of(s, thi, th->pu);
 	dsq_insert(x, thi, q);
 	if (q >= s->t->nllcs)
@@ -641,11 +657,32 @@ dsq_head(const struct scx_sim *x, int q)
  * remote line.  @probe_ns: what finding the queue cost before.
  */
 static int
+take_entry(struct sim *s, int pu, int i, int walked, double probe_ns)
+{
+	struct scx_sim *x = s->scx;
+	int thi = x->dsq[i], q = x->dsq_q[thi];
+	double ns;
+
+	memmove(&x->dsq[i], &x->dsq[i + 1], (x->ndsq - i - 1) * sizeof(int));
+	x->ndsq--;
+	x->n_consume++;
+	x->n_walked += walked;
+	ns = costs_dsq_op(s, q, pu, (double)walked * s->p.probe_ns) +
+	    x->owed_ns[pu];
+	if (ns > 0 && s->th[thi].pu != pu)
+		ns += s->p.probe_ns;
+	if (ns > 0)
+		ns += probe_ns;
+	x->owed_ns[pu] = 0;
+	s->th[thi].over_ns += ns;
+	return thi;
+}
+
+static int
 consume_from(struct sim *s, int pu, int q, double probe_ns)
 {
 	struct scx_sim *x = s->scx;
 	int i, thi, walked = 0;
-	double ns;
 
 	for (i = 0; i < x->ndsq; i++) {
 		thi = x->dsq[i];
@@ -655,25 +692,86 @@ consume_from(struct sim *s, int pu, int q, double probe_ns)
 			walked++;
 			continue;
 		}
-		memmove(&x->dsq[i], &x->dsq[i + 1],
-		    (x->ndsq - i - 1) * sizeof(int));
-		x->ndsq--;
-		x->n_consume++;
-		x->n_walked += walked;
-		ns = costs_dsq_op(s, q, pu, (double)walked * s->p.probe_ns) +
-		    x->owed_ns[pu];
-		if (ns > 0 && s->th[thi].pu != pu)
-			ns += s->p.probe_ns;
-		if (ns > 0)
-			ns += probe_ns;
-		x->owed_ns[pu] = 0;
-		s->th[thi].over_ns += ns;
-		return thi;
+		return take_entry(s, pu, i, walked, probe_ns);
 	}
 	/* the whole walk, for nothing: the lock was held all the same */
 	x->n_walked += walked;
 	(void)costs_dsq_op(s, q, pu, (double)walked * s->p.probe_ns);
 	return -1;
+}
+
+static bool
+vtime_before(uint64_t a, uint64_t b)
+{
+	return (int64_t)(a - b) < 0;
+}
+
+/*
+ * held_elsewhere() of vcpuplace.bpf.c: queued @thi waits to resume on
+ * the PU whose slice end queued it, which is not @pu, and @pu's own
+ * thread (@prev, of vtime @v) is not yet VP_SCX_RESUME_LAG_NS ahead of
+ * it.  A PU about to idle (!@prev) leaves it too, in the first pass.
+ */
+static bool
+held_elsewhere(const struct sim *s, int thi, int pu, bool prev, uint64_t v)
+{
+	const struct scx_sim *x = s->scx;
+	int on = x->th[thi].resume_on;
+
+	if (!(s->scx_features & VP_SCX_FEAT_RESUME_PREV) || !on ||
+	    on == pu + 1)
+		return false;
+	return !prev || vtime_before(v, x->th[thi].vtime + VP_SCX_RESUME_LAG_NS);
+}
+
+/*
+ * find_due() of vcpuplace.bpf.c: the x->dsq index of the first thread,
+ * in vtime order, of @pu's two queues (its CPU's and its LLC's) that @pu
+ * may run and that is not held_elsewhere(); with @prev, only one not
+ * later than @v.  Each queue is read for at most VP_SCX_RESUME_SCAN threads;
+ * *@walked: those passed over, *@held: of them, those held elsewhere.
+ * -1: none.
+ */
+static int
+find_due(const struct sim *s, int pu, bool prev, uint64_t v, int *walked,
+    int *held)
+{
+	const struct scx_sim *x = s->scx;
+	int cq = costs_dsq_pu(s->t, pu), lq = costs_dsq_llc(s->t->pu[pu].llc);
+	int i, thi, q, seen_c = 0, seen_l = 0;
+
+	*walked = *held = 0;
+	for (i = 0; i < x->ndsq; i++) {
+		thi = x->dsq[i];
+		q = x->dsq_q[thi];
+		if (q != cq && q != lq)
+			continue;
+		/* each queue is in vtime order: the rest are later still
+		 * (a tie goes to the queue, as it did to its head) */
+		if (prev && vtime_before(v, x->th[thi].vtime))
+			return -1;
+		if (++*(q == cq ? &seen_c : &seen_l) > VP_SCX_RESUME_SCAN)
+			continue;
+		if (!cpuset_test(&s->allowed[s->th[thi].allowed], pu)) {
+			++*walked;
+			continue;
+		}
+		if (!held_elsewhere(s, thi, pu, prev, v))
+			return i;
+		++*walked;
+		++*held;
+	}
+	return -1;
+}
+
+/* Whether @pu's CPU or LLC queue holds anything (head_vtime()). */
+static bool
+own_queued(const struct sim *s, int pu)
+{
+	const struct scx_sim *x = s->scx;
+
+	return dsq_head(x, costs_dsq_pu(s->t, pu)) >= 0 ||
+	    dsq_head(x, costs_dsq_llc(s->t->pu[pu].llc)) >= 0;
 }
 
 int
@@ -685,12 +783,23 @@ scx_consume(struct sim *s, int pu)
 	int ch, lh, first, second, thi, i, k, own = t->pu[pu].llc;
 	double probe = 0;
 
+	struct scx_due due = x->due[pu];
+	int walked;
+
+	x->due[pu].thi = -1;
 	/* a PU claimed by a wake-up in flight waits for it */
 	if (s->pu[pu].inflight)
 		return -1;
 	/* consume_dispatch_q() tests an empty queue without the lock */
 	if (!x->ndsq)
 		return -1;
+	/* what find_due() picked at this PU's slice end (take_due()) */
+	for (i = 0; due.thi >= 0 && i < x->ndsq; i++)
+		if (x->dsq[i] == due.thi)
+			return take_entry(s, pu, i, due.walked, 0);
+	/* about to idle: what is not held for another PU, first */
+	if ((i = find_due(s, pu, false, 0, &walked, &k)) >= 0)
+		return take_entry(s, pu, i, walked, 0);
 	/* take_own(): the queue with the earlier head first */
 	ch = dsq_head(x, cq);
 	lh = dsq_head(x, lq);
@@ -747,22 +856,32 @@ dsq_has_runnable(const struct sim *s, int pu)
 }
 
 /*
- * prev_goes_on() of vp_dispatch(): @thi, whose slice ran out on @pu (its
- * run already charged: stopping()), is still earlier by vtime than the
- * heads of the two queues @pu takes from first, so it runs on.
+ * take_due() of vp_dispatch(), at @thi's slice end on @pu (its run
+ * already charged: stopping()): whether it runs on.  With threads in
+ * @pu's own two queues, it runs on unless find_due() finds one earlier
+ * by vtime that is not held for another PU; that one is @pu's next
+ * (x->due, for scx_consume()).  With none there, it runs on unless
+ * another LLC's queue holds one @pu may run (steal()).
  */
 static bool
-prev_goes_on(const struct sim *s, int pu, int thi)
+prev_goes_on(struct sim *s, int pu, int thi)
 {
-	const struct scx_sim *x = s->scx;
-	int ch = dsq_head(x, costs_dsq_pu(s->t, pu));
-	int lh = dsq_head(x, costs_dsq_llc(s->t->pu[pu].llc));
+	struct scx_sim *x = s->scx;
 	uint64_t v = x->th[thi].vtime;
+	int i, walked, held;
 
-	if (ch < 0 && lh < 0)
-		return false;
-	return (ch < 0 || (int64_t)(v - x->th[x->dsq[ch]].vtime) < 0) &&
-	    (lh < 0 || (int64_t)(v - x->th[x->dsq[lh]].vtime) < 0);
+	if (!own_queued(s, pu))
+		return !dsq_has_runnable(s, pu);
+	i = find_due(s, pu, true, v, &walked, &held);
+	if (i < 0) {
+		/* an earlier thread waits, held for its own PU */
+		if (held)
+			x->n_held++;
+		return true;
+	}
+	x->due[pu].thi = x->dsq[i];
+	x->due[pu].walked = walked;
+	return false;
 }
 
 enum scx_slice_fate
@@ -773,8 +892,7 @@ scx_slice_end(struct sim *s, int pu, int thi)
 
 	stopping(&x->th[thi], s->now_ns);
 	/* a task in the local DSQ runs first (6.12 balance_one()) */
-	if (!s->pu[pu].nq && (!dsq_has_runnable(s, pu) ||
-	    prev_goes_on(s, pu, thi))) {
+	if (!s->pu[pu].nq && prev_goes_on(s, pu, thi)) {
 		/*
 		 * VP_SCX_KEPT: nothing in its local DSQ (6.12 balance_one()
 		 * would run that first), and nothing in the queues this PU
@@ -841,9 +959,12 @@ scx_setup(struct sim *s)
 	x->dsq_q = calloc(s->nth, sizeof(*x->dsq_q));
 	x->owed_ns = calloc(s->t->npus, sizeof(*x->owed_ns));
 	x->urgent_pu = calloc(s->t->npus, sizeof(*x->urgent_pu));
+	x->due = malloc(s->t->npus * sizeof(*x->due));
 	if (!x->doms || !x->runs || !x->cursor || !x->th || !x->dsq ||
-	    !x->dsq_q || !x->owed_ns || !x->urgent_pu)
+	    !x->dsq_q || !x->owed_ns || !x->urgent_pu || !x->due)
 		return -ENOMEM;
+	for (r = 0; r < s->t->npus; r++)
+		x->due[r].thi = -1;
 	/* the daemon's own writer: every PU and every domain of every level */
 	feed_target = x;
 	r = scxfeed_topology(NULL, s->t, 0, &w);
@@ -867,11 +988,11 @@ scx_release(struct sim *s)
 		fprintf(stderr, "scx: direct %lu queued %lu kick %lu consume "
 		    "%lu kept %lu requeue %lu walked %lu queued_pu %lu "
 		    "stolen %lu poll_end %lu stay_prev %lu cut %lu join %lu "
-		    "lat_preempt %lu poll_cut %lu\n",
+		    "lat_preempt %lu poll_cut %lu held %lu\n",
 		    x->n_direct, x->n_queued, x->n_kick, x->n_consume,
 		    x->n_kept, x->n_requeue, x->n_walked, x->n_queued_pu,
 		    x->n_stolen, x->n_poll_end, x->n_stay_prev, x->n_cut,
-		    x->n_join, x->n_lat_preempt, x->n_poll_cut);
+		    x->n_join, x->n_lat_preempt, x->n_poll_cut, x->n_held);
 	free(x->doms);
 	free(x->runs);
 	free(x->cursor);
@@ -880,6 +1001,7 @@ scx_release(struct sim *s)
 	free(x->dsq_q);
 	free(x->owed_ns);
 	free(x->urgent_pu);
+	free(x->due);
 	free(x);
 	s->scx = NULL;
 }

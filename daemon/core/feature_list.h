@@ -19,7 +19,7 @@ VP_FEATURE(SMT_PRIO, 1,
 	"a PU whose SMT siblings are busy is worth less (seed 002)")
 VP_FEATURE(FAIL_PRONE, 1,
 	"a PU whose last scan failed also probes SMT siblings next time")
-/* The seven below steer only the sched_ext scheduler (daemon/scx/). */
+/* The eight below steer only the sched_ext scheduler (daemon/scx/). */
 VP_FEATURE(SOON_IDLE, 1,
 	"of idle PUs next to busy siblings, take prev, else the one whose sibling idles soonest")
 VP_FEATURE(HOST_PACK, 1,
@@ -35,3 +35,5 @@ VP_FEATURE(JOIN_WAKER, 1,
 	"with nothing idle, a short-run vCPU woken by a short-run vCPU of its VM queues on the waker's PU")
 VP_FEATURE(LLC_FIRST, 1,
 	"a wake domain wider than prev's LLC is scanned in that LLC first, as select_idle_sibling() stays in its target's")
+VP_FEATURE(RESUME_PREV, 1,
+	"a task whose slice ended while others waited resumes on its PU: the others pass it over while less than two slices behind")

@@ -152,6 +152,12 @@ void scx_force_error(struct scx_sched *s);
  */
 void scx_join_run_set(struct scx_sched *s, uint64_t ns);
 /*
+ * Test hook: RESUME_PREV's bound on how far by vtime a task held for its
+ * own PU may fall behind another PU's task (VP_SCX_RESUME_LAG_NS until
+ * set).  scx_resume raises it: QEMU TCG's slices run past the bound.
+ */
+void scx_resume_lag_set(struct scx_sched *s, uint64_t ns);
+/*
  * Whether the task running on OS CPU @cpu halt-polls in KVM, as the halt
  * probes last told the program (its vp_cpu_poll record): 1 or 0, or
  * -errno.  For the boot tests (scx_pollend), which wait for a poll.

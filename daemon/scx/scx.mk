@@ -141,7 +141,7 @@ SCX_TEST_LIBS = $(SB)/guest_util.o $(SB)/scx_loader.o $(SB)/scx_btf.o \
 	$(B)/daemon/host/smallfile.o $(B)/libvpcore.a
 SCX_TESTS = $(SB)/scx_smoke $(SB)/scx_progress $(SB)/scx_slice \
 	$(SB)/scx_weight $(SB)/scx_pingpong $(SB)/scx_kvm $(SB)/scx_yield \
-	$(SB)/scx_join $(SB)/scx_pollend
+	$(SB)/scx_join $(SB)/scx_pollend $(SB)/scx_resume
 
 $(SB)/scx_smoke: $(SB)/scx_smoke.o $(SB)/guest_topo.o $(SCX_TEST_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -static -pthread -o $@ $^ \
@@ -152,6 +152,10 @@ $(SB)/scx_progress: $(SB)/scx_progress.o $(SB)/guest_topo.o $(SCX_TEST_LIBS)
 		$(SCX_LIBBPF_A) -lelf -lz $(LDLIBS)
 
 $(SB)/scx_join: $(SB)/scx_join.o $(SB)/guest_topo.o $(SCX_TEST_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -static -pthread -o $@ $^ \
+		$(SCX_LIBBPF_A) -lelf -lz $(LDLIBS)
+
+$(SB)/scx_resume: $(SB)/scx_resume.o $(SB)/guest_topo.o $(SCX_TEST_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -static -pthread -o $@ $^ \
 		$(SCX_LIBBPF_A) -lelf -lz $(LDLIBS)
 

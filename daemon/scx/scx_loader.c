@@ -277,6 +277,13 @@ scx_features_set(struct scx_sched *s, uint32_t features)
 }
 
 void
+scx_resume_lag_set(struct scx_sched *s, uint64_t ns)
+{
+	__atomic_store_n(&s->skel->data->vp_resume_lag_ns, ns,
+	    __ATOMIC_RELAXED);
+}
+
+void
 scx_join_run_set(struct scx_sched *s, uint64_t ns)
 {
 	__atomic_store_n(&s->skel->data->vp_join_run_ns, ns,

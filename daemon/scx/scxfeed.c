@@ -51,6 +51,8 @@ scxfeed_features(const struct vp_features *f)
 		bits |= VP_SCX_FEAT_JOIN_WAKER;
 	if (feat(f, LLC_FIRST))
 		bits |= VP_SCX_FEAT_LLC_FIRST;
+	if (feat(f, RESUME_PREV))
+		bits |= VP_SCX_FEAT_RESUME_PREV;
 	/* FAIL_PRONE has no BPF side: sched_ext's idle masks are exact */
 	return bits;
 }

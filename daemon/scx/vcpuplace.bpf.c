@@ -51,6 +51,10 @@ bool vp_force_error;
 /* Test hook (scx_join_run_set()): JOIN_WAKER's bound on both usual runs,
  * raised by the boot tests, whose bursts take QEMU TCG far longer. */
 __u64 vp_join_run_ns = VP_SCX_JOIN_RUN_NS;
+/* Test hook (scx_resume_lag_set()): RESUME_PREV's bound on how far behind
+ * a PU's own task a held task may fall, raised by scx_resume: QEMU TCG
+ * stretches every slice past it. */
+__u64 vp_resume_lag_ns = VP_SCX_RESUME_LAG_NS;
 
 /* The vtime of the task that ran last: where a waking task starts. */
 static u64 vtime_now;
@@ -111,6 +115,9 @@ struct vp_task {
 				 * with the value that was added) */
 	bool in_halt;		/* inside kvm_vcpu_halt(): between the halt
 				 * probes (halt_mark()) */
+	s32 resume_on;		/* 1 + the CPU whose slice end queued it,
+				 * while it waits there (take_due()); 0: a
+				 * wake-up, or running */
 };
 
 struct {
@@ -1067,6 +1074,20 @@ static u64 queue_of(struct task_struct *p, s32 cpu, bool *own_cpu)
 	return VP_SCX_DSQ_LLC(pu->llc_dom);
 }
 
+/*
+ * A task queued by its slice end waits to resume on the CPU it ran on
+ * (take_due()); a wake-up, or a task a higher class pushed off its CPU
+ * (REENQ), goes to whichever PU takes it first.
+ */
+static void mark_resume(struct task_struct *p, s32 cpu, u64 enq_flags)
+{
+	struct vp_task *t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
+
+	if (t)
+		t->resume_on = enq_flags & (VP_ENQ_WAKEUP | VP_ENQ_REENQ) ?
+			       0 : cpu + 1;
+}
+
 void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	u64 vtime = p->scx.dsq_vtime;
@@ -1075,6 +1096,7 @@ void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 	u64 dsq;
 
 	note_pinned_vcpu(p, enq_flags);
+	mark_resume(p, cpu, enq_flags);
 	if (enq_flags & VP_ENQ_LAST) {
 		enqueue_last(p, enq_flags);
 		return;
@@ -1377,46 +1399,160 @@ static bool take_yield_target(s32 cpu)
 }
 
 /*
- * Whether @prev, whose slice ran out, is still the earliest by vtime of
- * what this PU would take first (its CPU's queue and its LLC's): then it
- * runs on, as vtime fairness says.  Its vtime is counted with the charge
- * ops.stopping will add for the run so far (vtime_charge()).  Without
- * this every slice end handed the PU to the queue's head, so a task could
- * never run two slices in a row while others waited: a group of weight
- * 300 with one thread got one slice in two beside four threads of a
- * group of weight 100, not three in four (scx_weight measured 0.98x for
- * 3x), and a low nice value was lost the same way.
+ * Preempted tasks resume where they ran.  A task whose slice ran out
+ * while others waited goes back to its queue marked with its CPU
+ * (mark_resume()).  Any PU of the queue could take it, but that move is
+ * a migration (its caches; for a vCPU the VMCS reload and the TLB and EPT
+ * refill) that buys nothing while every PU is busy: some task waits
+ * either way.  So the other PUs pass it over: at their own slice ends
+ * while their task is less than VP_SCX_RESUME_LAG_NS ahead of it by vtime,
+ * and, about to idle, in a first pass (take_due()), so that a wake-up
+ * behind it goes first.  Its own CPU takes it at its next slice end, by
+ * vtime as ever.  VP_SCX_RESUME_LAG_NS bounds what that costs fairness:
+ * a PU's own task runs on while another waits at most that far behind
+ * it.  Its own PU's next slice end comes within the longest slice and a
+ * tick (4 ms at HZ 250): two VP_SLICE_MAX cover both.  (On the tuning
+ * set, 5, 10 and 20 ms cut migrations alike: bench/README.md.)  Before this, hogs rotated over all of
+ * their LLC's PUs at every slice end: 2.6 to 9.5 migrations per wake-up
+ * in the simulator, against stock's 0.3 to 0.5 (bench/README.md).
  */
-static bool prev_goes_on(s32 cpu, struct task_struct *prev)
+static bool held_elsewhere(struct task_struct *p, s32 cpu, bool have_prev,
+			   u64 v)
+{
+	struct vp_task *t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
+
+	if (!feat(VP_SCX_FEAT_RESUME_PREV) || !t || !t->resume_on ||
+	    t->resume_on == cpu + 1)
+		return false;
+	return !have_prev ||
+	       vtime_before(v, p->scx.dsq_vtime +
+				  *(volatile __u64 *)&vp_resume_lag_ns);
+}
+
+/* @p, queued, may be moved to @cpu's local DSQ. */
+static bool runs_here(struct task_struct *p, s32 cpu)
+{
+	return bpf_cpumask_test_cpu(cpu, p->cpus_ptr) &&
+	       (scx_bpf_task_cpu(p) == cpu || !migration_held(p));
+}
+
+/* What take_due() looks for, in each queue it reads. */
+struct vp_due_scan {
+	s32 cpu;		/* this PU */
+	bool have_prev;		/* its task runs on unless one is due first */
+	bool held;		/* a task was passed over as held_elsewhere() */
+	u64 v;			/* prev's vtime, charged up to now */
+};
+
+/*
+ * The first task of @dsq, in vtime order, that this PU should run: one it
+ * may run, not held_elsewhere() and, with a prev, not later than prev's
+ * vtime.  At most VP_SCX_RESUME_SCAN are read.  *@vt: its vtime; with
+ * @take it is moved to the local DSQ too, and the result says whether
+ * the move happened.
+ * The walk is a bounded bpf_for() that steps the DSQ's iterator itself,
+ * not bpf_for_each() with a count: the verifier then sees every pass
+ * alike, where a count it must track apart made it walk each pass anew
+ * (vp_dispatch() passed its million instructions).
+ */
+static bool due_in(u64 dsq, struct vp_due_scan *sc, bool take, u64 *vt)
+{
+	struct bpf_iter_scx_dsq it;
+	struct task_struct *p;
+	bool found = false;
+	u32 i;
+
+	if (bpf_iter_scx_dsq_new(&it, dsq, 0)) {
+		bpf_iter_scx_dsq_destroy(&it);
+		return false;
+	}
+	bpf_for(i, 0, VP_SCX_RESUME_SCAN) {
+		p = bpf_iter_scx_dsq_next(&it);
+		/* vtime order: the rest are later still (a tie goes to
+		 * the queue) */
+		if (!p || (sc->have_prev &&
+			   vtime_before(sc->v, p->scx.dsq_vtime)))
+			break;
+		if (!runs_here(p, sc->cpu))
+			continue;
+		if (held_elsewhere(p, sc->cpu, sc->have_prev, sc->v)) {
+			sc->held = true;
+			continue;
+		}
+		*vt = p->scx.dsq_vtime;
+		found = !take || vp_dsq_move(&it, p, VP_DSQ_LOCAL, 0);
+		break;
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+	return found;
+}
+
+enum vp_due {
+	VP_DUE_TAKEN,		/* a task due here moved to the local DSQ */
+	VP_DUE_PREV,		/* its own queues wait, nothing due before prev */
+	VP_DUE_NONE,		/* nothing due here in its own queues */
+};
+
+/*
+ * What this PU runs next from its own two queues, its CPU's and its
+ * LLC's: of their first tasks due here (due_in()), the earlier; @prev,
+ * whose slice ran out, if it is runnable and nothing is due before it.
+ * @prev's vtime counts the charge ops.stopping will add for the run so
+ * far (vtime_charge()).  That prev runs on while it is earliest is vtime
+ * fairness: without it, a task could never run two slices in a row while
+ * others waited, and a group of weight 300 with one thread got one slice
+ * in two beside four threads of a group of weight 100, not three in four
+ * (scx_weight measured 0.98x for 3x).
+ */
+static enum vp_due take_due(s32 cpu, struct task_struct *prev)
 {
 	const struct vp_scx_pu *pu = pu_of(cpu);
+	struct vp_due_scan sc = { .cpu = cpu };
+	u64 cq, lq, cv = 0, lv = 0, first, other, now;
 	struct vp_task *t;
-	u64 v, cv = 0, lv = 0, now;
 	bool c, l;
 
-	if (!prev || !(prev->scx.flags & VP_TASK_QUEUED) || !pu || !pu->valid)
-		return false;
-	t = bpf_task_storage_get(&vp_task_store, prev, 0, 0);
-	if (!t || !t->ran_at)
-		return false;
-	c = head_vtime(VP_SCX_DSQ_CPU(cpu), &cv);
-	l = head_vtime(VP_SCX_DSQ_LLC(pu->llc_dom), &lv);
-	if (!c && !l)
-		return false;	/* nothing waits here: the paths below */
-	now = bpf_ktime_get_ns();
-	v = prev->scx.dsq_vtime;
-	if (now > t->ran_at)
-		v += vtime_charge(prev, t, now - t->ran_at);
-	return (!c || vtime_before(v, cv)) && (!l || vtime_before(v, lv));
+	if (!pu || !pu->valid)
+		return VP_DUE_NONE;
+	cq = VP_SCX_DSQ_CPU(cpu);
+	lq = VP_SCX_DSQ_LLC(pu->llc_dom);
+	if (!scx_bpf_dsq_nr_queued(cq) && !scx_bpf_dsq_nr_queued(lq))
+		return VP_DUE_NONE;
+	if (prev && (prev->scx.flags & VP_TASK_QUEUED)) {
+		sc.have_prev = true;
+		sc.v = prev->scx.dsq_vtime;
+		t = bpf_task_storage_get(&vp_task_store, prev, 0, 0);
+		now = bpf_ktime_get_ns();
+		if (t && t->ran_at && now > t->ran_at)
+			sc.v += vtime_charge(prev, t, now - t->ran_at);
+	}
+	c = due_in(cq, &sc, false, &cv);
+	l = due_in(lq, &sc, false, &lv);
+	if (c || l) {
+		first = c && (!l || vtime_before(cv, lv)) ? cq : lq;
+		other = first == cq ? lq : cq;
+		/* the queues may have moved since: their first due task now */
+		if (due_in(first, &sc, true, &cv) ||
+		    ((first == cq ? l : c) && due_in(other, &sc, true, &cv)))
+			return VP_DUE_TAKEN;
+	}
+	if (!sc.have_prev)
+		return VP_DUE_NONE;
+	if (sc.held && !c && !l)
+		stat_inc(VP_SCX_RESUME_HELD);
+	return VP_DUE_PREV;
 }
 
 /*
  * @prev's slice ran out (6.12 balance_one() calls ops.dispatch only then,
- * or when prev is not runnable).  A runnable @prev still earlier by vtime
- * than the queues' heads runs on (prev_goes_on()).  Else a queued task
- * this PU may run goes first (take_any()); with none, a runnable @prev
- * gets a new slice and runs on: balance_one() keeps a prev with slice
- * left after ops.dispatch.
+ * or when prev is not runnable).  A task of this PU's own queues due
+ * before a runnable @prev goes first (take_due()); else a runnable @prev
+ * runs on.  With nothing queued of its own, a PU about to idle, or whose
+ * runnable @prev has nothing to wait for here, takes any task it may
+ * run (take_any(), which passes over nothing: a task held for another
+ * PU is taken rather than idle); with none, a runnable @prev gets a new
+ * slice and runs on: balance_one() keeps a prev with slice left after
+ * ops.dispatch.
  * That is the keep path, here and not in ops.enqueue: SCX_ENQ_LAST
  * would send @prev through ops.enqueue while its PU goes idle, and leave
  * it there unless the scheduler kicks the PU (6.12 ext.c's comment on
@@ -1426,12 +1562,16 @@ static bool prev_goes_on(s32 cpu, struct task_struct *prev)
  */
 void VP_SCX_OP(vp_dispatch, s32 cpu, struct task_struct *prev)
 {
+	enum vp_due due;
 	bool goes_on;
 	struct vp_task *t;
 
 	if (take_yield_target(cpu) || take_stranded(cpu))
 		return;
-	goes_on = prev_goes_on(cpu, prev);
+	due = take_due(cpu, prev);
+	if (due == VP_DUE_TAKEN)
+		return;
+	goes_on = due == VP_DUE_PREV;
 	if (!goes_on && take_any(cpu))
 		return;
 	if (!prev || !(prev->scx.flags & VP_TASK_QUEUED))
@@ -1572,6 +1712,7 @@ void VP_SCX_OP(vp_running, struct task_struct *p)
 		p->scx.slice = slice_for(cpu);
 	t->kthread_wake = false;
 	t->join_waker = false;
+	t->resume_on = 0;
 	now = bpf_ktime_get_ns();
 	t->ran_at = now;
 	t->slice_at = now;

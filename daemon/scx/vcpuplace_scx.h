@@ -75,6 +75,8 @@ enum vp_scx_stat {
 				 * PU of its LLC that RT or deadline held */
 	VP_SCX_KICK_RELEASED,	/* ... nothing idled there: a busy PU of
 				 * the LLC was made to dispatch at once */
+	VP_SCX_RESUME_HELD,	/* a slice end kept its task: an earlier
+				 * one waited to resume on another PU */
 	VP_SCX_STAT_NR
 };
 
@@ -85,7 +87,7 @@ enum vp_scx_stat {
 	"stolen", "slice_cut", "kthread", "lat_preempt", "wake_poll_end", \
 	"halt_seen", "yield_to", "yield_moved", "cg_untracked", \
 	"wake_stay_prev", "wake_join_waker", "taken_released", \
-	"kick_released" }
+	"kick_released", "resume_held" }
 
 /*
  * Per managed vCPU thread, per CPU (vp_vcpu_stats, a per-CPU hash keyed by
@@ -192,6 +194,17 @@ struct vp_scx_dom {
 #define VP_SCX_SLICE_MIN_NS	1000000ULL
 #define VP_SCX_STAY_PREV_NS	VP_SCX_SLICE_MIN_NS
 /*
+ * A task whose slice ended while others waited waits to resume on the PU
+ * it ran on (its caches, its vCPU's VMCS and TLB are there), until that
+ * PU's next slice end: the other PUs of its queue pass it over while
+ * their own task is less than VP_SCX_RESUME_LAG_NS ahead of it by vtime,
+ * and a PU about to idle takes it only when nothing else waits.  Why
+ * this value: held_elsewhere() in vcpuplace.bpf.c.  A PU reads at most
+ * VP_SCX_RESUME_SCAN tasks of each of its two queues to find one.
+ */
+#define VP_SCX_RESUME_LAG_NS	(2 * VP_SCX_SLICE_MAX_NS)
+#define VP_SCX_RESUME_SCAN	16
+/*
  * JOIN_WAKER's bound on the usual run of the vCPU woken and of the one
  * waking it: ping-pong partners whose bursts are a few migrations long
  * (tbench's 10-20 us; a migration costs 4-6 us in the simulator's
@@ -224,7 +237,9 @@ enum vp_scx_feature {
 	VP_SCX_FEAT_JOIN_WAKER	= 1u << 10,
 	/* a far domain wider than prev's LLC: that LLC is scanned first */
 	VP_SCX_FEAT_LLC_FIRST	= 1u << 11,
-	VP_SCX_FEAT_ALL		= (1u << 12) - 1,
+	/* a task queued by its slice end waits for its own PU's next one */
+	VP_SCX_FEAT_RESUME_PREV	= 1u << 12,
+	VP_SCX_FEAT_ALL		= (1u << 13) - 1,
 	/*
 	 * What the program runs before the daemon writes its switches, and
 	 * the core's defaults (feature_list.h): all but STAY_PREV, which the

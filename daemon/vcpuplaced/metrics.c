@@ -378,6 +378,13 @@ static const char *const stat_help[VP_SCX_STAT_NR] = {
 	    "(JOIN_WAKER).",
 	[VP_SCX_TAKEN_RELEASED] = "Queued tasks a PU took from the own queue "
 	    "of a PU of its LLC that an RT or deadline task held.",
+	[VP_SCX_KICK_RELEASED] = "Times a PU an RT or deadline task took "
+	    "had a task queued that no idle PU could take: a busy PU of its "
+	    "LLC was made to dispatch at once.",
+	[VP_SCX_RESUME_HELD] = "Slice ends that kept their task although "
+	    "an earlier one waited in the queue: it waited to resume on the "
+	    "PU it ran on (its caches), less than two 5 ms slices of vtime "
+	    "behind.",
 	[VP_SCX_HALT_SEEN] = "vCPU halts the kvm_vcpu_halt() probe saw (0 "
 	    "while the probes are not attached).",
 	[VP_SCX_YIELD_TO] = "Directed yields (KVM's yield_to()) honoured: a "

@@ -44,6 +44,7 @@ static const struct {
 	{ "STAY_PREV", VP_FEAT_STAY_PREV, false },
 	{ "JOIN_WAKER", VP_FEAT_JOIN_WAKER, true },
 	{ "LLC_FIRST", VP_FEAT_LLC_FIRST, true },
+	{ "RESUME_PREV", VP_FEAT_RESUME_PREV, true },
 };
 #define NTABLE ((int)(sizeof(table) / sizeof(table[0])))
 

@@ -1280,6 +1280,10 @@ START_TEST(test_life_reports)
 		    "counter\nvcpuplace_scx_%s_total %d\n", gnames[i],
 		    gnames[i], 7000 + i);
 		ck_assert_msg(strstr(text, want), "lacks %s", want);
+		/* every counter has its help text */
+		snprintf(want, sizeof(want), "# HELP vcpuplace_scx_%s_total "
+		    "(null)\n", gnames[i]);
+		ck_assert_msg(!strstr(text, want), "has %s", want);
 	}
 	for (i = 0; i < VP_SCX_VSTAT_NR; i++) {
 		const char *fam = i == VP_SCX_V_WAKEUP ? "wakeups" : vnames[i];
