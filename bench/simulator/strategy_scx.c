@@ -25,8 +25,8 @@
  *     empty and no queue holds a thread that may run there, or no thread
  *     of that PU's two queues is due before it: not later by vtime, not
  *     held for another PU (VP_SCX_KEPT: vp_dispatch() moves nothing and
- *     renews prev's slice: prev_goes_on(), take_due()), else it goes to
- *     its queue with its vtime, held for its PU (RESUME_PREV: the other
+ *     renews prev's slice: take_due()), else it goes to its queue with
+ *     its vtime, held for its PU (RESUME_PREV: the other
  *     PUs pass it over while their thread is less than
  *     VP_SCX_RESUME_LAG_NS ahead of it, held_elsewhere()), and the PU
  *     runs the one found due;
@@ -329,6 +329,13 @@ scx_run(const struct sim *s, __s32 cpu)
 }
 
 /* vp_stopping(): the run that ends at @end_ns, in vtime and average. */
+/* @a is before @b, across the u64's wrap (vtime_before() of the program) */
+static bool
+vtime_before(uint64_t a, uint64_t b)
+{
+	return (int64_t)(a - b) < 0;
+}
+
 static void
 stopping(struct scx_th *x, uint64_t end_ns)
 {
@@ -420,7 +427,7 @@ scx_running(struct sim *s, int pu, int thi)
 	struct scx_sim *x = s->scx;
 	struct scx_th *t = &x->th[thi];
 
-	if ((int64_t)(x->vtime_now - t->vtime) < 0)
+	if (vtime_before(x->vtime_now, t->vtime))
 		x->vtime_now = t->vtime;
 	t->ran_at = s->now_ns;
 	t->open = true;
@@ -456,9 +463,9 @@ dsq_insert(struct scx_sim *x, int thi, int q)
 	int i = x->ndsq;
 
 	/* a sleeper banks at most one slice of credit (vp_enqueue()) */
-	if ((int64_t)(v - (x->vtime_now - SCX_SLICE_NS)) < 0)
+	if (vtime_before(v, x->vtime_now - SCX_SLICE_NS))
 		v = x->th[thi].vtime = x->vtime_now - SCX_SLICE_NS;
-	while (i > 0 && (int64_t)(v - x->th[x->dsq[i - 1]].vtime) < 0)
+	while (i > 0 && vtime_before(v, x->th[x->dsq[i - 1]].vtime))
 		i--;
 	memmove(&x->dsq[i + 1], &x->dsq[i], (x->ndsq - i) * sizeof(int));
 	x->dsq[i] = thi;
@@ -700,12 +707,6 @@ consume_from(struct sim *s, int pu, int q, double probe_ns)
 	return -1;
 }
 
-static bool
-vtime_before(uint64_t a, uint64_t b)
-{
-	return (int64_t)(a - b) < 0;
-}
-
 /*
  * held_elsewhere() of vcpuplace.bpf.c: queued @thi waits to resume on
  * the PU whose slice end queued it, which is not @pu, and @pu's own
@@ -781,10 +782,9 @@ scx_consume(struct sim *s, int pu)
 	const struct vp_topo *t = s->t;
 	int cq = costs_dsq_pu(t, pu), lq = costs_dsq_llc(t->pu[pu].llc);
 	int ch, lh, first, second, thi, i, k, own = t->pu[pu].llc;
-	double probe = 0;
-
+	int walked, held;
 	struct scx_due due = x->due[pu];
-	int walked;
+	double probe = 0;
 
 	x->due[pu].thi = -1;
 	/* a PU claimed by a wake-up in flight waits for it */
@@ -798,7 +798,7 @@ scx_consume(struct sim *s, int pu)
 		if (x->dsq[i] == due.thi)
 			return take_entry(s, pu, i, due.walked, 0);
 	/* about to idle: what is not held for another PU, first */
-	if ((i = find_due(s, pu, false, 0, &walked, &k)) >= 0)
+	if ((i = find_due(s, pu, false, 0, &walked, &held)) >= 0)
 		return take_entry(s, pu, i, walked, 0);
 	/* take_own(): the queue with the earlier head first */
 	ch = dsq_head(x, cq);
@@ -857,14 +857,15 @@ dsq_has_runnable(const struct sim *s, int pu)
 
 /*
  * take_due() of vp_dispatch(), at @thi's slice end on @pu (its run
- * already charged: stopping()): whether it runs on.  With threads in
+ * already charged: stopping()): whether it runs on (the program's
+ * VP_DUE_PREV, or VP_DUE_NONE with nothing to steal).  With threads in
  * @pu's own two queues, it runs on unless find_due() finds one earlier
  * by vtime that is not held for another PU; that one is @pu's next
  * (x->due, for scx_consume()).  With none there, it runs on unless
  * another LLC's queue holds one @pu may run (steal()).
  */
 static bool
-prev_goes_on(struct sim *s, int pu, int thi)
+take_due(struct sim *s, int pu, int thi)
 {
 	struct scx_sim *x = s->scx;
 	uint64_t v = x->th[thi].vtime;
@@ -892,7 +893,7 @@ scx_slice_end(struct sim *s, int pu, int thi)
 
 	stopping(&x->th[thi], s->now_ns);
 	/* a task in the local DSQ runs first (6.12 balance_one()) */
-	if (!s->pu[pu].nq && prev_goes_on(s, pu, thi)) {
+	if (!s->pu[pu].nq && take_due(s, pu, thi)) {
 		/*
 		 * VP_SCX_KEPT: nothing in its local DSQ (6.12 balance_one()
 		 * would run that first), and nothing in the queues this PU
@@ -1021,8 +1022,8 @@ scx_check(const struct sim *s)
 		for (j = 0; j < i; j++)
 			if (x->dsq[j] == thi)
 				return false;
-		if (i && (int64_t)(x->th[thi].vtime -
-		    x->th[x->dsq[i - 1]].vtime) < 0)
+		if (i && vtime_before(x->th[thi].vtime,
+		    x->th[x->dsq[i - 1]].vtime))
 			return false;
 		if (x->dsq_q[thi] >= s->t->nllcs && !cpuset_test(
 		    &s->allowed[s->th[thi].allowed], x->dsq_q[thi] -

@@ -1077,7 +1077,9 @@ static u64 queue_of(struct task_struct *p, s32 cpu, bool *own_cpu)
 /*
  * A task queued by its slice end waits to resume on the CPU it ran on
  * (take_due()); a wake-up, or a task a higher class pushed off its CPU
- * (REENQ), goes to whichever PU takes it first.
+ * (REENQ), goes to whichever PU takes it first.  Only for what goes
+ * into a queue: a task sent to a local DSQ runs next there, and
+ * ops.running clears the mark.
  */
 static void mark_resume(struct task_struct *p, s32 cpu, u64 enq_flags)
 {
@@ -1096,7 +1098,6 @@ void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 	u64 dsq;
 
 	note_pinned_vcpu(p, enq_flags);
-	mark_resume(p, cpu, enq_flags);
 	if (enq_flags & VP_ENQ_LAST) {
 		enqueue_last(p, enq_flags);
 		return;
@@ -1109,6 +1110,7 @@ void VP_SCX_OP(vp_enqueue, struct task_struct *p, u64 enq_flags)
 	 * through a queue by its vtime: a task that keeps its PU never
 	 * comes here (vp_dispatch() renews its slice).
 	 */
+	mark_resume(p, cpu, enq_flags);
 	dsq = queue_of(p, cpu, &own_cpu);
 	stat_inc(own_cpu ? VP_SCX_QUEUED_CPU : VP_SCX_QUEUED);
 	/* a sleeper banks at most one slice of credit */

@@ -13,7 +13,7 @@
 #     ~1100);
 #   - with threads waiting (128arm, no SMT: 192 hogs on 128 PUs) a slice
 #     end requeues, and freed PUs consume the queues; but a thread still
-#     earlier by vtime than its PU's queue heads keeps it (prev_goes_on());
+#     earlier by vtime than its PU's queue heads keeps it (take_due());
 #   - RESUME_PREV: a requeued thread waits to resume on its own PU
 #     (held_elsewhere()): on 128arm hogs (no host tasks) slice ends keep
 #     their thread while an earlier one waits for its own PU (held), and
@@ -112,7 +112,7 @@ expect "slices cut by the tick for a waiter" "$(field "$s" cut)" ge 1
 
 s=$(stats 128arm-2pa2n8cluster4co.xml hogs)
 expect "requeued, threads waiting" "$(field "$s" requeue)" ge 1
-# prev_goes_on(): with threads waiting, a hog still earlier by vtime than
+# take_due(): with threads waiting, a hog still earlier by vtime than
 # its PU's queue heads runs on (0 kept without the rule)
 expect "kept, earlier by vtime than the waiters" "$(field "$s" kept)" ge 1
 expect "consumed at least what was requeued" "$(field "$s" consume)" \
