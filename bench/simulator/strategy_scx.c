@@ -29,7 +29,9 @@
  *     its vtime, held for its PU (RESUME_PREV: the other
  *     PUs pass it over while their thread is less than
  *     VP_SCX_RESUME_LAG_NS ahead of it, held_elsewhere()), and the PU
- *     runs the one found due;
+ *     runs the one found due.  A queued latency-profile vCPU is due
+ *     before a thread that is not one up to VP_SCX_LAT_LEAD_NS later
+ *     by vtime (lat_leads());
  *   - a slice is set where a thread starts, and where a kept one is
  *     renewed (vp_running(), vp_dispatch()): VP_SLICE_MAX / (n + 1), at
  *     least VP_SLICE_MIN, n the threads waiting where the PU would take
@@ -118,7 +120,8 @@ struct scx_sim {
 	/* whole run, printed at the end when $VP_SIM_SCX_STATS is set */
 	unsigned long n_direct, n_queued, n_kick, n_consume, n_kept,
 	    n_requeue, n_walked, n_queued_pu, n_stolen, n_poll_end,
-	    n_stay_prev, n_cut, n_join, n_lat_preempt, n_poll_cut, n_held;
+	    n_stay_prev, n_cut, n_join, n_lat_preempt, n_poll_cut, n_held,
+	    n_lat_first;
 };
 
 /* The wake decision's context: the simulator instead of a task. */
@@ -725,21 +728,43 @@ held_elsewhere(const struct sim *s, int thi, int pu, bool prev, uint64_t v)
 	return !prev || vtime_before(v, x->th[thi].vtime + VP_SCX_RESUME_LAG_NS);
 }
 
+/* What find_due() looks for at a slice end: prev runs on unless a thread
+ * is due before it (vp_due_scan of vcpuplace.bpf.c). */
+struct due_scan {
+	bool prev;		/* a runnable prev whose slice ended */
+	bool prev_latency;	/* ... a latency-profile vCPU */
+	uint64_t v;		/* ... of this vtime */
+};
+
+/*
+ * lat_leads() of vcpuplace.bpf.c: queued @thi, later by vtime than
+ * prev, is due before it all the same: a latency-profile vCPU, prev not
+ * one, at most VP_SCX_LAT_LEAD_NS later.
+ */
+static bool
+lat_leads(const struct sim *s, int thi, const struct due_scan *sc)
+{
+	return s->scx->th[thi].latency && !sc->prev_latency &&
+	    !vtime_before(sc->v + VP_SCX_LAT_LEAD_NS, s->scx->th[thi].vtime);
+}
+
 /*
  * find_due() of vcpuplace.bpf.c: the x->dsq index of the first thread,
  * in vtime order, of @pu's two queues (its CPU's and its LLC's) that @pu
- * may run and that is not held_elsewhere(); with @prev, only one not
- * later than @v.  Each queue is read for at most VP_SCX_RESUME_SCAN threads;
- * *@walked: those passed over, *@held: of them, those held elsewhere.
- * -1: none.
+ * may run and that is not held_elsewhere(); with a prev, only one not
+ * later than its vtime, or one lat_leads() puts first.  Each queue is
+ * read for at most VP_SCX_RESUME_SCAN threads; *@walked: those passed
+ * over, *@held: of them, those held elsewhere.  -1: none.
  */
 static int
-find_due(const struct sim *s, int pu, bool prev, uint64_t v, int *walked,
+find_due(const struct sim *s, int pu, const struct due_scan *sc, int *walked,
     int *held)
 {
 	const struct scx_sim *x = s->scx;
 	int cq = costs_dsq_pu(s->t, pu), lq = costs_dsq_llc(s->t->pu[pu].llc);
 	int i, thi, q, seen_c = 0, seen_l = 0;
+	bool prev = sc->prev;
+	uint64_t v = sc->v;
 
 	*walked = *held = 0;
 	for (i = 0; i < x->ndsq; i++) {
@@ -747,11 +772,16 @@ find_due(const struct sim *s, int pu, bool prev, uint64_t v, int *walked,
 		q = x->dsq_q[thi];
 		if (q != cq && q != lq)
 			continue;
-		/* each queue is in vtime order: the rest are later still
-		 * (a tie goes to the queue, as it did to its head) */
-		if (prev && vtime_before(v, x->th[thi].vtime))
-			return -1;
 		if (++*(q == cq ? &seen_c : &seen_l) > VP_SCX_RESUME_SCAN)
+			continue;
+		/* each queue is in vtime order: past the latency lead, the
+		 * rest are later still (a tie goes to the queue, as it did
+		 * to its head) */
+		if (prev && vtime_before(v + (sc->prev_latency ? 0 :
+		    VP_SCX_LAT_LEAD_NS), x->th[thi].vtime))
+			return -1;
+		if (prev && vtime_before(v, x->th[thi].vtime) &&
+		    !lat_leads(s, thi, sc))
 			continue;
 		if (!cpuset_test(&s->allowed[s->th[thi].allowed], pu)) {
 			++*walked;
@@ -798,7 +828,8 @@ scx_consume(struct sim *s, int pu)
 		if (x->dsq[i] == due.thi)
 			return take_entry(s, pu, i, due.walked, 0);
 	/* about to idle: what is not held for another PU, first */
-	if ((i = find_due(s, pu, false, 0, &walked, &held)) >= 0)
+	if ((i = find_due(s, pu, &(struct due_scan){ .prev = false },
+	    &walked, &held)) >= 0)
 		return take_entry(s, pu, i, walked, 0);
 	/* take_own(): the queue with the earlier head first */
 	ch = dsq_head(x, cq);
@@ -868,18 +899,23 @@ static bool
 take_due(struct sim *s, int pu, int thi)
 {
 	struct scx_sim *x = s->scx;
-	uint64_t v = x->th[thi].vtime;
+	struct due_scan sc = {
+		.prev = true, .prev_latency = x->th[thi].latency,
+		.v = x->th[thi].vtime,
+	};
 	int i, walked, held;
 
 	if (!own_queued(s, pu))
 		return !dsq_has_runnable(s, pu);
-	i = find_due(s, pu, true, v, &walked, &held);
+	i = find_due(s, pu, &sc, &walked, &held);
 	if (i < 0) {
 		/* an earlier thread waits, held for its own PU */
 		if (held)
 			x->n_held++;
 		return true;
 	}
+	if (vtime_before(sc.v, x->th[x->dsq[i]].vtime))
+		x->n_lat_first++;
 	x->due[pu].thi = x->dsq[i];
 	x->due[pu].walked = walked;
 	return false;
@@ -989,11 +1025,12 @@ scx_release(struct sim *s)
 		fprintf(stderr, "scx: direct %lu queued %lu kick %lu consume "
 		    "%lu kept %lu requeue %lu walked %lu queued_pu %lu "
 		    "stolen %lu poll_end %lu stay_prev %lu cut %lu join %lu "
-		    "lat_preempt %lu poll_cut %lu held %lu\n",
+		    "lat_preempt %lu poll_cut %lu held %lu lat_first %lu\n",
 		    x->n_direct, x->n_queued, x->n_kick, x->n_consume,
 		    x->n_kept, x->n_requeue, x->n_walked, x->n_queued_pu,
 		    x->n_stolen, x->n_poll_end, x->n_stay_prev, x->n_cut,
-		    x->n_join, x->n_lat_preempt, x->n_poll_cut, x->n_held);
+		    x->n_join, x->n_lat_preempt, x->n_poll_cut, x->n_held,
+		    x->n_lat_first);
 	free(x->doms);
 	free(x->runs);
 	free(x->cursor);

@@ -77,6 +77,8 @@ enum vp_scx_stat {
 				 * the LLC was made to dispatch at once */
 	VP_SCX_RESUME_HELD,	/* a slice end kept its task: an earlier
 				 * one waited to resume on another PU */
+	VP_SCX_LAT_FIRST,	/* a slice end gave its PU to a queued
+				 * latency vCPU later by vtime than prev */
 	VP_SCX_STAT_NR
 };
 
@@ -87,7 +89,7 @@ enum vp_scx_stat {
 	"stolen", "slice_cut", "kthread", "lat_preempt", "wake_poll_end", \
 	"halt_seen", "yield_to", "yield_moved", "cg_untracked", \
 	"wake_stay_prev", "wake_join_waker", "taken_released", \
-	"kick_released", "resume_held" }
+	"kick_released", "resume_held", "lat_first" }
 
 /*
  * Per managed vCPU thread, per CPU (vp_vcpu_stats, a per-CPU hash keyed by
@@ -204,6 +206,13 @@ struct vp_scx_dom {
  */
 #define VP_SCX_RESUME_LAG_NS	(2 * VP_SCX_SLICE_MAX_NS)
 #define VP_SCX_RESUME_SCAN	16
+/*
+ * At a slice end, a queued latency-profile vCPU goes before a task that
+ * is not one although it is up to this much later by vtime (lat_leads()
+ * in vcpuplace.bpf.c): its wait is one slice, not the rotation, and it
+ * runs at most this far ahead of its fair share.
+ */
+#define VP_SCX_LAT_LEAD_NS	(2 * VP_SCX_SLICE_MAX_NS)
 /*
  * JOIN_WAKER's bound on the usual run of the vCPU woken and of the one
  * waking it: ping-pong partners whose bursts are a few migrations long

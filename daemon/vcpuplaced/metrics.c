@@ -385,6 +385,9 @@ static const char *const stat_help[VP_SCX_STAT_NR] = {
 	    "an earlier one waited in the queue: it waited to resume on the "
 	    "PU it ran on (its caches), less than two 5 ms slices of vtime "
 	    "behind.",
+	[VP_SCX_LAT_FIRST] = "Slice ends that gave the PU to a queued "
+	    "latency-profile vCPU later by vtime than the task that ran, "
+	    "which was not one (at most two 5 ms slices later).",
 	[VP_SCX_HALT_SEEN] = "vCPU halts the kvm_vcpu_halt() probe saw (0 "
 	    "while the probes are not attached).",
 	[VP_SCX_YIELD_TO] = "Directed yields (KVM's yield_to()) honoured: a "

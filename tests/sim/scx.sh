@@ -51,7 +51,9 @@
 #   - a latency-profile vCPU's wake-up that finds nothing to claim
 #     preempts its PU (vp_enqueue()'s enqueue_urgent(), SCX_ENQ_PREEMPT)
 #     on g4dn.metal dense with VMs alternating latency and balanced, and
-#     with balanced VMs alone none does.
+#     with balanced VMs alone none does; at a slice end a queued latency
+#     vCPU goes before a thread that is not one up to VP_SCX_LAT_LEAD_NS
+#     later by vtime (lat_leads(): lat_first, 128arm hogs).
 #
 #   scx.sh SIM TOPODIR
 set -eu
@@ -212,6 +214,16 @@ expect "latency vCPUs' wake-ups that preempted" \
 s=$(stats g4dnmetal.xml dense --vm-mix balanced)
 expect "no preempting wake-up without latency VMs" \
     "$(field "$s" lat_preempt)" eq 0
+
+# ... and at a slice end a queued latency vCPU goes before a task that is
+# not one, up to VP_SCX_LAT_LEAD_NS later by vtime (lat_leads(); 128arm
+# hogs, where latency vCPUs are requeued at their slice ends: 501 at
+# seed 7); with balanced VMs alone none does
+s=$(stats 128arm-2pa2n8cluster4co.xml hogs --vm-mix latency,balanced)
+expect "latency vCPUs put first at a slice end" "$(field "$s" lat_first)" \
+    ge 1
+s=$(stats 128arm-2pa2n8cluster4co.xml hogs --vm-mix balanced)
+expect "none put first without latency VMs" "$(field "$s" lat_first)" eq 0
 
 # ops.tick cuts a halt poll's window as it cuts a slice: the polling
 # vCPU is its PU's running task (g4dn.metal dense has waiters past a
