@@ -158,6 +158,12 @@ void scx_join_run_set(struct scx_sched *s, uint64_t ns);
  */
 void scx_resume_lag_set(struct scx_sched *s, uint64_t ns);
 /*
+ * Test hook: how far by vtime a queued latency vCPU may be later than a
+ * PU's task and still go first at its slice end (VP_SCX_LAT_LEAD_NS until
+ * set; 0 turns that off).  scx_slice raises it past QEMU TCG's slices.
+ */
+void scx_lat_lead_set(struct scx_sched *s, uint64_t ns);
+/*
  * Whether the task running on OS CPU @cpu halt-polls in KVM, as the halt
  * probes last told the program (its vp_cpu_poll record): 1 or 0, or
  * -errno.  For the boot tests (scx_pollend), which wait for a poll.

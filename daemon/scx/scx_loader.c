@@ -284,6 +284,13 @@ scx_resume_lag_set(struct scx_sched *s, uint64_t ns)
 }
 
 void
+scx_lat_lead_set(struct scx_sched *s, uint64_t ns)
+{
+	__atomic_store_n(&s->skel->data->vp_lat_lead_ns, ns,
+	    __ATOMIC_RELAXED);
+}
+
+void
 scx_join_run_set(struct scx_sched *s, uint64_t ns)
 {
 	__atomic_store_n(&s->skel->data->vp_join_run_ns, ns,

@@ -119,6 +119,13 @@ scx_resume_lag_set(struct scx_sched *s, uint64_t ns)
 	(void)ns;
 }
 
+void
+scx_lat_lead_set(struct scx_sched *s, uint64_t ns)
+{
+	(void)s;
+	(void)ns;
+}
+
 int
 scx_cpu_polling(const struct scx_sched *s, int cpu)
 {

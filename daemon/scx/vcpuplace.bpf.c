@@ -55,6 +55,10 @@ __u64 vp_join_run_ns = VP_SCX_JOIN_RUN_NS;
  * a PU's own task a held task may fall, raised by scx_resume: QEMU TCG
  * stretches every slice past it. */
 __u64 vp_resume_lag_ns = VP_SCX_RESUME_LAG_NS;
+/* Test hook (scx_lat_lead_set()): how far by vtime a queued latency vCPU
+ * may be later than prev and still go first (lat_leads()); scx_slice
+ * raises it past TCG's slices, and sets 0 to turn the rule off. */
+__u64 vp_lat_lead_ns = VP_SCX_LAT_LEAD_NS;
 
 /* The vtime of the task that ran last: where a waking task starts. */
 static u64 vtime_now;
@@ -1445,6 +1449,7 @@ struct vp_due_scan {
 	bool prev_latency;	/* ... a latency-profile vCPU */
 	bool held;		/* a task was passed over as held_elsewhere() */
 	u64 v;			/* prev's vtime, charged up to now */
+	u64 lead;		/* lat_leads()'s bound: vp_lat_lead_ns */
 };
 
 /*
@@ -1454,7 +1459,7 @@ struct vp_due_scan {
  * would wait its turn by vtime: behind every task of its queue that ran
  * less, slice after slice.  So queued @p, later by vtime than prev, is
  * due before it all the same when @p is a latency vCPU, prev is not one,
- * and @p is at most VP_SCX_LAT_LEAD_NS later.  The bound keeps the
+ * and @p is at most VP_SCX_LAT_LEAD_NS later (vp_lat_lead_ns).  The bound keeps the
  * profile a matter of order, not of share: a latency vCPU that keeps
  * its PU busy runs at most that far ahead of its fair share, then waits
  * its turn like any task.  (In the simulator, on the tuning set, the
@@ -1466,7 +1471,7 @@ static bool lat_leads(struct task_struct *p, const struct vp_due_scan *sc)
 	struct vp_task *t;
 
 	if (sc->prev_latency ||
-	    vtime_before(sc->v + VP_SCX_LAT_LEAD_NS, p->scx.dsq_vtime))
+	    vtime_before(sc->v + sc->lead, p->scx.dsq_vtime))
 		return false;
 	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
 	return t && t->latency;
@@ -1500,7 +1505,7 @@ static bool due_in(u64 dsq, struct vp_due_scan *sc, bool take, u64 *vt)
 		 * still (a tie goes to the queue) */
 		if (!p || (sc->have_prev &&
 			   vtime_before(sc->v + (sc->prev_latency ? 0 :
-						 VP_SCX_LAT_LEAD_NS),
+						 sc->lead),
 					p->scx.dsq_vtime)))
 			break;
 		if (sc->have_prev && vtime_before(sc->v, p->scx.dsq_vtime) &&
@@ -1559,6 +1564,7 @@ static enum vp_due take_due(s32 cpu, struct task_struct *prev)
 		if (t && t->ran_at && now > t->ran_at)
 			sc.v += vtime_charge(prev, t, now - t->ran_at);
 		sc.prev_latency = t && t->latency;
+		sc.lead = *(volatile __u64 *)&vp_lat_lead_ns;
 	}
 	c = due_in(cq, &sc, false, &cv);
 	l = due_in(lq, &sc, false, &lv);

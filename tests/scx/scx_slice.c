@@ -25,6 +25,18 @@
  *     and without the per-LLC queues: 54-125 of 400 past 1 ms).
  * Each time the hog must get at least HOG_MIN_PCT of its PU: the sleeper
  * takes only what it needs.
+ *  3. latency first: a latency vCPU that spins beside a host hog of nice
+ *     HOG_NICE (weight 3121 against 1024: vtime gives it three quarters
+ *     of the PU), both on PU 1, for SPIN_MS, twice.  Each of the hog's
+ *     slice ends finds the vCPU queued and later by vtime, so the hog
+ *     would run on; the rule (lat_leads()) puts the vCPU first instead,
+ *     and the two alternate: half the PU each.  The lead bound is raised
+ *     to 1 s for the run (scx_lat_lead_set(); its 10 ms would end the
+ *     lead within a few of TCG's slices), then set to 0, which turns the
+ *     rule off.  Verdicts: lat_first counts with the rule and not
+ *     without, and the vCPU's share is at least LEAD_MIN_SHARE with it
+ *     and at most FAIR_MAX_SHARE without: shares of one PU's time, which
+ *     the host's load does not tilt.
  *
  * Verdicts count samples over a bound; the bounds leave TCG's noise
  * (hundreds of us) far from the waits they tell apart (milliseconds).
@@ -35,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,6 +72,12 @@
 /* A preempting wake-up waits for no tick: what is left is TCG's lateness. */
 #define LAT_BOUND_NS	1000000ULL
 #define HOG_MIN_PCT	50.0
+#define SPIN_MS		2000
+#define HOG_NICE	(-5)
+/* every other slice is 0.5; the weights' share 1024 / 4145 = 0.25 */
+#define LEAD_MIN_SHARE	0.42
+#define FAIR_MAX_SHARE	0.35
+#define LEAD_TEST_NS	1000000000ULL
 
 
 static struct vp_topo *topo;
@@ -183,6 +202,36 @@ run(struct scx_sched *s, const char *name, bool latency, uint64_t bound_ns)
 	return over;
 }
 
+struct spinner {
+	pthread_t thread;
+	volatile int tid, go, stop;
+	int nice;
+	uint64_t cpu_ns;
+};
+
+static void *
+spinner_main(void *arg)
+{
+	struct spinner *sp = arg;
+	uint64_t c0;
+
+	if (pin_self(PIN_CPU) != 0)
+		return NULL;
+	sp->tid = (int)syscall(SYS_gettid);
+	if (setpriority(PRIO_PROCESS, (id_t)sp->tid, sp->nice) != 0)
+		return NULL;
+	while (!sp->go)
+		sleep_ms(1);
+	/* one wake-up after the vCPU's entry is in: ops.enqueue notes the
+	 * pinned thread a latency vCPU there (note_pinned_vcpu()) */
+	sleep_ms(1);
+	c0 = thread_cpu_ns();
+	while (!sp->stop)
+		;
+	sp->cpu_ns = thread_cpu_ns() - c0;
+	return NULL;
+}
+
 /* Global counter @i, summed over the CPUs. */
 static uint64_t
 stat_read(struct scx_sched *s, int i)
@@ -194,11 +243,70 @@ stat_read(struct scx_sched *s, int i)
 	return st[i];
 }
 
+/*
+ * Step 3, once: a latency vCPU spinning beside a host hog of nice
+ * HOG_NICE on PIN_CPU, with lat_leads()'s bound at @lead_ns.  Returns the
+ * vCPU's share of the two's CPU time; *@firsts: lat_first over the run.
+ */
+static double
+spin_beside(struct scx_sched *s, const char *name, uint64_t lead_ns,
+    uint64_t *firsts)
+{
+	struct spinner sp[2];
+	struct scxfeed_vcpu_in in = { .nvcpus = 1, .anchor = VP_PU_NONE };
+	struct vp_policy pol;
+	struct vp_scx_vcpu e;
+	uint64_t sum = 0;
+	int i, err;
+
+	memset(sp, 0, sizeof(sp));
+	sp[1].nice = HOG_NICE;
+	for (i = 0; i < 2; i++)
+		if (pthread_create(&sp[i].thread, NULL, spinner_main, &sp[i]))
+			fail("pthread_create");
+	for (i = 0; i < 2; i++) {
+		while (!sp[i].tid)
+			sleep_ms(1);
+		ext_or_fail(sp[i].tid);
+	}
+	policy_default(&pol);
+	pol.priority = VP_PRIO_HIGH;
+	in.policy = &pol;
+	in.home = topo->os_to_pu[PIN_CPU];
+	scxfeed_vcpu(topo, &in, &e);
+	if ((err = scx_vcpu_set(s, sp[0].tid, &e)))
+		fail("%s: scx_vcpu_set: %s", name, strerror(-err));
+	scx_lat_lead_set(s, lead_ns);
+	*firsts = stat_read(s, VP_SCX_LAT_FIRST);
+	for (i = 0; i < 2; i++)
+		sp[i].go = 1;
+	sleep_ms(SPIN_MS);
+	for (i = 0; i < 2; i++)
+		sp[i].stop = 1;
+	for (i = 0; i < 2; i++)
+		pthread_join(sp[i].thread, NULL);
+	*firsts = stat_read(s, VP_SCX_LAT_FIRST) - *firsts;
+	(void)scx_vcpu_del(s, sp[0].tid);
+	scx_lat_lead_set(s, VP_SCX_LAT_LEAD_NS);
+	expect_loaded(s, name);
+	for (i = 0; i < 2; i++)
+		sum += sp[i].cpu_ns;
+	printf("scx_slice: %s: a latency vCPU beside a hog of nice %d on PU "
+	    "%d ran %.3f of their time (%llu against %llu ms); %llu slice "
+	    "ends put it first\n", name, HOG_NICE, PIN_CPU,
+	    sum ? (double)sp[0].cpu_ns / (double)sum : 0,
+	    (unsigned long long)sp[0].cpu_ns / 1000000,
+	    (unsigned long long)sp[1].cpu_ns / 1000000,
+	    (unsigned long long)*firsts);
+	return sum ? (double)sp[0].cpu_ns / (double)sum : 0;
+}
+
 int
 main(void)
 {
 	_cleanup_scx_ struct scx_sched *s = NULL;
 	uint64_t cuts;
+	double share;
 	int over;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -234,6 +342,22 @@ main(void)
 		fail("latency: %d of %d wake-ups of a latency vCPU waited "
 		    "longer than %llu us (p50): no preemption", over, SAMPLES,
 		    LAT_BOUND_NS / 1000);
+	share = spin_beside(s, "latency first", LEAD_TEST_NS, &cuts);
+	if (!cuts)
+		fail("latency first: no slice end put the latency vCPU first "
+		    "(lat_first 0)");
+	if (share < LEAD_MIN_SHARE)
+		fail("latency first: the latency vCPU ran %.3f of the time "
+		    "beside a hog (want at least %.2f)", share,
+		    LEAD_MIN_SHARE);
+	share = spin_beside(s, "latency first off", 0, &cuts);
+	if (cuts)
+		fail("latency first off: %llu slice ends put the latency vCPU "
+		    "first with the lead at 0", (unsigned long long)cuts);
+	if (share > FAIR_MAX_SHARE)
+		fail("latency first off: the latency vCPU ran %.3f of the time "
+		    "beside a hog (want at most %.2f: a quarter)", share,
+		    FAIR_MAX_SHARE);
 	stats_print(s);
 	scx_detach(s);
 	printf("scx_slice: PASS\n");
