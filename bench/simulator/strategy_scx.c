@@ -43,10 +43,10 @@
  *     preempts its PU unless a latency vCPU or a per-CPU kthread runs
  *     there (vp_enqueue()'s enqueue_urgent(): scx_urgent(), host.c's
  *     preempt(), one kick's time late); the preempted thread goes back to
- *     its queue (scx_preempted()).  Not modelled: the per-CPU kthreads'
- *     own preempting wake-ups, since stock's wakeup preemption (EEVDF's)
- *     is not modelled either, and one without the other would tilt the
- *     comparison;
+ *     its queue (scx_preempted()).  A per-CPU kthread's wake-up preempts
+ *     its PU whatever runs there, with a VP_SLICE_KTHREAD slice
+ *     (scx_select_host()), as stock's EEVDF wakeup preemption is
+ *     modelled (eevdf.c);
  *   - the per-CPU run records (vp_cpu_runs) are written at each start
  *     (vp_running()) and at each direct dispatch (note_claim()); a
  *     thread's average run and vtime at each stop (vp_stopping()).
@@ -75,6 +75,8 @@
 /* VP_SLICE_MAX and VP_SLICE_MIN of vcpuplace.bpf.c (why: there). */
 #define SCX_SLICE_MAX_NS	VP_SCX_SLICE_MAX_NS
 #define SCX_SLICE_MIN_NS	VP_SCX_SLICE_MIN_NS
+/* VP_SLICE_KTHREAD of vcpuplace.bpf.c: a per-CPU kthread's wake-up */
+#define SCX_SLICE_KTHREAD_NS	250000ULL
 
 /* Per thread: what the BPF side keeps in vp_task_store and p->scx. */
 struct scx_th {
@@ -86,6 +88,8 @@ struct scx_th {
 	bool join;		/* ... to the waker's PU's own (JOIN_WAKER) */
 	bool latency;		/* a latency-profile vCPU (VP_SCX_F_LATENCY) */
 	bool urgent;		/* ... whose queued wake-up preempts its PU */
+	bool kthread_wake;	/* vp_task.kthread_wake: a per-CPU kthread
+				 * woken preempting, with VP_SLICE_KTHREAD */
 	int resume_on;		/* vp_task.resume_on: 1 + the dense PU whose
 				 * slice end queued it, while it waits; 0:
 				 * none (a wake-up, or running) */
@@ -121,7 +125,7 @@ struct scx_sim {
 	unsigned long n_direct, n_queued, n_kick, n_consume, n_kept,
 	    n_requeue, n_walked, n_queued_pu, n_stolen, n_poll_end,
 	    n_stay_prev, n_cut, n_join, n_lat_preempt, n_poll_cut, n_held,
-	    n_lat_first;
+	    n_lat_first, n_kthread;
 };
 
 /* The wake decision's context: the simulator instead of a task. */
@@ -442,7 +446,10 @@ scx_running(struct sim *s, int pu, int thi)
 	x->runs[pu].expect_ns = t->avg_run_ns;
 	/* vp_running(): a host task's record says host work (HOST_PACK) */
 	x->runs[pu].vcpu = !th_is_host(s, thi);
-	s->pu[pu].slice_end_ns = s->now_ns + slice_for(s, pu);
+	/* a per-CPU kthread woken by enqueue_urgent() keeps its short one */
+	s->pu[pu].slice_end_ns = s->now_ns + (t->kthread_wake ?
+	    SCX_SLICE_KTHREAD_NS : slice_for(s, pu));
+	t->kthread_wake = false;
 }
 
 /*
@@ -583,7 +590,10 @@ scx_urgent(struct sim *s, int thi)
 	s->scx->th[thi].urgent = false;
 	if (u) {
 		s->scx->th[thi].queued = false;
-		s->scx->n_lat_preempt++;
+		if (s->scx->th[thi].kthread_wake)
+			s->scx->n_kthread++;
+		else
+			s->scx->n_lat_preempt++;
 	}
 	return u;
 }
@@ -1025,12 +1035,13 @@ scx_release(struct sim *s)
 		fprintf(stderr, "scx: direct %lu queued %lu kick %lu consume "
 		    "%lu kept %lu requeue %lu walked %lu queued_pu %lu "
 		    "stolen %lu poll_end %lu stay_prev %lu cut %lu join %lu "
-		    "lat_preempt %lu poll_cut %lu held %lu lat_first %lu\n",
+		    "lat_preempt %lu poll_cut %lu held %lu lat_first %lu "
+		    "kthread %lu\n",
 		    x->n_direct, x->n_queued, x->n_kick, x->n_consume,
 		    x->n_kept, x->n_requeue, x->n_walked, x->n_queued_pu,
 		    x->n_stolen, x->n_poll_end, x->n_stay_prev, x->n_cut,
 		    x->n_join, x->n_lat_preempt, x->n_poll_cut, x->n_held,
-		    x->n_lat_first);
+		    x->n_lat_first, x->n_kthread);
 	free(x->doms);
 	free(x->runs);
 	free(x->cursor);
@@ -1204,14 +1215,19 @@ scx_select_host(struct sim *s, int thi, int waker_pu, unsigned long *probes)
 	/*
 	 * 6.12 select_task_rq() (kernel/sched/core.c) calls the class's
 	 * select_task_rq() only when p->nr_cpus_allowed > 1: a per-CPU
-	 * kthread never reaches ops.select_cpu, costs its waker no scan,
-	 * and goes through vp_enqueue() to the shared queue, which kicks
-	 * its PU if that is idle.
+	 * kthread never reaches ops.select_cpu and costs its waker no scan.
+	 * vp_enqueue()'s enqueue_urgent() puts its wake-up at the head of
+	 * its PU's local DSQ with SCX_ENQ_PREEMPT and VP_SLICE_KTHREAD
+	 * (6.12 dispatch_enqueue(): the running task's slice is zeroed and
+	 * resched_curr() called; on_enqueue(): scx_urgent(), preempt()).
+	 * Any other host task bound to one PU goes to that PU's own queue.
 	 */
 	if (one_pu(s, thi)) {
 		x->scan_ns = 0;
 		t->queued = true;
-		x->n_queued++;
+		t->urgent = t->kthread_wake = th->kind == TH_KTHREAD;
+		if (!t->urgent)
+			x->n_queued++;
 		return cpuset_first(&s->allowed[th->allowed]);
 	}
 	pu = host_pack(s, thi, th->last_pu, &steps);

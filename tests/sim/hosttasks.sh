@@ -148,17 +148,17 @@ done
 
 # a per-CPU kthread never reaches ops.select_cpu (6.12 select_task_rq():
 # nr_cpus_allowed == 1): every one of its wake-ups goes through
-# vp_enqueue() to the shared queue, even onto its idle PU (scx's
-# counters cover the whole run: no warm-up)
+# vp_enqueue(), whose enqueue_urgent() puts it on its PU preempting, even
+# onto its idle PU (scx's counters cover the whole run: no warm-up)
 q() {
 	VP_SIM_SCX_STATS=1 "$sim" --seed 3 --warmup-ms 0 --measure-ms 10 \
 	    --topology "$g4" --workload hogs --load 50 --strategy scx \
 	    --vhost-ns 0 --iothread-ns 0 "$@" 2>&1 >/dev/null |
-	    sed -n 's/.*queued \([0-9]*\).*/\1/p'
+	    sed -n 's/.* kthread \([0-9]*\).*/\1/p'
 }
 l=$(run --warmup-ms 0 --topology "$g4" --workload hogs --load 50 \
     --strategy scx --vhost-ns 0 --iothread-ns 0)
-check "scx: kthread wake-ups all queued" \
+check "scx: kthread wake-ups all preempting" \
     "$(q) - $(q --host-tasks 0) >= 0.8 * $(field host_wakes_per_s "$l") / 100"
 
 # determinism

@@ -92,12 +92,17 @@ static int fails;
 	}								\
 } while (0)
 
+/* @host_tasks false: none at all (--host-tasks 0), for a rule whose
+ * timing a per-CPU kthread's wake-up would shift */
 static void
-setup_as(struct sim *s, const struct vp_topo *t, enum strategy st)
+setup_with(struct sim *s, const struct vp_topo *t, enum strategy st,
+    bool host_tasks)
 {
 	memset(s, 0, sizeof(*s));
 	s->t = t;
 	params_default(&s->p);
+	if (!host_tasks)
+		s->p.kthread_ns = s->p.vhost_ns = s->p.iothread_ns = 0;
 	features_default(&s->feat);
 	policy_default(&s->policy);
 	s->strat = st;
@@ -108,6 +113,12 @@ setup_as(struct sim *s, const struct vp_topo *t, enum strategy st)
 		fails++;
 	}
 	s->now_ns = 1000000000;
+}
+
+static void
+setup_as(struct sim *s, const struct vp_topo *t, enum strategy st)
+{
+	setup_with(s, t, st, true);
 }
 
 static void
@@ -622,9 +633,9 @@ test_scx_local(const struct vp_topo *t)
 {
 	struct sim s;
 	int pu = 4, a = 0, b = 1;
-	uint64_t t0;
+	uint64_t t0, now;
 
-	setup_as(&s, t, STRAT_SCX);
+	setup_with(&s, t, STRAT_SCX, false);
 	/* a may run on @pu only, with 50 ms of work: it takes idle @pu */
 	cpuset_zero(&s.allowed[s.th[a].allowed]);
 	cpuset_set(&s.allowed[s.th[a].allowed], pu);
@@ -638,8 +649,12 @@ test_scx_local(const struct vp_topo *t)
 	put_queued(&s, b, pu);
 	s.th[b].last_pu = pu;
 	host_burst(&s, b, 50000000);
-	/* a's 20 ms slice (SCX_SLICE_DFL) ends; nothing in the shared queue */
-	host_advance(&s, t0 + 25000000);
+	/* a's slice ends (the tick cuts it: b waits); nothing in the shared
+	 * queue.  Stepped to that moment, not to a fixed time: the two then
+	 * take turns */
+	for (now = t0 + 1000000; s.pu[pu].cur == a && now < t0 + 30000000;
+	    now += 100000)
+		host_advance(&s, now);
 	EXPECT(s.pu[pu].cur == b && s.th[a].state == TH_WAKING &&
 	    scx_rq_waiting(&s, pu), "scx_local: at a's slice end %d runs, "
 	    "a %s (want b running, a in the shared queue for PU %d)",

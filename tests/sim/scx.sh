@@ -5,8 +5,9 @@
 # order is one of --check's invariants, scx_check()):
 #   - KEPT: with nobody waiting, a thread whose slice ends keeps its PU
 #     (g4dn.metal, hogs at 150 %: 72 threads on 96 PUs and no host tasks,
-#     never a requeue); with host tasks a per-CPU kthread waits for its
-#     PU, and the hog there is requeued;
+#     never a requeue); with host tasks a per-CPU kthread's wake-up
+#     preempts the hog on its PU (enqueue_urgent(), SCX_ENQ_PREEMPT,
+#     VP_SLICE_KTHREAD), which is requeued, and none waits in a queue;
 #   - with nobody waiting the slice is VP_SLICE_MAX, 5 ms: 72 hogs over
 #     52 ms end at most 72 * 52 / 5 = 748 slices, and more than the 187
 #     that SCX_SLICE_DFL's 20 ms would give (with the 3 ms EEVDF slice,
@@ -20,9 +21,9 @@
 #     the hogs migrate at most a quarter as often as with the rule off,
 #     where they rotate over the LLC's PUs;
 #   - ops.tick (scx_tick(), once a jiffy): a slice that has run past the
-#     one that fits the waiters now is cut (g4dn.metal hogs, a per-CPU
-#     kthread waiting behind a hog that started its 5 ms alone), and with
-#     nobody waiting none is;
+#     one that fits the waiters now is cut (g4dn.metal hogs, a host task
+#     waiting behind a hog that started its 5 ms alone), and with nobody
+#     waiting none is;
 #   - JOIN_WAKER: on 128arm tbench (client/server pairs, short bursts,
 #     nothing idle at 150 %) wake-ups queue on the waker's PU, in its own
 #     queue (queued_pu), and migrate at most a tenth as often as with the
@@ -104,12 +105,17 @@ expect "requeued, nobody waiting" "$(field "$s" requeue)" eq 0
 expect "slices of 5 ms" "$(field "$s" kept)" le 748
 expect "slices of 5 ms, not 20" "$(field "$s" kept)" gt 187
 expect "no slice cut, nobody waiting" "$(field "$s" cut)" eq 0
-# with host tasks a per-CPU kthread waits in its own PU's queue for
-# its busy PU (it may run nowhere else; no ops.select_cpu for it): that
-# hog's slice end finds somebody waiting and requeues it
+# with host tasks a per-CPU kthread's wake-up preempts the hog on its PU
+# (enqueue_urgent(): it may run nowhere else, and no ops.select_cpu for
+# it), which goes back to its queue; none waits in its PU's queue, and
+# half the host tasks' wake-ups wait under 50 us (without the model:
+# 0 preempting, every kthread queued, p50 258 us at seed 7)
 s=$(stats g4dnmetal.xml hogs)
-expect "requeued behind a waiting kthread" "$(field "$s" requeue)" ge 1
-expect "kthreads queued in their PU's queue" "$(field "$s" queued_pu)" ge 1
+expect "kthread wake-ups that preempted" "$(field "$s" kthread)" ge 1
+expect "hogs requeued by a kthread" "$(field "$s" requeue)" ge 1
+expect "kthreads queued in their PU's queue" "$(field "$s" queued_pu)" eq 0
+hp50=$(json host_p50_ns)
+expect "host tasks' p50 wait, ns" "${hp50%.*}" lt 50000
 expect "slices cut by the tick for a waiter" "$(field "$s" cut)" ge 1
 
 s=$(stats 128arm-2pa2n8cluster4co.xml hogs)
