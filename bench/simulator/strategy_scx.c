@@ -75,8 +75,6 @@
 /* VP_SLICE_MAX and VP_SLICE_MIN of vcpuplace.bpf.c (why: there). */
 #define SCX_SLICE_MAX_NS	VP_SCX_SLICE_MAX_NS
 #define SCX_SLICE_MIN_NS	VP_SCX_SLICE_MIN_NS
-/* VP_SLICE_KTHREAD of vcpuplace.bpf.c: a per-CPU kthread's wake-up */
-#define SCX_SLICE_KTHREAD_NS	250000ULL
 
 /* Per thread: what the BPF side keeps in vp_task_store and p->scx. */
 struct scx_th {
@@ -448,7 +446,7 @@ scx_running(struct sim *s, int pu, int thi)
 	x->runs[pu].vcpu = !th_is_host(s, thi);
 	/* a per-CPU kthread woken by enqueue_urgent() keeps its short one */
 	s->pu[pu].slice_end_ns = s->now_ns + (t->kthread_wake ?
-	    SCX_SLICE_KTHREAD_NS : slice_for(s, pu));
+	    VP_SCX_SLICE_KTHREAD_NS : slice_for(s, pu));
 	t->kthread_wake = false;
 }
 
@@ -748,14 +746,15 @@ struct due_scan {
 
 /*
  * lat_leads() of vcpuplace.bpf.c: queued @thi, later by vtime than
- * prev, is due before it all the same: a latency-profile vCPU, prev not
- * one, at most VP_SCX_LAT_LEAD_NS later.
+ * prev, is due before it all the same if it is a latency-profile vCPU.
+ * find_due() has already stopped at the first thread past
+ * VP_SCX_LAT_LEAD_NS, or, with a latency prev, at the first one later
+ * than prev.
  */
 static bool
-lat_leads(const struct sim *s, int thi, const struct due_scan *sc)
+lat_leads(const struct sim *s, int thi)
 {
-	return s->scx->th[thi].latency && !sc->prev_latency &&
-	    !vtime_before(sc->v + VP_SCX_LAT_LEAD_NS, s->scx->th[thi].vtime);
+	return s->scx->th[thi].latency;
 }
 
 /*
@@ -791,7 +790,7 @@ find_due(const struct sim *s, int pu, const struct due_scan *sc, int *walked,
 		    VP_SCX_LAT_LEAD_NS), x->th[thi].vtime))
 			return -1;
 		if (prev && vtime_before(v, x->th[thi].vtime) &&
-		    !lat_leads(s, thi, sc))
+		    !lat_leads(s, thi))
 			continue;
 		if (!cpuset_test(&s->allowed[s->th[thi].allowed], pu)) {
 			++*walked;

@@ -361,7 +361,7 @@ static void stat_inc(enum vp_scx_stat idx)
  */
 #define VP_SLICE_MAX		VP_SCX_SLICE_MAX_NS
 #define VP_SLICE_MIN		VP_SCX_SLICE_MIN_NS
-#define VP_SLICE_KTHREAD	250000ULL
+#define VP_SLICE_KTHREAD	VP_SCX_SLICE_KTHREAD_NS
 
 /*
  * Tasks waiting where PU @cpu would take them first: its local DSQ, its
@@ -1459,29 +1459,28 @@ struct vp_due_scan {
  * would wait its turn by vtime: behind every task of its queue that ran
  * less, slice after slice.  So queued @p, later by vtime than prev, is
  * due before it all the same when @p is a latency vCPU, prev is not one,
- * and @p is at most VP_SCX_LAT_LEAD_NS later (vp_lat_lead_ns).  The bound keeps the
- * profile a matter of order, not of share: a latency vCPU that keeps
- * its PU busy runs at most that far ahead of its fair share, then waits
- * its turn like any task.  (In the simulator, on the tuning set, the
- * latency VMs' p99 against stock's went from 0.501 to 0.460, with bounds
- * of 2.5 to 20 ms 0.458 to 0.483: bench/README.md.)
+ * and @p is at most VP_SCX_LAT_LEAD_NS later (vp_lat_lead_ns).  The
+ * bound keeps the profile a matter of order, not of share: a latency
+ * vCPU that keeps its PU busy runs at most that far ahead of its fair
+ * share, then waits its turn like any task.  (In the simulator, on the
+ * tuning set, the latency VMs' p99 against stock's went from 0.501 to
+ * 0.460, with bounds of 2.5 to 20 ms 0.460 to 0.490: bench/README.md.)
+ * due_in() has already stopped at the first task past that bound, which
+ * with a latency prev is the first one later than prev: what is left to
+ * ask of @p is whether it is a latency vCPU.
  */
-static bool lat_leads(struct task_struct *p, const struct vp_due_scan *sc)
+static bool lat_leads(struct task_struct *p)
 {
-	struct vp_task *t;
+	struct vp_task *t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
 
-	if (sc->prev_latency ||
-	    vtime_before(sc->v + sc->lead, p->scx.dsq_vtime))
-		return false;
-	t = bpf_task_storage_get(&vp_task_store, p, 0, 0);
 	return t && t->latency;
 }
 
 /*
  * The first task of @dsq, in vtime order, that this PU should run: one it
  * may run, not held_elsewhere() and, with a prev, not later than prev's
- * vtime unless lat_leads().  At most VP_SCX_RESUME_SCAN are read.  *@vt: its vtime; with
- * @take it is moved to the local DSQ too, and the result says whether
+ * vtime unless lat_leads().  At most VP_SCX_RESUME_SCAN are read.
+ * *@vt: its vtime; with @take it is moved to the local DSQ too, and the result says whether
  * the move happened.
  * The walk is a bounded bpf_for() that steps the DSQ's iterator itself,
  * not bpf_for_each() with a count: the verifier then sees every pass
@@ -1509,7 +1508,7 @@ static bool due_in(u64 dsq, struct vp_due_scan *sc, bool take, u64 *vt)
 					p->scx.dsq_vtime)))
 			break;
 		if (sc->have_prev && vtime_before(sc->v, p->scx.dsq_vtime) &&
-		    !lat_leads(p, sc))
+		    !lat_leads(p))
 			continue;
 		if (!runs_here(p, sc->cpu))
 			continue;

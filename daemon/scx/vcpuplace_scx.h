@@ -194,6 +194,7 @@ struct vp_scx_dom {
  */
 #define VP_SCX_SLICE_MAX_NS	5000000ULL
 #define VP_SCX_SLICE_MIN_NS	1000000ULL
+#define VP_SCX_SLICE_KTHREAD_NS	250000ULL
 #define VP_SCX_STAY_PREV_NS	VP_SCX_SLICE_MIN_NS
 /*
  * A task whose slice ended while others waited waits to resume on the PU
